@@ -1,9 +1,120 @@
 import ArgumentParser
+import Foundation
 import WellKit
+
+extension LoadOptions.DuplicateRule: ExpressibleByArgument {}
+extension LoadOptions.MissingIdentifierRule: ExpressibleByArgument {}
 
 extension Wells {
     struct Load: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Load a well CSV into a store.")
-        func run() async throws {}
+        static let configuration = CommandConfiguration(
+            abstract: "Load a well list (CSV, TSV or other delimited text) into a store, in one transaction.",
+            discussion: """
+                Columns are mapped automatically (uwi/api/site_no, well_name/station_nm, latitude/lat/dec_lat_va, …); \
+                override with --map. Rows with missing, unparseable, out-of-range or 0/0 coordinates are rejected \
+                and kept with their line and reason in the store's rejects table. Loading the same file again \
+                updates the wells it loaded before.
+
+                Examples:
+                  wells load tn-oilgas-wells.csv --db wells.sqlite
+                  wells load wells.csv --map operator=Licensee --rejects rejects.csv
+                  wells load wells.tsv --dry-run
+                """)
+
+        @Argument(help: "The well list to load, or - for standard input.")
+        var file: String
+
+        @OptionGroup var store: StoreOptions
+
+        @Option(name: .customLong("map"), help: ArgumentHelp("Map a field to a source column, as field=Column (repeatable).", valueName: "field=Column"))
+        var mappings: [String] = []
+
+        @Option(help: "The delimiter: comma, tab, semicolon or pipe (default: detected from the header).")
+        var delimiter: Delimiter?
+
+        @Option(name: .customLong("on-duplicate"), help: "Which row wins when the file repeats an identifier.")
+        var onDuplicate: LoadOptions.DuplicateRule = .first
+
+        @Option(name: .customLong("on-missing-id"), help: "What to do with a row without an identifier: generate FILE:LINE, or reject it.")
+        var onMissingID: LoadOptions.MissingIdentifierRule = .generate
+
+        @Option(help: "Also write the rejected rows, with line, column and reason, to this CSV file.")
+        var rejects: String?
+
+        @Flag(help: "Print the column mapping and the first records as they would be stored, and write nothing.")
+        var dryRun = false
+
+        @Option(help: "The summary format.")
+        var format: SummaryFormat = .text
+
+        @Flag(name: .shortAndLong, help: "Do not show a progress bar.")
+        var quiet = false
+
+        enum Delimiter: String, ExpressibleByArgument, CaseIterable {
+            case comma, tab, semicolon, pipe
+            var byte: UInt8 {
+                switch self {
+                case .comma: UInt8(ascii: ",")
+                case .tab: UInt8(ascii: "\t")
+                case .semicolon: UInt8(ascii: ";")
+                case .pipe: UInt8(ascii: "|")
+                }
+            }
+        }
+
+        enum SummaryFormat: String, ExpressibleByArgument, CaseIterable {
+            case text, json
+        }
+
+        func validate() throws {
+            for mapping in mappings where !mapping.contains("=") {
+                throw ValidationError("--map \"\(mapping)\" is not field=Column, for example --map lat=SURF_LAT")
+            }
+        }
+
+        func run() async throws {
+            var options = LoadOptions()
+            for mapping in mappings {
+                let parts = mapping.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                options.mapping[String(parts[0])] = String(parts[1])
+            }
+            options.delimiter = delimiter?.byte
+            options.onDuplicate = onDuplicate
+            options.onMissingIdentifier = onMissingID
+            options.dryRun = dryRun
+            let bar = !quiet && Terminal.stderrIsTerminal ? ProgressBar(label: "loading") : nil
+            if let bar { options.progress = { bar.update(done: $0, total: $1) } }
+            let summary: LoadSummary
+            do {
+                if dryRun {
+                    summary = try WellStore.dryRun(csvAt: file, options: options)
+                    bar?.finish()
+                } else {
+                    let wellStore = try store.open(create: true)
+                    summary = try wellStore.load(csvAt: file, options: options)
+                    bar?.finish()
+                    if let rejects, let id = summary.loadID {
+                        try wellStore.writeRejects(ofLoad: id, toCSVAt: rejects)
+                    }
+                }
+            } catch {
+                bar?.finish()
+                throw Terminal.fail(error)
+            }
+            switch format {
+            case .json:
+                print(String(decoding: try JSONEncoder.pretty.encode(summary), as: UTF8.self))
+            case .text:
+                print(LoadReport(summary: summary, store: store.path, dryRun: dryRun).text)
+            }
+        }
+    }
+}
+
+extension JSONEncoder {
+    static var pretty: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return encoder
     }
 }

@@ -1,0 +1,80 @@
+/// How ``WellStore/load(csvAt:options:)`` reads and validates a file.
+public struct LoadOptions: Sendable {
+    /// What to do when a file repeats an identifier.
+    public enum DuplicateRule: String, Sendable, CaseIterable {
+        /// Keep the first row; reject the later ones, naming the line that won.
+        case first
+        /// Keep the last row; reject the earlier ones, naming the line that replaced them.
+        case last
+    }
+
+    /// What to do with a row whose identifier is empty.
+    public enum MissingIdentifierRule: String, Sendable, CaseIterable {
+        /// Give it the identifier `FILE:LINE`, stable across reloads of the same file.
+        case generate
+        /// Reject the row.
+        case reject
+    }
+
+    /// Field name → source column, overriding the automatic mapping (`--map field=Column`).
+    public var mapping: [String: String] = [:]
+    /// The delimiter; detected from the header when nil.
+    public var delimiter: UInt8?
+    public var onDuplicate: DuplicateRule = .first
+    public var onMissingIdentifier: MissingIdentifierRule = .generate
+    /// Validate and report without writing anything.
+    public var dryRun = false
+    /// How many parsed records a dry run shows.
+    public var previewCount = 5
+    /// Called now and then with (bytes read, total bytes if known).
+    public var progress: (@Sendable (Int, Int?) -> Void)?
+
+    public init() {}
+}
+
+/// What a load did, as printed by `wells load` and recorded in the `loads` table.
+public struct LoadSummary: Sendable, Codable {
+    public var file: String
+    public var sha256: String
+    /// The `loads.id` of this load; nil for a dry run.
+    public var loadID: Int64?
+    /// Data records in the file (lines of a multi-line record count once).
+    public var records = 0
+    /// New wells.
+    public var inserted = 0
+    /// Wells already in the store, updated from this file.
+    public var updated = 0
+    /// Records that did not load; each is in `rejects`.
+    public var rejected = 0
+    /// Detail values kept as raw text because they did not parse (such as "NA" for a depth).
+    public var badValues = 0
+    /// Records rejected because their identifier was repeated in the file.
+    public var duplicates = 0
+    /// Records given a generated `FILE:LINE` identifier.
+    public var generatedIdentifiers = 0
+    /// Reject counts by reason kind, such as "latitude out of range".
+    public var rejectReasons: [String: Int] = [:]
+    /// Bad value counts by field.
+    public var badValuesByField: [String: Int] = [:]
+    /// The field → column mapping used.
+    public var mapping: [String: String] = [:]
+    /// The source columns kept as JSON.
+    public var extraColumns: [String] = []
+    public var crs = "EPSG:4326"
+    public var seconds = 0.0
+    /// Wells loaded, new or updated.
+    public var loaded: Int { inserted + updated }
+    /// For a dry run: the first records as they would be stored.
+    public var preview: [[String: String]] = []
+}
+
+/// One rejected record: where it is, why, and its raw text.
+public struct Reject: Sendable, Equatable {
+    public var line: Int
+    public var column: String?
+    /// A short kind for counting, such as "latitude out of range".
+    public var kind: String
+    /// The full reason, with the value and how to fix it.
+    public var reason: String
+    public var raw: String
+}

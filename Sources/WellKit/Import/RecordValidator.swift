@@ -1,0 +1,144 @@
+/// Turns the records of one file into wells ready to store, or into rejects with reasons.
+///
+/// A record is rejected only for what makes it unusable as a pin: malformed quoting, a wrong
+/// field count, or missing, unparseable, out-of-range or 0/0 coordinates. A detail value that
+/// does not parse (a depth of "NA", a date of "2001-13-45") keeps its raw text in
+/// `details.extra` and is counted, but does not reject the well.
+struct RecordValidator {
+    let mapping: ColumnMapping
+    let file: String
+    let fileLabel: String
+    private let detailSlots: [(field: WellField, index: Int?)]
+    private let extraIndices: [Int]
+    private let latIndex: Int, lonIndex: Int
+    private let idIndex: Int?, nameIndex: Int?
+    private(set) var badValuesByField: [String: Int] = [:]
+    private(set) var generatedIdentifiers = 0
+
+    init(mapping: ColumnMapping, file: String) {
+        self.mapping = mapping
+        self.file = file
+        self.fileLabel = file.split(separator: "/").last.map(String.init) ?? file
+        detailSlots = StagedWell.detailFields.map { ($0, mapping.indices[$0]) }
+        extraIndices = mapping.unmappedIndices
+        latIndex = mapping.indices[.latitude]!
+        lonIndex = mapping.indices[.longitude]!
+        idIndex = mapping.indices[.identifier]
+        nameIndex = mapping.indices[.name]
+    }
+
+    /// Validates one record.
+    mutating func validate(_ record: CSVRecord, missingIdentifier: LoadOptions.MissingIdentifierRule) -> Result<StagedWell, RejectReason> {
+        let header = mapping.header
+        if let issue = record.issue {
+            return .failure(RejectReason(column: header.indices.contains(issue.field) ? header[issue.field] : nil,
+                                         kind: "malformed quoting", reason: issue.description))
+        }
+        let fields = record.fields
+        guard fields.count == header.count else {
+            return .failure(RejectReason(
+                column: nil, kind: "wrong field count",
+                reason: "expected \(header.count) fields as in the header, found \(fields.count); quote values that contain the delimiter"))
+        }
+        let lat: Double, lon: Double
+        switch (coordinate(fields, latIndex, "latitude", example: "36.9003"), coordinate(fields, lonIndex, "longitude", example: "-85.2613")) {
+        case (.failure(let reason), _), (_, .failure(let reason)): return .failure(reason)
+        case (.success(let la), .success(let lo)): (lat, lon) = (la, lo)
+        }
+        if !(-90...90).contains(lat) {
+            let swapped = (-90...90).contains(lon) && (-180...180).contains(lat)
+            return .failure(RejectReason(
+                column: header[latIndex], kind: swapped ? "coordinates swapped" : "latitude out of range",
+                reason: "latitude \(fields[latIndex]) is outside -90…90"
+                    + (swapped ? "; latitude and longitude look swapped (longitude is \(fields[lonIndex]))" : "")))
+        }
+        if !(-180...180).contains(lon) {
+            return .failure(RejectReason(
+                column: header[lonIndex], kind: "longitude out of range",
+                reason: "longitude \(fields[lonIndex]) is outside -180…180; expected decimal degrees, negative west of Greenwich"))
+        }
+        if lat == 0 && lon == 0 {
+            return .failure(RejectReason(
+                column: header[latIndex], kind: "zero coordinates",
+                reason: "latitude and longitude are both 0, a placeholder for an unknown location"))
+        }
+        var uwi = idIndex.map { fields[$0] } ?? ""
+        if uwi.isEmpty {
+            guard missingIdentifier == .generate else {
+                return .failure(RejectReason(
+                    column: idIndex.map { header[$0] }, kind: "missing identifier",
+                    reason: "the identifier is empty; fill it in, or load with --on-missing-id generate"))
+            }
+            uwi = "\(fileLabel):\(record.line)"
+            generatedIdentifiers += 1
+        }
+        var extra = ExtraJSON()
+        var values = [DetailValue](repeating: .null, count: detailSlots.count)
+        for (slot, (field, index)) in detailSlots.enumerated() {
+            guard let index else { continue }
+            let text = fields[index]
+            if text.isEmpty { continue }
+            switch field.kind {
+            case .real:
+                if let number = ValueParsing.number(text) { values[slot] = .real(number) } else { bad(field, text, header[index], &extra) }
+            case .date:
+                if let date = ValueParsing.date(text) { values[slot] = .text(date) } else { bad(field, text, header[index], &extra) }
+            case .text, .integer:
+                values[slot] = .text(text)
+            }
+        }
+        for index in extraIndices where !fields[index].isEmpty {
+            extra.append(key: header[index], value: fields[index])
+        }
+        let name = nameIndex.map { fields[$0] }
+        return .success(StagedWell(
+            line: record.line, uwi: uwi, name: name?.isEmpty == false ? name : nil,
+            lat: lat, lon: lon, values: values, extra: extra.finished()))
+    }
+
+    private func coordinate(_ fields: [String], _ index: Int, _ what: String, example: String) -> Result<Double, RejectReason> {
+        let text = fields[index]
+        if text.isEmpty {
+            return .failure(RejectReason(column: mapping.header[index], kind: "missing coordinates",
+                                         reason: "\(what) is empty; every well needs decimal-degree coordinates"))
+        }
+        guard let value = Double(text), value.isFinite else {
+            return .failure(RejectReason(column: mapping.header[index], kind: "coordinate not a number",
+                                         reason: "\"\(text)\" is not a number; expected decimal degrees such as \(example)"))
+        }
+        return .success(value)
+    }
+
+    private mutating func bad(_ field: WellField, _ text: String, _ column: String, _ extra: inout ExtraJSON) {
+        badValuesByField[field.rawValue, default: 0] += 1
+        extra.append(key: column, value: text)
+    }
+}
+
+/// Why a record was rejected.
+struct RejectReason: Error, Equatable {
+    var column: String?
+    var kind: String
+    var reason: String
+}
+
+/// A typed detail value, bound to SQLite without going through `DatabaseValue`.
+enum DetailValue: Equatable, Sendable {
+    case null
+    case text(String)
+    case real(Double)
+}
+
+/// A validated well, waiting to be written.
+struct StagedWell: Sendable {
+    /// The detail fields held in ``values``, in order: every detail field but the identifier.
+    static let detailFields = WellField.detailFields.filter { $0 != .identifier }
+
+    var line: Int
+    var uwi: String
+    var name: String?
+    var lat: Double
+    var lon: Double
+    var values: [DetailValue]
+    var extra: String?
+}

@@ -1,0 +1,46 @@
+import CSpatiaLite
+import GRDB
+
+/// Initialises SpatiaLite on one SQLite connection.
+///
+/// Each connection gets its own SpatiaLite cache from `spatialite_alloc_connection()`,
+/// initialised with `spatialite_init_ex` (see
+/// <https://www.gaia-gis.it/gaia-sins/spatialite-cookbook-5/cookbook_topics.03.html>).
+/// The cache has exactly one owner, a ``SpatiaLiteCache`` object, which SQLite releases
+/// when it closes the connection: the object is the user data of a tiny SQL function,
+/// `wellkit_spatialite_version()`, whose destructor frees it.
+enum SpatiaLite {
+    /// Initialises SpatiaLite on the connection of `db`.
+    ///
+    /// - Throws: ``StoreError`` if SQLite refuses to register the owner function.
+    static func initialize(_ db: Database) throws {
+        guard let connection = db.sqliteConnection else { return }
+        let cache = SpatiaLiteCache()
+        spatialite_init_ex(connection, cache.pointer, 0)
+        let owner = Unmanaged.passRetained(cache).toOpaque()
+        let code = sqlite3_create_function_v2(
+            connection, "wellkit_spatialite_version", 0, SQLITE_UTF8 | SQLITE_DETERMINISTIC, owner,
+            { context, _, _ in
+                sqlite3_result_text(context, spatialite_version(), -1, nil)
+            },
+            nil, nil,
+            { owner in
+                if let owner { Unmanaged<SpatiaLiteCache>.fromOpaque(owner).release() }
+            })
+        guard code == SQLITE_OK else {
+            throw StoreError(.spatiaLite, "could not initialise SpatiaLite (SQLite code \(code))")
+        }
+    }
+
+    /// The version of the linked SpatiaLite library, such as "5.0.1".
+    static var version: String { String(cString: spatialite_version()) }
+}
+
+/// Owns one SpatiaLite connection cache and frees it in `deinit`.
+final class SpatiaLiteCache {
+    let pointer: UnsafeMutableRawPointer?
+
+    init() { pointer = spatialite_alloc_connection() }
+
+    deinit { spatialite_cleanup_ex(pointer) }
+}

@@ -1,0 +1,42 @@
+/// An error from opening, migrating or writing a ``WellStore``.
+///
+/// Match on the code:
+///
+/// ```swift
+/// do { _ = try WellStore(path: "notes.txt") }
+/// catch let error as StoreError where error.code == .notAWellStore { print(error) }
+/// ```
+public struct StoreError: Error, CustomStringConvertible, Sendable {
+    /// What went wrong, in a form that `switch` can match.
+    public enum Code: String, Sendable {
+        case notADatabase
+        case notAWellStore
+        case newerSchema
+        case spatiaLite
+        case notFound
+        case invalidArgument
+    }
+
+    public let code: Code
+    public let message: String
+    /// The store file, when the error concerns one.
+    public var path: String?
+
+    public init(_ code: Code, _ message: String, path: String? = nil) {
+        self.code = code
+        self.message = message
+        self.path = path
+    }
+
+    public var description: String {
+        if let path { return "\(path): \(message)" }
+        return message
+    }
+}
+
+extension StoreError.Code {
+    /// Lets `catch StoreError.Code.notAWellStore` match a thrown ``StoreError``.
+    public static func ~= (code: Self, error: any Error) -> Bool {
+        (error as? StoreError)?.code == code
+    }
+}

@@ -1,0 +1,62 @@
+/// A named attribute of a well, the one vocabulary shared by the schema, the loader's
+/// column mapping and the fetch request's allow-list.
+///
+/// The raw value is the public field name: `--map operator=Licensee`, `--where 'status = Abandoned'`
+/// and `--sort detail.spud_date:desc` all use it.
+public enum WellField: String, CaseIterable, Sendable, Codable {
+    case id
+    case name
+    case latitude = "lat"
+    case longitude = "lon"
+    case identifier = "uwi"
+    case `operator`
+    case status
+    case type
+    case fluid
+    case field
+    case formation
+    case county
+    case state
+    case licence
+    case spudDate = "spud_date"
+    case completionDate = "completion_date"
+    case plugDate = "plug_date"
+    case totalDepth = "total_depth"
+    case groundElevation = "ground_elevation"
+    case kbElevation = "kb_elevation"
+
+    /// How a field's value is stored.
+    public enum Kind: String, Sendable {
+        case integer, text, real, date
+    }
+
+    /// The table that holds the field.
+    public enum Table: String, Sendable {
+        case pins, details
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .id: .integer
+        case .latitude, .longitude, .totalDepth, .groundElevation, .kbElevation: .real
+        case .spudDate, .completionDate, .plugDate: .date
+        default: .text
+        }
+    }
+
+    public var table: Table {
+        switch self {
+        case .id, .name, .latitude, .longitude: .pins
+        default: .details
+        }
+    }
+
+    /// The column name in ``table``. It equals the public name.
+    public var column: String { rawValue }
+
+    /// The fields that live in `details`, in column order.
+    public static let detailFields: [WellField] = allCases.filter { $0.table == .details }
+
+    /// The fields a loader can map from a source column (all but the generated `id`).
+    public static let mappable: [WellField] = allCases.filter { $0 != .id }
+}

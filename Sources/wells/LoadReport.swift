@@ -1,0 +1,61 @@
+import Foundation
+import WellKit
+
+/// The text summary `wells load` prints.
+struct LoadReport {
+    let summary: LoadSummary
+    let store: String
+    let dryRun: Bool
+
+    var text: String {
+        var lines: [String] = []
+        let file = summary.file
+        if dryRun {
+            lines.append("Dry run of \(file): nothing was written.")
+            lines.append("Column mapping (field ← source column):")
+            lines.append(summary.mappingDescription)
+            lines.append("First records as they would be stored:")
+            for (k, record) in summary.preview.enumerated() {
+                lines.append("  [\(k + 1)] " + record.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "  "))
+            }
+        } else {
+            lines.append("Loaded \(file) into \(store) in \(String(format: "%.2f", summary.seconds)) s (load \(summary.loadID ?? 0)).")
+        }
+        lines.append("  records read           \(count(summary.records))")
+        lines.append(dryRun ? "  would load             \(count(summary.inserted))" : "  inserted               \(count(summary.inserted))")
+        if !dryRun { lines.append("  updated                \(count(summary.updated))") }
+        lines.append("  rejected               \(count(summary.rejected))")
+        for (reason, n) in summary.rejectReasons.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) {
+            lines.append("    \(reason.padding(toLength: 21, withPad: " ", startingAt: 0)) \(count(n))")
+        }
+        if summary.duplicates > 0 {
+            lines.append("  duplicate identifiers  \(count(summary.duplicates)) (rows rejected so that one row per identifier loads)")
+        }
+        if summary.generatedIdentifiers > 0 {
+            lines.append("  generated identifiers  \(count(summary.generatedIdentifiers)) (rows without one got FILE:LINE)")
+        }
+        if summary.badValues > 0 {
+            let fields = summary.badValuesByField.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            lines.append("  bad values kept as text \(count(summary.badValues)) (\(fields)); in details.extra")
+        }
+        if summary.rejected > 0 && !dryRun {
+            lines.append("Rejected rows: sqlite3 \(store) \"SELECT line, \\\"column\\\", reason FROM rejects WHERE load_id = \(summary.loadID ?? 0)\"")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private func count(_ n: Int) -> String {
+        let formatter = NumberFormatter()
+        formatter.numberStyle = .decimal
+        formatter.groupingSeparator = ","
+        return formatter.string(from: NSNumber(value: n)) ?? String(n)
+    }
+}
+
+extension LoadSummary {
+    var mappingDescription: String {
+        var lines = mapping.sorted { $0.key < $1.key }.map { "  \($0.key.padding(toLength: 17, withPad: " ", startingAt: 0)) ← \($0.value)" }
+        if !extraColumns.isEmpty { lines.append("  (kept as JSON)    ← \(extraColumns.joined(separator: ", "))") }
+        return lines.joined(separator: "\n")
+    }
+}
