@@ -27,8 +27,14 @@ public final class CSVReader {
     public private(set) var delimiter: UInt8
     /// Bytes consumed so far, for progress reporting.
     public private(set) var bytesConsumed = 0
+    /// The file offset at which the next record starts.
+    public var offset: Int { baseOffset + bytesConsumed }
     /// The size of the input in bytes, when known.
     public let totalBytes: Int?
+    /// The byte offsets, in the file, of the record last returned by ``next()``.
+    public private(set) var lastRecordOffsets = 0..<0
+    /// The file offset of the reader's first byte.
+    let baseOffset: Int
 
     private let source: ByteSource
     private var buffer: [UInt8]
@@ -54,15 +60,17 @@ public final class CSVReader {
         try self.init(source: MemorySource(bytes), delimiter: delimiter, chunkSize: chunkSize)
     }
 
-    init(source: ByteSource, delimiter: UInt8?, chunkSize: Int) throws {
+    init(source: ByteSource, delimiter: UInt8?, chunkSize: Int, firstLine: Int = 1, baseOffset: Int = 0) throws {
         precondition(chunkSize > 0, "CSVReader: chunkSize must be positive")
         self.source = source
+        self.baseOffset = baseOffset
+        self.nextLine = firstLine
         self.chunkSize = chunkSize
         self.totalBytes = source.size
         self.buffer = []
         self.delimiter = delimiter ?? UInt8(ascii: ",")
         try fill(minimum: 4)
-        if end - start >= 3, buffer[start] == 0xEF, buffer[start + 1] == 0xBB, buffer[start + 2] == 0xBF {
+        if firstLine == 1, end - start >= 3, buffer[start] == 0xEF, buffer[start + 1] == 0xBB, buffer[start + 2] == 0xBF {
             start += 3
             bytesConsumed = 3
         }
@@ -228,6 +236,7 @@ public final class CSVReader {
             }
             let line = nextLine
             recordRange = start..<i
+            lastRecordOffsets = (baseOffset + bytesConsumed)..<(baseOffset + bytesConsumed + i - start)
             bytesConsumed += i - start
             start = i
             nextLine += lines
@@ -248,6 +257,7 @@ public final class CSVReader {
         while k < end && buf[k] != 0x0A { k += 1 }
         if k < end { k += 1 }
         recordRange = recordStart..<k
+        lastRecordOffsets = (baseOffset + bytesConsumed)..<(baseOffset + bytesConsumed + k - recordStart)
         bytesConsumed += k - recordStart
         start = k
         nextLine = openLine + 1
@@ -266,6 +276,13 @@ public final class CSVReader {
 @inline(__always)
 func decode(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
     if bytes.isEmpty { return "" }
+    // ASCII first: most fields are, and the generic `String(validating:as:)` costs more per call.
+    var ascii = true
+    for byte in bytes where byte >= 0x80 {
+        ascii = false
+        break
+    }
+    if ascii { return String(decoding: bytes, as: UTF8.self) }
     if let text = String(validating: bytes, as: UTF8.self) { return text }
     return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
 }
@@ -321,10 +338,15 @@ protocol ByteSource: AnyObject {
 final class FileSource: ByteSource {
     private let fd: Int32
     private let path: String
+    private var offset: Int
+    private let limit: Int?
     let size: Int?
 
-    init(path: String) throws {
+    /// Opens `path`; with `range`, reads only those bytes (with `pread`, so ranges read in parallel).
+    init(path: String, range: Range<Int>? = nil) throws {
         self.path = path
+        self.offset = range?.lowerBound ?? 0
+        self.limit = range?.upperBound
         if path == "-" {
             fd = 0
             size = nil
@@ -335,16 +357,32 @@ final class FileSource: ByteSource {
             throw ImportError(.cannotOpen, "cannot open file: \(String(cString: strerror(errno)))", file: path)
         }
         var info = stat()
-        size = fstat(fd, &info) == 0 ? Int(info.st_size) : nil
+        let fileSize = fstat(fd, &info) == 0 ? Int(info.st_size) : nil
+        size = range.map(\.count) ?? fileSize
     }
 
     func read(into buffer: UnsafeMutableBufferPointer<UInt8>) throws -> Int {
+        let count = limit.map { min(buffer.count, $0 - offset) } ?? buffer.count
+        if count <= 0 { return 0 }
         while true {
-            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
-            if n >= 0 { return n }
+            let n = fd == 0 ? Glibc.read(fd, buffer.baseAddress, count) : pread(fd, buffer.baseAddress, count, off_t(offset))
+            if n >= 0 {
+                offset += n
+                return n
+            }
             if errno == EINTR { continue }
             throw ImportError(.cannotOpen, "cannot read file: \(String(cString: strerror(errno)))", file: path)
         }
+    }
+
+    /// The bytes at `range` of the file, decoded as ``CSVReader`` decodes fields.
+    func text(at range: Range<Int>) throws -> String {
+        var bytes = [UInt8](repeating: 0, count: range.count)
+        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, range.count, off_t(range.lowerBound)) }
+        guard n == range.count else {
+            throw ImportError(.cannotOpen, "cannot re-read bytes \(range) of the file", file: path)
+        }
+        return bytes.withUnsafeBufferPointer { decode($0) }
     }
 
     deinit { if fd > 0 { close(fd) } }

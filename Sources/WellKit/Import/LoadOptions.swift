@@ -62,6 +62,8 @@ public struct LoadSummary: Sendable, Codable {
     public var extraColumns: [String] = []
     public var crs = "EPSG:4326"
     public var seconds = 0.0
+    /// Seconds spent in each phase: read (parse and validate), rows, index, commit.
+    public var phases: [String: Double] = [:]
     /// Wells loaded, new or updated.
     public var loaded: Int { inserted + updated }
     /// For a dry run: the first records as they would be stored.

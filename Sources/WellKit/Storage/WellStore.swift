@@ -46,6 +46,9 @@ public final class WellStore: Sendable {
         config.busyMode = .timeout(10)
         config.prepareDatabase { db in
             try SpatiaLite.initialize(db)
+            // WAL with synchronous=NORMAL stays atomic and uncorrupted after a crash or power
+            // loss; only the last commits before a power loss may roll back.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
             if let trace {
                 db.trace(options: .profile) { event in
                     if case let .profile(statement, duration) = event {
