@@ -1,0 +1,137 @@
+import Foundation
+import GRDB
+import Testing
+@testable import WellKit
+
+@Suite struct WellStoreTests {
+    @Test func newStoreHasSchemaAndSpatiaLiteGeometry() throws {
+        let store = try Fixtures.makeStore()
+        try store.pool.read { (db: Database) throws -> Void in
+            for table in ["pins", "details", "loads", "rejects", "idx_pins_geom"] {
+                #expect(try db.tableExists(table), "missing table \(table)")
+            }
+            let geometry = try Row.fetchOne(db, sql: "SELECT geometry_type, srid, spatial_index_enabled FROM geometry_columns WHERE f_table_name = 'pins'")
+            #expect(geometry?["geometry_type"] == 1)  // POINT, XY
+            #expect(geometry?["srid"] == 4326)
+            #expect(geometry?["spatial_index_enabled"] == 1)
+            #expect(try Int32.fetchOne(db, sql: "PRAGMA application_id") == Schema.applicationID)
+            #expect(try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal")
+            #expect(try String.fetchOne(db, sql: "SELECT spatialite_version()") == SpatiaLite.version)
+        }
+    }
+
+    @Test func everyConnectionHasSpatiaLite() throws {
+        let store = try Fixtures.makeStore()
+        // Readers are separate connections in a pool; each must answer SpatiaLite functions.
+        for _ in 0..<3 {
+            let text = try store.pool.read { db in try String.fetchOne(db, sql: "SELECT AsText(MakePoint(1.5, 2.5, 4326))") }
+            #expect(text == "POINT(1.5 2.5)")
+        }
+    }
+
+    @Test func reopensExistingStore() throws {
+        let path = try Fixtures.storePath()
+        _ = try WellStore(path: path)
+        let again = try WellStore(path: path, mode: .existing)
+        #expect(try again.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM pins") } == 0)
+    }
+
+    @Test func refusesMissingStoreInExistingMode() throws {
+        let path = try Fixtures.storePath()
+        #expect(throws: StoreError.self) { try WellStore(path: path, mode: .existing) }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func refusesOtherDatabases() throws {
+        let path = try Fixtures.storePath()
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { try $0.execute(sql: "CREATE TABLE customers(id INTEGER PRIMARY KEY)") }
+        try queue.close()
+        do {
+            _ = try WellStore(path: path)
+            Issue.record("opened a database that is not a WellKit store")
+        } catch let error as StoreError {
+            #expect(error.code == .notAWellStore)
+            #expect(error.description.contains("customers"))
+        }
+    }
+
+    @Test func refusesFilesThatAreNotSQLite() throws {
+        let path = try Fixtures.file(String(repeating: "not a database\n", count: 400), name: "notes.sqlite")
+        do {
+            _ = try WellStore(path: path)
+            Issue.record("opened a text file as a store")
+        } catch let error as StoreError {
+            #expect(error.code == .notADatabase)
+        }
+    }
+
+    @Test func refusesNewerSchema() throws {
+        let path = try Fixtures.storePath()
+        _ = try WellStore(path: path)
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { try $0.execute(sql: "PRAGMA user_version = 99") }
+        try queue.close()
+        do {
+            _ = try WellStore(path: path)
+            Issue.record("opened a store of a newer schema")
+        } catch let error as StoreError {
+            #expect(error.code == .newerSchema)
+            #expect(error.message.contains("99"))
+        }
+    }
+
+    @Test func deletingAPinDeletesItsDetail() throws {
+        let store = try Fixtures.makeStore()
+        let file = try Fixtures.file("uwi,name,lat,lon,status\nA-1,One,51.0,-114.0,Active\nA-2,Two,51.1,-114.1,Abandoned\n")
+        _ = try store.load(csvAt: file)
+        try store.pool.write { (db: Database) throws -> Void in
+            let id = try Int64.fetchOne(db, sql: "SELECT pin_id FROM details WHERE uwi = 'A-1'")!
+            try db.execute(sql: "DELETE FROM pins WHERE id = ?", arguments: [id])
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM details") == 1)
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM idx_pins_geom WHERE pkid = ?", arguments: [id]) == 0)
+        }
+    }
+
+    @Test func packedRTreeIsValidAndMatchesPins() throws {
+        let store = try Fixtures.makeStore()
+        var csv = "uwi,lat,lon\n"
+        var generator = SplitMix(seed: 7)
+        for k in 0..<5_000 {
+            csv += "W\(k),\(49 + generator.unit() * 11),\(-120 + generator.unit() * 10)\n"
+        }
+        _ = try store.load(csvAt: try Fixtures.file(csv))
+        try store.pool.read { (db: Database) throws -> Void in
+            #expect(try String.fetchOne(db, sql: "SELECT rtreecheck('idx_pins_geom')") == "ok")
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM idx_pins_geom") == 5_000)
+            // Every pin's box holds its point.
+            let outside = try Int.fetchOne(db, sql: """
+                SELECT count(*) FROM pins p JOIN idx_pins_geom r ON r.pkid = p.id
+                WHERE NOT (p.lon BETWEEN r.xmin AND r.xmax AND p.lat BETWEEN r.ymin AND r.ymax)
+                """)
+            #expect(outside == 0)
+        }
+        // The packed tree still takes inserts and deletes through SpatiaLite's triggers.
+        try store.pool.write { (db: Database) throws -> Void in
+            try db.execute(sql: "INSERT INTO pins(id, name, lat, lon, geom) VALUES (100000, 'x', 50, -115, MakePoint(-115, 50, 4326))")
+            try db.execute(sql: "DELETE FROM pins WHERE id IN (1, 2, 3)")
+            #expect(try String.fetchOne(db, sql: "SELECT rtreecheck('idx_pins_geom')") == "ok")
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM idx_pins_geom") == 4_998)
+        }
+    }
+}
+
+/// A small seeded generator, so tests are repeatable.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    /// A uniform value in [0, 1).
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}

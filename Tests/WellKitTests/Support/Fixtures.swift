@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+@testable import WellKit
+
+/// Temporary files and stores for tests, and the shared real well lists.
+enum Fixtures {
+    /// A new empty directory under the system's temporary directory.
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("wellkit-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// A path for a new store file in a new temporary directory.
+    static func storePath() throws -> String {
+        try temporaryDirectory().appendingPathComponent("wells.sqlite").path
+    }
+
+    /// A new store in a temporary file, like GRDB's `makeDatabaseQueue()`.
+    static func makeStore() throws -> WellStore {
+        try WellStore(path: storePath())
+    }
+
+    /// Writes `text` to a new temporary file and returns its path.
+    static func file(_ text: String, name: String = "wells.csv") throws -> String {
+        let url = try temporaryDirectory().appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    /// The repository root, from this file's path.
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The path of a real well list in `../shared/data`; records an issue if it is missing.
+    static func sharedData(_ name: String) -> String {
+        let path = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/data/\(name)").path
+        if !FileManager.default.fileExists(atPath: path) {
+            Issue.record("missing \(path): the real well lists are expected in ../shared/data beside the repository")
+        }
+        return path
+    }
+
+    /// Counts the data records of a delimited file with an independent, naive RFC 4180 scan.
+    static func naiveRecordCount(_ path: String) throws -> Int {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        var records = 0, inQuotes = false, fieldChars = false
+        for byte in bytes {
+            if byte == UInt8(ascii: "\"") { inQuotes.toggle(); fieldChars = true }
+            else if byte == 0x0A && !inQuotes { if fieldChars { records += 1 }; fieldChars = false }
+            else if byte != 0x0D { fieldChars = true }
+        }
+        if fieldChars { records += 1 }
+        return records - 1  // the header
+    }
+}
