@@ -16,11 +16,17 @@ enum Terminal {
         FileHandle.standardError.write(Data(text.utf8))
     }
 
-    /// Exit codes, after BSD's sysexits: 65 bad input data, 66 missing input, 70 internal error.
+    /// Exit codes, after BSD's sysexits: 64 bad arguments, 65 bad input data, 66 missing input, 70 internal error.
     static func exitCode(for error: any Error) -> ExitCode {
         switch error {
         case let error as ImportError: error.code == .cannotOpen ? ExitCode(66) : ExitCode(65)
-        case let error as StoreError: error.code == .notFound ? ExitCode(66) : ExitCode(65)
+        case let error as StoreError:
+            switch error.code {
+            case .notFound: ExitCode(66)
+            case .invalidArgument: ExitCode(64)
+            default: ExitCode(65)
+            }
+        case is CRSError: ExitCode(64)
         default: ExitCode(70)
         }
     }

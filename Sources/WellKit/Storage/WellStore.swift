@@ -26,6 +26,8 @@ public final class WellStore: Sendable {
     public let path: String
     /// The GRDB pool over the file. WellKit reads through it; writes go through ``WellStore`` methods.
     public let pool: DatabasePool
+    /// Receives each SQL statement with its values, and fetch summaries, when tracing is on.
+    let trace: (@Sendable (String) -> Void)?
 
     /// Opens the store at `path`, creating and migrating it as needed.
     ///
@@ -37,23 +39,27 @@ public final class WellStore: Sendable {
     ///   or was written by a newer schema version.
     public init(path: String, mode: OpenMode = .create, trace: (@Sendable (String) -> Void)? = nil) throws {
         self.path = path
+        self.trace = trace
         let exists = FileManager.default.fileExists(atPath: path)
         if mode == .existing && !exists {
             throw StoreError(.notFound, "no store here; create one with `wells load FILE --db \(path)`", path: path)
         }
+        let gate = TraceGate()
         var config = Configuration()
         config.foreignKeysEnabled = true
         config.busyMode = .timeout(10)
         config.prepareDatabase { db in
             try SpatiaLite.initialize(db)
+            TextFolding.register(db)
+            DistanceFunction.register(db)
             // WAL with synchronous=NORMAL stays atomic and uncorrupted after a crash or power
             // loss; only the last commits before a power loss may roll back.
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             if let trace {
-                db.trace(options: .profile) { event in
-                    if case let .profile(statement, duration) = event {
-                        trace("\(statement.expandedSQL)  -- \(String(format: "%.6f", duration))s")
-                    }
+                // Statements with their bound values, as Core Data's SQLDebug log shows them;
+                // `fetch` adds the total time, because SQLite's own profile timer counts milliseconds.
+                db.trace(options: .statement) { event in
+                    if case let .statement(statement) = event, gate.isOpen { trace(statement.expandedSQL) }
                 }
             }
         }
@@ -63,6 +69,7 @@ public final class WellStore: Sendable {
                 try Self.checkIdentity(db, path: path)
             }
             try Schema.migrator.migrate(pool)
+            gate.isOpen = true
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
             throw StoreError(.notADatabase, "file is not an SQLite database; pass a new or existing WellKit store to --db", path: path)
         }
@@ -76,7 +83,7 @@ public final class WellStore: Sendable {
             if version > Schema.version {
                 throw StoreError(
                     .newerSchema,
-                    "store has schema version \(version), but this wells \(WellKit.version) knows up to version \(Schema.version); upgrade WellKit to open it",
+                    "store has schema version \(version), but this wells \(wellKitVersion) knows up to version \(Schema.version); upgrade WellKit to open it",
                     path: path)
             }
             return
@@ -90,4 +97,9 @@ public final class WellStore: Sendable {
                 path: path)
         }
     }
+}
+
+/// Keeps the SQL log quiet while a store opens and migrates, so it shows the user's queries.
+private final class TraceGate: @unchecked Sendable {
+    var isOpen = false
 }

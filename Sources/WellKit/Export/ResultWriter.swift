@@ -1,0 +1,162 @@
+import Foundation
+import GRDB
+
+/// The output formats of the query commands.
+public enum OutputFormat: String, Sendable, CaseIterable {
+    case table, csv, json, ndjson, geojson
+}
+
+/// Writes query rows as a table, CSV, JSON, NDJSON or GeoJSON, one row at a time.
+///
+/// For example:
+///
+/// ```swift
+/// let writer = ResultWriter(format: .geojson, columns: ["id", "name", "lat", "lon"]) { print($0, terminator: "") }
+/// try store.forEachRow(request, fields: [.id, .name, .latitude, .longitude]) { writer.write(Array($0.databaseValues)) }
+/// writer.finish()
+/// ```
+///
+/// Rows are not kept: memory does not grow with the result, except that a table holds its
+/// first 100 rows to size its columns. GeoJSON follows RFC 7946: a FeatureCollection of
+/// Points in EPSG:4326, longitude first; the `lat` and `lon` columns become the geometry.
+public final class ResultWriter {
+    private let format: OutputFormat
+    private let columns: [String]
+    private let emit: (String) -> Void
+    private var count = 0
+    private var pending: [[DatabaseValue]] = []
+    private var widths: [Int]?
+    private let latIndex: Int?
+    private let lonIndex: Int?
+
+    /// - Parameters:
+    ///   - columns: The column names, in row order. GeoJSON needs `lat` and `lon` among them.
+    ///   - emit: Receives the output text, piece by piece.
+    public init(format: OutputFormat, columns: [String], emit: @escaping (String) -> Void) {
+        self.format = format
+        self.columns = columns
+        self.emit = emit
+        latIndex = columns.firstIndex(of: "lat")
+        lonIndex = columns.firstIndex(of: "lon")
+        switch format {
+        case .csv: emit(CSVWriter.line(columns) + "\n")
+        case .json: emit("[")
+        case .geojson: emit(#"{"type":"FeatureCollection","features":["#)
+        case .table, .ndjson: break
+        }
+    }
+
+    /// Writes one row, its values in the order of `columns`.
+    public func write(_ values: [DatabaseValue]) {
+        defer { count += 1 }
+        switch format {
+        case .csv:
+            emit(CSVWriter.line(values.map(Self.text)) + "\n")
+        case .json:
+            emit((count == 0 ? "\n" : ",\n") + object(values))
+        case .ndjson:
+            emit(object(values) + "\n")
+        case .geojson:
+            emit((count == 0 ? "\n" : ",\n") + feature(values))
+        case .table:
+            if widths == nil {
+                pending.append(values)
+                if pending.count == 100 { flushTable() }
+            } else {
+                emitTableRow(values.map(Self.text))
+            }
+        }
+    }
+
+    /// Ends the document: closes JSON arrays, flushes a short table, prints the row count for tables.
+    public func finish() {
+        switch format {
+        case .json: emit(count == 0 ? "]\n" : "\n]\n")
+        case .geojson: emit(count == 0 ? "]}\n" : "\n]}\n")
+        case .table:
+            if widths == nil { flushTable() }
+            emit("(\(count) row\(count == 1 ? "" : "s"))\n")
+        case .csv, .ndjson: break
+        }
+    }
+
+    // MARK: - Formats
+
+    private func object(_ values: [DatabaseValue]) -> String {
+        var out = "{"
+        for (k, (column, value)) in zip(columns, values).enumerated() {
+            if k > 0 { out += "," }
+            ExtraJSON.appendQuoted(column, to: &out)
+            out += ":" + Self.json(value)
+        }
+        return out + "}"
+    }
+
+    private func feature(_ values: [DatabaseValue]) -> String {
+        var geometry = "null"
+        if let latIndex, let lonIndex, let lat = Double.fromDatabaseValue(values[latIndex]), let lon = Double.fromDatabaseValue(values[lonIndex]) {
+            geometry = #"{"type":"Point","coordinates":[\#(Self.number(lon)),\#(Self.number(lat))]}"#
+        }
+        var properties = "{"
+        var first = true
+        for (k, (column, value)) in zip(columns, values).enumerated() where k != latIndex && k != lonIndex {
+            if !first { properties += "," }
+            first = false
+            ExtraJSON.appendQuoted(column, to: &properties)
+            properties += ":" + Self.json(value)
+        }
+        let id = columns.firstIndex(of: "id").map { #""id":\#(Self.json(values[$0])),"# } ?? ""
+        return #"{"type":"Feature",\#(id)"geometry":\#(geometry),"properties":\#(properties)}}"#
+    }
+
+    private func flushTable() {
+        var widths = columns.map(\.count)
+        for row in pending {
+            for (k, value) in row.enumerated() { widths[k] = min(40, max(widths[k], Self.text(value).count)) }
+        }
+        self.widths = widths
+        emitTableRow(columns)
+        emit(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n")
+        for row in pending { emitTableRow(row.map(Self.text)) }
+        pending = []
+    }
+
+    private func emitTableRow(_ cells: [String]) {
+        guard let widths else { return }
+        let line = zip(cells, widths).map { cell, width in
+            let flat = cell.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: "")
+            return flat.count > width ? String(flat.prefix(width - 1)) + "…" : flat.padding(toLength: width, withPad: " ", startingAt: 0)
+        }
+        emit(line.joined(separator: "  ").trimmingCharacters(in: .whitespaces) + "\n")
+    }
+
+    // MARK: - Values
+
+    static func text(_ value: DatabaseValue) -> String {
+        switch value.storage {
+        case .null: ""
+        case .int64(let n): String(n)
+        case .double(let d): number(d)
+        case .string(let s): s
+        case .blob(let data): data.base64EncodedString()
+        }
+    }
+
+    static func json(_ value: DatabaseValue) -> String {
+        switch value.storage {
+        case .null: return "null"
+        case .int64(let n): return String(n)
+        case .double(let d): return d.isFinite ? number(d) : "null"
+        case .string(let s):
+            var out = ""
+            ExtraJSON.appendQuoted(s, to: &out)
+            return out
+        case .blob(let data): return "\"\(data.base64EncodedString())\""
+        }
+    }
+
+    /// The shortest text that reads back as the same double: `51.05`, not `51.050000000000004`.
+    static func number(_ value: Double) -> String {
+        value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
+    }
+}

@@ -1,0 +1,82 @@
+import GRDB
+
+/// What to fetch: a predicate, sort descriptors, a region, a limit and an offset, like an
+/// `NSFetchRequest` over pins and details.
+///
+/// For example:
+///
+/// ```swift
+/// var request = FetchRequest()
+/// request.region = .box(try BoundingBox(parsing: "-114.2,50.9,-113.9,51.2"))
+/// request.predicate = .compare(.status, .equal, "Abandoned")
+/// request.sortDescriptors = [SortDescriptor(.spudDate, ascending: false)]
+/// request.limit = 50
+/// let pins = try store.fetchPins(request)
+/// ```
+public struct FetchRequest: Sendable, Equatable {
+    public var predicate: Predicate?
+    public var sortDescriptors: [SortDescriptor] = []
+    public var region: Region?
+    public var limit: Int?
+    public var offset: Int?
+    /// What to do with a box that crosses the antimeridian.
+    public var antimeridian: BoundingBox.AntimeridianRule = .split
+
+    public init(predicate: Predicate? = nil, sortDescriptors: [SortDescriptor] = [], region: Region? = nil, limit: Int? = nil, offset: Int? = nil) {
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+        self.region = region
+        self.limit = limit
+        self.offset = offset
+    }
+}
+
+/// An area to fetch from; both forms use the R*Tree.
+public enum Region: Sendable, Equatable {
+    /// Wells in a box, edges included.
+    case box(BoundingBox)
+    /// Wells within `meters` (geodesic, WGS 84) of a point.
+    case radius(latitude: Double, longitude: Double, meters: Double)
+}
+
+/// A sort on one field, such as `detail.spud_date:desc`.
+public struct SortDescriptor: Sendable, Equatable {
+    public var field: WellField
+    public var ascending: Bool
+
+    public init(_ field: WellField, ascending: Bool = true) {
+        self.field = field
+        self.ascending = ascending
+    }
+
+    /// Parses `field`, `field:asc` or `field:desc`, where the field may be a key path like `detail.spud_date`.
+    public init(parsing text: String) throws {
+        let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+        field = try WellField(keyPath: parts.first ?? "")
+        switch parts.count > 1 ? parts[1].lowercased() : "asc" {
+        case "asc", "ascending": ascending = true
+        case "desc", "descending": ascending = false
+        default: throw StoreError(.invalidArgument, "sort \"\(text)\": the direction must be asc or desc")
+        }
+    }
+}
+
+extension WellField {
+    /// Resolves a field name or key path: `spud_date`, `detail.spud_date`, `details.spud_date`, `pin.name`.
+    ///
+    /// - Throws: ``StoreError`` listing the valid names when the name is not a field.
+    public init(keyPath: String) throws {
+        var name = keyPath
+        for prefix in ["detail.", "details.", "pin.", "pins.", "well."] where name.hasPrefix(prefix) {
+            name.removeFirst(prefix.count)
+        }
+        let aliases = ["latitude": "lat", "longitude": "lon", "identifier": "uwi", "api": "uwi"]
+        guard let field = WellField(rawValue: aliases[name] ?? name) else {
+            throw StoreError(.invalidArgument, "unknown field \"\(keyPath)\"; valid fields: \(WellField.allCases.map(\.rawValue).joined(separator: ", ")) (details fields may be written detail.NAME)")
+        }
+        if keyPath.hasPrefix("pin") && field.table != .pins {
+            throw StoreError(.invalidArgument, "\"\(keyPath)\": \(field.rawValue) is a detail field; write detail.\(field.rawValue)")
+        }
+        self = field
+    }
+}

@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import WellKit
+
+extension OutputFormat: ExpressibleByArgument {}
+extension BoundingBox.AntimeridianRule: ExpressibleByArgument {}
+
+/// The filter, sort, paging, field and format options shared by the query commands.
+struct QueryOptions: ParsableArguments {
+    @Option(name: .customLong("where"), help: ArgumentHelp(
+        "A condition such as 'status = Abandoned' or 'operator contains[cd] \"acme\"' (repeatable; all must hold).",
+        valueName: "condition"))
+    var conditions: [String] = []
+
+    @Option(help: ArgumentHelp("Sort by a field, such as detail.spud_date:desc (repeatable).", valueName: "field[:asc|desc]"))
+    var sort: [String] = []
+
+    @Option(help: "Return at most this many wells.")
+    var limit: Int?
+
+    @Option(help: "Skip this many wells first.")
+    var offset: Int?
+
+    @Option(help: ArgumentHelp("The fields to print, comma-separated (default: id,uwi,name,lat,lon).", valueName: "list"))
+    var fields: String?
+
+    @Option(help: "The output format.")
+    var format: OutputFormat = .table
+
+    func validate() throws {
+        if let limit, limit < 0 { throw ValidationError("--limit \(limit) must be zero or more") }
+        if let offset, offset < 0 { throw ValidationError("--offset \(offset) must be zero or more") }
+    }
+
+    /// The fetch request these options describe.
+    func request() throws -> WellKit.FetchRequest {
+        var request = WellKit.FetchRequest(limit: limit, offset: offset)
+        let predicates = try conditions.map { try Predicate(parsing: $0) }
+        if !predicates.isEmpty { request.predicate = predicates.count == 1 ? predicates[0] : .and(predicates) }
+        request.sortDescriptors = try sort.flatMap { $0.split(separator: ",") }.map { try SortDescriptor(parsing: String($0)) }
+        return request
+    }
+
+    /// The fields to print; GeoJSON always gets lat and lon for its geometry.
+    func fieldList() throws -> [WellField] {
+        var list = try (fields ?? "id,uwi,name,lat,lon").split(separator: ",").map {
+            try WellField(keyPath: $0.trimmingCharacters(in: .whitespaces))
+        }
+        if format == .geojson {
+            for field in [WellField.latitude, .longitude] where !list.contains(field) { list.append(field) }
+        }
+        return list
+    }
+}
+
+/// Runs a query and streams its rows to standard output in the chosen format.
+enum QueryRunner {
+    static func run(store: WellStore, request: WellKit.FetchRequest, options: QueryOptions, distanceFrom center: Coordinate? = nil) throws {
+        let fields = try options.fieldList()
+        let columns = fields.map(\.rawValue) + (center == nil ? [] : ["distance_m"])
+        let output = StandardOutput()
+        let writer = ResultWriter(format: options.format, columns: columns) { output.write($0) }
+        try store.forEachRow(request, fields: fields, distanceFrom: center) { row in
+            var values = Array(row.databaseValues)
+            if center != nil, let meters = Double.fromDatabaseValue(values[values.count - 1]) {
+                values[values.count - 1] = ((meters * 10).rounded() / 10).databaseValue
+            }
+            writer.write(values)
+        }
+        writer.finish()
+        output.flush()
+    }
+}
+
+/// Standard output with a 64 KiB buffer.
+final class StandardOutput {
+    private var buffer = ""
+
+    func write(_ text: String) {
+        buffer += text
+        if buffer.utf8.count >= 1 << 16 { flush() }
+    }
+
+    func flush() {
+        FileHandle.standardOutput.write(Data(buffer.utf8))
+        buffer = ""
+    }
+}
+
+import GRDB

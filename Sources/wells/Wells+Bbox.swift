@@ -1,0 +1,37 @@
+import ArgumentParser
+import WellKit
+
+extension Wells {
+    struct Bbox: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the wells in a bounding box, through the spatial index.",
+            discussion: """
+                The box is minLon,minLat,maxLon,maxLat in EPSG:4326 degrees, edges included.
+
+                Examples:
+                  wells bbox -114.2,50.9,-113.9,51.2 --db wells.sqlite
+                  wells bbox -114.2,50.9,-113.9,51.2 --format geojson > calgary.geojson
+                  wells bbox -- -90.1,35,-89.9,35.2 --where 'status = Abandoned' --format csv
+                """)
+
+        @Argument(help: ArgumentHelp("The box: minLon,minLat,maxLon,maxLat.", valueName: "box"))
+        var box: String
+
+        @Option(help: "What to do with a box whose minLon is greater than its maxLon (it crosses the antimeridian).")
+        var antimeridian: BoundingBox.AntimeridianRule = .split
+
+        @OptionGroup var query: QueryOptions
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            do {
+                var request = try query.request()
+                request.region = .box(try BoundingBox(parsing: box))
+                request.antimeridian = antimeridian
+                try QueryRunner.run(store: try store.open(create: false), request: request, options: query)
+            } catch {
+                throw Terminal.fail(error)
+            }
+        }
+    }
+}

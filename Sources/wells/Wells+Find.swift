@@ -1,0 +1,28 @@
+import ArgumentParser
+import WellKit
+
+extension Wells {
+    struct Find: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the wells that match conditions, sorted, like a Core Data fetch request.",
+            discussion: """
+                Conditions use the fields of `wells show` and the operators = != < <= > >= contains beginswith \
+                endswith between in and is null; [c] and [d] make text comparisons case- and diacritic-insensitive.
+
+                Examples:
+                  wells find --where 'status = Abandoned' --where 'operator contains[cd] "acme"' --sort detail.spud_date:desc --limit 50
+                  wells find --where 'total_depth between 1000 and 2000 or status in (Flowing, Pumping)' --format csv
+                """)
+
+        @OptionGroup var query: QueryOptions
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            do {
+                try QueryRunner.run(store: try store.open(create: false), request: try query.request(), options: query)
+            } catch {
+                throw Terminal.fail(error)
+            }
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import GRDB
+import WellKit
+
+extension Wells {
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print everything known about one well: its pin, its detail and its unmapped source columns.",
+            discussion: """
+                Examples:
+                  wells show 100/06-12-034-05W4/00
+                  wells show 41-133-21968 --format json
+                """)
+
+        @Argument(help: "The well's source identifier (UWI, API number, site number…).")
+        var identifier: String
+
+        @Option(help: "The output format: table or json.")
+        var format: OutputFormat = .table
+
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            let well: Well?
+            do {
+                well = try store.open(create: false).well(identifier: identifier)
+            } catch {
+                throw Terminal.fail(error)
+            }
+            guard let well else {
+                Terminal.error("wells: error: no well with identifier \"\(identifier)\"; try `wells find --where 'uwi beginswith \"\(identifier.prefix(6))\"'`")
+                throw ExitCode(1)
+            }
+            var pairs: [(String, DatabaseValue)] = [
+                ("id", well.pin.id.databaseValue), ("uwi", well.detail.identifier.databaseValue),
+                ("name", well.pin.name.databaseValue), ("lat", well.pin.latitude.databaseValue), ("lon", well.pin.longitude.databaseValue),
+            ]
+            for field in WellField.detailFields where field != .identifier {
+                if let value = well.detail.values[field] { pairs.append((field.rawValue, value)) }
+            }
+            if let x = well.detail.sourceX, let y = well.detail.sourceY {
+                pairs += [("source_x", x.databaseValue), ("source_y", y.databaseValue), ("source_crs", well.detail.sourceCRS.databaseValue)]
+            }
+            for (key, value) in well.detail.extra.sorted(by: { $0.key < $1.key }) { pairs.append(("extra." + key, value.databaseValue)) }
+            if format == .json || format == .ndjson || format == .geojson {
+                let writer = ResultWriter(format: format, columns: pairs.map(\.0)) { print($0, terminator: "") }
+                writer.write(pairs.map(\.1))
+                writer.finish()
+            } else {
+                let width = pairs.map(\.0.count).max() ?? 0
+                for (key, value) in pairs {
+                    let text = String.fromDatabaseValue(value) ?? Double.fromDatabaseValue(value).map { "\($0)" } ?? ""
+                    print("\(key.padding(toLength: width, withPad: " ", startingAt: 0))  \(text)")
+                }
+            }
+        }
+    }
+}
