@@ -86,11 +86,16 @@ extension Predicate {
         case .string(let field, let op, let text, let options):
             let column = options.isEmpty ? field.qualifiedColumn : "wellkit_fold(\(field.qualifiedColumn), \(options.rawValue))"
             let value = options.isEmpty ? "?" : "wellkit_fold(?, \(options.rawValue))"
-            _ = arguments.append(contentsOf: [text.databaseValue])
             switch op {
-            case .contains: return "instr(\(column), \(value)) > 0"
-            case .beginsWith: return "substr(\(column), 1, length(\(value))) = \(value)"
-            case .endsWith: return "substr(\(column), -length(\(value))) = \(value)"
+            case .contains:
+                _ = arguments.append(contentsOf: [text.databaseValue])
+                return "instr(\(column), \(value)) > 0"
+            case .beginsWith:
+                _ = arguments.append(contentsOf: [text.databaseValue, text.databaseValue])
+                return "substr(\(column), 1, length(\(value))) = \(value)"
+            case .endsWith:
+                _ = arguments.append(contentsOf: [text.databaseValue, text.databaseValue])
+                return "substr(\(column), -length(\(value))) = \(value)"
             }
         case .between(let field, let low, let high):
             _ = arguments.append(contentsOf: [low.bound(for: field), high.bound(for: field)])

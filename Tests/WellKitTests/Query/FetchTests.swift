@@ -1,0 +1,225 @@
+import Foundation
+import GRDB
+import Testing
+@testable import WellKit
+
+typealias FetchRequest = WellKit.FetchRequest
+
+/// A store of 3,000 seeded wells, shared by the fetch tests (read-only).
+private let fixture: (store: WellStore, rows: [OracleRow]) = {
+    var random = SplitMix(seed: 42)
+    var csv = "uwi,name,lat,lon,status,operator,spud_date,total_depth\n"
+    var rows: [OracleRow] = []
+    let statuses = ["Abandoned", "Flowing", "Pumping", "Suspended"]
+    let operators = ["Acme Energy", "ÉCHO Resources", "echo petroleum", "Bison Oil", "Cédar, Ltd."]
+    for k in 0..<3_000 {
+        // Clusters plus a few wells on exact, round coordinates to test the edge rule.
+        let lat = k % 97 == 0 ? 51.0 : 49 + random.unit() * 11
+        let lon = k % 89 == 0 ? -114.0 : -120 + random.unit() * 10
+        let status = statuses[Int(random.next() % 4)]
+        let op = operators[Int(random.next() % 5)]
+        let spud = random.next() % 7 == 0 ? "" : String(format: "%04d-%02d-%02d", 1950 + Int(random.next() % 70), 1 + Int(random.next() % 12), 1 + Int(random.next() % 28))
+        let depth = random.next() % 9 == 0 ? "" : String(format: "%.1f", 300 + random.unit() * 3000)
+        csv += "W\(k),Well \(k),\(lat),\(lon),\(status),\(CSVWriter.field(op)),\(spud),\(depth)\n"
+        rows.append(OracleRow(uwi: "W\(k)", lat: lat, lon: lon, status: status, op: op, spud: spud.isEmpty ? nil : spud, depth: Double(depth)))
+    }
+    let store = try! Fixtures.makeStore()
+    _ = try! store.load(csvAt: try! Fixtures.file(csv))
+    return (store, rows)
+}()
+
+struct OracleRow {
+    var uwi: String, lat: Double, lon: Double, status: String, op: String, spud: String?, depth: Double?
+}
+
+@Suite struct FetchTests {
+    let store = fixture.store
+    let rows = fixture.rows
+
+    private func uwis(_ request: FetchRequest) throws -> [String] {
+        try store.fetchDictionaries(request, properties: [.identifier]).map { String.fromDatabaseValue($0["uwi"]!)! }
+    }
+
+    // MARK: - Regions against a brute-force oracle
+
+    @Test func twoHundredRandomBoxesMatchBruteForce() throws {
+        var random = SplitMix(seed: 1)
+        for _ in 0..<200 {
+            let size = [0.05, 0.5, 2.0][Int(random.next() % 3)]
+            let lon = -120 + random.unit() * 10, lat = 49 + random.unit() * 11
+            let box = try BoundingBox(minLongitude: lon, minLatitude: lat, maxLongitude: lon + size, maxLatitude: lat + size)
+            let expected = Set(rows.filter { box.contains(longitude: $0.lon, latitude: $0.lat) }.map(\.uwi))
+            #expect(Set(try uwis(FetchRequest(region: .box(box)))) == expected)
+        }
+    }
+
+    @Test func boxEdgesAreIncluded() throws {
+        let box = try BoundingBox(minLongitude: -114.0, minLatitude: 51.0, maxLongitude: -113.5, maxLatitude: 51.5)
+        let onEdge = rows.filter { $0.lat == 51.0 && $0.lon == -114.0 }.map(\.uwi)
+        #expect(!onEdge.isEmpty)
+        #expect(Set(onEdge).isSubset(of: Set(try uwis(FetchRequest(region: .box(box))))))
+    }
+
+    @Test func twoHundredRandomRadiiMatchBruteForce() throws {
+        var random = SplitMix(seed: 2)
+        for _ in 0..<200 {
+            let center = Coordinate(latitude: 49 + random.unit() * 11, longitude: -120 + random.unit() * 10)
+            let meters = [500.0, 5_000, 50_000][Int(random.next() % 3)]
+            let expected = rows.filter { Coordinate(latitude: $0.lat, longitude: $0.lon).distance(to: center) <= meters }.map(\.uwi)
+            let found = try uwis(FetchRequest(region: .radius(latitude: center.latitude, longitude: center.longitude, meters: meters)))
+            #expect(Set(found) == Set(expected))
+        }
+    }
+
+    @Test func twoHundredNearestQueriesMatchBruteForce() throws {
+        var random = SplitMix(seed: 3)
+        for _ in 0..<200 {
+            let center = Coordinate(latitude: 45 + random.unit() * 20, longitude: -125 + random.unit() * 20)
+            let k = 1 + Int(random.next() % 12)
+            let expected = rows.map { Coordinate(latitude: $0.lat, longitude: $0.lon).distance(to: center) }.sorted().prefix(k)
+            let found = try store.fetchNearest(to: center, count: k)
+            #expect(found.count == k)
+            for (got, want) in zip(found.map(\.meters), expected) { #expect(abs(got - want) < 1e-6) }
+            #expect(found.map(\.meters) == found.map(\.meters).sorted())
+        }
+    }
+
+    @Test func antimeridianBoxesSplitOrThrow() throws {
+        let box = try BoundingBox(minLongitude: 170, minLatitude: -10, maxLongitude: -170, maxLatitude: 10)
+        #expect(try box.parts(.split).count == 2)
+        #expect(throws: StoreError.self) { try box.parts(.reject) }
+        var request = FetchRequest(region: .box(box))
+        request.antimeridian = .reject
+        #expect(throws: StoreError.self) { try store.fetchPins(request) }
+        request.antimeridian = .split
+        #expect(try store.fetchPins(request).isEmpty)
+    }
+
+    // MARK: - The SQL
+
+    @Test func pinFetchSelectsExactlyFourColumns() throws {
+        let compiled = try FetchRequest(region: .box(try BoundingBox(parsing: "-115,50,-114,51"))).compile(selection: WellPin.selection)
+        #expect(compiled.sql.hasPrefix("SELECT p.id, p.name, p.lat, p.lon FROM idx_pins_geom r JOIN pins p ON p.id = r.pkid WHERE "))
+        let statement = try store.pool.read { try $0.makeStatement(sql: compiled.sql) }
+        #expect(statement.columnNames == ["id", "name", "lat", "lon"])
+    }
+
+    @Test(arguments: [
+        FetchRequest(region: .box(try! BoundingBox(parsing: "-115,50,-114,51"))),
+        FetchRequest(region: .radius(latitude: 51, longitude: -114, meters: 2_000)),
+    ])
+    func regionQueriesUseTheRTree(request: FetchRequest) throws {
+        let compiled = try request.compile(selection: WellPin.selection)
+        let plan = try store.pool.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + compiled.sql, arguments: compiled.arguments).map { $0["detail"] as String }
+        }
+        // The R*Tree (alias r) drives the query; pins are then looked up by primary key.
+        #expect(compiled.sql.contains("FROM idx_pins_geom r JOIN pins p ON p.id = r.pkid"))
+        #expect(plan.first?.hasPrefix("SCAN r VIRTUAL TABLE INDEX") == true, "\(plan)")
+        #expect(plan.contains { $0.contains("INTEGER PRIMARY KEY") }, "\(plan)")
+        #expect(!plan.contains { $0 == "SCAN p" }, "\(plan)")
+    }
+
+    @Test func faultsCostNPlusOneQueriesAndPrefetchTwo() throws {
+        let log = StatementLog()
+        let traced = try WellStore(path: store.path, mode: .existing, trace: { log.append($0) })
+        let request = FetchRequest(predicate: .compare(.status, .equal, "Flowing"), sortDescriptors: [SortDescriptor(.identifier)], limit: 20)
+        let faults = try traced.faults(request)
+        for k in 0..<faults.count { _ = try faults.well(at: k) }
+        #expect(log.selects == 21)
+        log.reset()
+        let prefetched = try traced.faults(request)
+        try prefetched.prefetchAll()
+        for k in 0..<prefetched.count { _ = try prefetched.well(at: k) }
+        #expect(log.selects == 2)
+        #expect(try (0..<20).map { try prefetched.well(at: $0) } == (try traced.fetchWells(request)))
+    }
+
+    // MARK: - Predicates and sorts
+
+    @Test func everyOperatorMatchesAnOracle() throws {
+        let cases: [(String, (OracleRow) -> Bool)] = [
+            ("status = Abandoned", { $0.status == "Abandoned" }),
+            ("status != Abandoned", { $0.status != "Abandoned" }),
+            ("total_depth < 1000", { ($0.depth ?? .nan) < 1000 }),
+            ("total_depth <= 1000.5", { ($0.depth ?? .nan) <= 1000.5 }),
+            ("total_depth > 3000", { ($0.depth ?? .nan) > 3000 }),
+            ("total_depth >= 3000", { ($0.depth ?? .nan) >= 3000 }),
+            ("spud_date between 1960-01-01 and 1969-12-31", { ($0.spud ?? "") >= "1960-01-01" && ($0.spud ?? "") <= "1969-12-31" }),
+            ("status in (Flowing, Pumping)", { ["Flowing", "Pumping"].contains($0.status) }),
+            ("operator beginswith Acme", { $0.op.hasPrefix("Acme") }),
+            ("operator endswith Ltd.", { $0.op.hasSuffix("Ltd.") }),
+            ("operator contains echo", { $0.op.contains("echo") }),
+            ("operator contains[c] echo", { $0.op.lowercased().contains("echo") }),
+            ("operator contains[d] ECHO", { $0.op.contains("ECHO") || $0.op.contains("ÉCHO") }),
+            ("operator contains[cd] \"echo\"", { $0.op.lowercased().contains("echo") || $0.op.contains("ÉCHO") }),
+            ("operator beginswith[cd] cedar", { $0.op.hasPrefix("Cédar") }),
+            ("spud_date is null", { $0.spud == nil }),
+            ("spud_date is not null and not status = Flowing", { $0.spud != nil && $0.status != "Flowing" }),
+            ("(status = Flowing or status = Pumping) and total_depth > 2000", { ["Flowing", "Pumping"].contains($0.status) && ($0.depth ?? 0) > 2000 }),
+        ]
+        for (text, oracle) in cases {
+            let found = try uwis(FetchRequest(predicate: try Predicate(parsing: text)))
+            #expect(Set(found) == Set(rows.filter(oracle).map(\.uwi)), "\(text)")
+            #expect(!found.isEmpty, "\(text) matched nothing, so it tests nothing")
+        }
+    }
+
+    @Test func sortsOnPinAndDetailKeyPathsTogether() throws {
+        let request = FetchRequest(predicate: try Predicate(parsing: "spud_date is not null"),
+                                   sortDescriptors: [try SortDescriptor(parsing: "detail.status"), try SortDescriptor(parsing: "detail.spud_date:desc"), try SortDescriptor(parsing: "pin.name")])
+        let expected = rows.filter { $0.spud != nil }.sorted {
+            ($0.status, $1.spud!, "Well " + $0.uwi.dropFirst()) < ($1.status, $0.spud!, "Well " + $1.uwi.dropFirst())
+        }.map(\.uwi)
+        #expect(try uwis(request) == expected)
+    }
+
+    @Test func limitAndOffsetPage() throws {
+        let all = try uwis(FetchRequest(sortDescriptors: [SortDescriptor(.identifier)]))
+        let page = try uwis(FetchRequest(sortDescriptors: [SortDescriptor(.identifier)], limit: 10, offset: 20))
+        #expect(page == Array(all[20..<30]))
+    }
+
+    @Test func unknownFieldsListTheValidOnes() throws {
+        do {
+            _ = try Predicate(parsing: "colour = red")
+            Issue.record("an unknown field parsed")
+        } catch let error as StoreError {
+            #expect(error.message.contains("unknown field \"colour\""))
+            #expect(error.message.contains("spud_date"))
+        }
+        #expect(throws: StoreError.self) { try SortDescriptor(parsing: "detail.nope:desc") }
+        #expect(throws: StoreError.self) { try Predicate(parsing: "status = ") }
+        #expect(throws: StoreError.self) { try Predicate(parsing: "status ~ x") }
+    }
+
+    @Test func valuesAreBoundNotSpliced() throws {
+        let hostile = "x'; DROP TABLE pins; --"
+        let compiled = try FetchRequest(predicate: .compare(.status, .equal, .text(hostile))).compile(selection: WellPin.selection)
+        #expect(!compiled.sql.contains("DROP"))
+        #expect(try store.fetchPins(FetchRequest(predicate: .compare(.status, .equal, .text(hostile)))).isEmpty)
+        #expect(try store.fetchCount(FetchRequest()) == rows.count)
+    }
+
+    @Test func resultTypesAgree() throws {
+        let request = FetchRequest(sortDescriptors: [SortDescriptor(.id)], region: .box(try BoundingBox(parsing: "-118,50,-116,52")))
+        let pins = try store.fetchPins(request)
+        let wells = try store.fetchWells(request)
+        let dictionaries = try store.fetchDictionaries(request, properties: [.id, .name, .latitude, .longitude])
+        #expect(!pins.isEmpty)
+        #expect(wells.map(\.pin) == pins)
+        #expect(dictionaries.map { Int64.fromDatabaseValue($0["id"]!)! } == pins.map(\.id))
+        #expect(try store.fetchIDs(request) == pins.map(\.id))
+        let well = try #require(try store.well(identifier: wells[0].detail.identifier))
+        #expect(well == wells[0])
+    }
+}
+
+/// Collects SQL log lines from a traced store.
+final class StatementLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+    func reset() { lock.withLock { lines = [] } }
+    var selects: Int { lock.withLock { lines.filter { $0.hasPrefix("SELECT p.") }.count } }
+}
