@@ -20,19 +20,23 @@ let package = Package(
         .systemLibrary(
             name: "CProj",
             providers: [.apt(["libproj-dev"])]),
+        .target(name: "CMemoryProbe"),
         .target(
             name: "WellKit",
             dependencies: [
+                "CMemoryProbe",
                 "CSpatiaLite",
                 "CProj",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
+        .target(name: "CAllocationCounter"),
         .executableTarget(
             name: "wells",
             dependencies: [
                 "WellKit",
+                "CAllocationCounter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .testTarget(

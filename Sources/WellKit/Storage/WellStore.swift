@@ -34,10 +34,11 @@ public final class WellStore: Sendable {
     /// - Parameters:
     ///   - path: The store file.
     ///   - mode: Whether a missing file is created.
-    ///   - trace: Receives each SQL statement executed with its bound values, when given.
+    ///   - trace: Receives each SQL statement executed, when given.
+    ///   - traceValues: Whether traced statements show their bound values (costs time per statement).
     /// - Throws: ``StoreError`` when the file is not an SQLite database, is not a WellKit store,
     ///   or was written by a newer schema version.
-    public init(path: String, mode: OpenMode = .create, trace: (@Sendable (String) -> Void)? = nil) throws {
+    public init(path: String, mode: OpenMode = .create, trace: (@Sendable (String) -> Void)? = nil, traceValues: Bool = true) throws {
         self.path = path
         self.trace = trace
         let exists = FileManager.default.fileExists(atPath: path)
@@ -59,7 +60,7 @@ public final class WellStore: Sendable {
                 // Statements with their bound values, as Core Data's SQLDebug log shows them;
                 // `fetch` adds the total time, because SQLite's own profile timer counts milliseconds.
                 db.trace(options: .statement) { event in
-                    if case let .statement(statement) = event, gate.isOpen { trace(statement.expandedSQL) }
+                    if case let .statement(statement) = event, gate.isOpen { trace(traceValues ? statement.expandedSQL : statement.sql) }
                 }
             }
         }

@@ -45,7 +45,7 @@ private func oracle(_ input: [UInt8], delimiter: UInt8) -> [Row] {
                 while i < n && (input[i] == space || (input[i] == tab && delimiter != tab)) { i += 1 }
             } else {
                 while i < n && input[i] != delimiter && input[i] != lf && input[i] != cr { value.append(input[i]); i += 1 }
-                while let c = value.first, c == space || c == tab { value.removeFirst() }
+                while let c = value.first, c == space { value.removeFirst() }
                 while let c = value.last, c == space || c == tab { value.removeLast() }
             }
             fields.append(String(decoding: value, as: UTF8.self))
@@ -141,8 +141,8 @@ private func byte(_ delimiter: String) -> UInt8 { delimiter.utf8.first! }
             let reader = try CSVReader(bytes: input, delimiter: delimiter, chunkSize: chunkSize)
             let got = try readAll(reader)
             if got != expected || reader.offset != input.count || reader.totalBytes != input.count {
-                Issue.record("chunk size \(chunkSize), input \(String(decoding: input, as: UTF8.self).debugDescription)\n"
-                    + "expected \(expected)\ngot      \(got), offset \(reader.offset) of \(input.count)")
+                let text = String(decoding: input, as: UTF8.self).debugDescription
+                Issue.record("chunk size \(chunkSize), input \(text)\nexpected \(expected)\ngot \(got), offset \(reader.offset)")
                 return false
             }
         }

@@ -1,0 +1,113 @@
+import Foundation
+import GRDB
+
+/// Receives the changes ``BatchedResults`` finds, like `NSFetchedResultsControllerDelegate`.
+///
+/// For example:
+///
+/// ```swift
+/// final class Printer: BatchedResultsDelegate {
+///     func results<E>(_ results: BatchedResults<E>, didChange id: Int64, at indexPath: IndexPath?,
+///                     for type: ChangeType, newIndexPath: IndexPath?) { print(type, id) }
+/// }
+/// results.delegate = printer
+/// ```
+///
+/// Every method has an empty default. Messages come in ``ResultsDiff`` order between
+/// `resultsWillChange` and `resultsDidChange`, only when something changed, on the thread
+/// that called ``BatchedResults/refresh()``; the controller already shows the new results.
+public protocol BatchedResultsDelegate: AnyObject {
+    /// Changes are about to be reported.
+    func resultsWillChange<E>(_ results: BatchedResults<E>)
+    /// A row was inserted (`newIndexPath`), deleted (`indexPath`), moved or updated (both).
+    func results<E>(_ results: BatchedResults<E>, didChange id: Int64, at indexPath: IndexPath?,
+                    for type: ChangeType, newIndexPath: IndexPath?)
+    /// A section was inserted (at its new index) or deleted (at its old index).
+    func results<E>(_ results: BatchedResults<E>, didChange section: ResultsSection, atSectionIndex index: Int, for type: ChangeType)
+    /// All changes have been reported.
+    func resultsDidChange<E>(_ results: BatchedResults<E>)
+}
+
+extension BatchedResultsDelegate {
+    public func resultsWillChange<E>(_ results: BatchedResults<E>) {}
+    public func results<E>(_ results: BatchedResults<E>, didChange id: Int64, at indexPath: IndexPath?,
+                           for type: ChangeType, newIndexPath: IndexPath?) {}
+    public func results<E>(_ results: BatchedResults<E>, didChange section: ResultsSection, atSectionIndex index: Int, for type: ChangeType) {}
+    public func resultsDidChange<E>(_ results: BatchedResults<E>) {}
+}
+
+extension BatchedResults {
+    /// Re-runs the id query and reports what changed since the last fetch, or nil if nothing did.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// if let diff = try results.refresh() { print(diff.rows(.insert).count, "new wells") }
+    /// ```
+    ///
+    /// Inserts, deletes and moves come from the ordered ids and section keys. Updates come from
+    /// the loaded rows: in the same read as the id query, the rows of the cached batches are
+    /// loaded again (one more query) and compared; a row whose position did not change and whose
+    /// value did is an update. Rows in no cached batch are not compared, since no view can be
+    /// showing them, and load fresh when next touched; a changed row that moved is a move only.
+    /// Cached batches are then rebuilt from the reloaded rows where they cover a whole new
+    /// batch, and dropped otherwise. The delegate hears of the changes before this returns.
+    ///
+    /// - Complexity: O(n) with few changes. Myers' `CollectionDifference` runs on the ids left
+    ///   after trimming the common prefix and suffix while they are at most 2,048; beyond that,
+    ///   an O(n log n) longest-increasing-subsequence pass finds the same kind of result.
+    public func refresh() throws -> ResultsDiff? {
+        try withLock {
+            guard let old = current else {
+                try performFetch()
+                return nil
+            }
+            baselineVersion = try changeMonitor().version()
+            let oldCached = cache
+            let cachedIDs = oldCached.values.flatMap(\.ids)
+            let (new, reloaded) = try store.pool.read { db in (try fetchSnapshot(db), try load(cachedIDs, db)) }
+            var updated = Set<Int64>()
+            for batch in oldCached.values {
+                for (id, object) in zip(batch.ids, batch.objects) where reloaded[id].map({ $0 != object }) == true { updated.insert(id) }
+            }
+            let changes = IDDiff(old: old, new: new, limit: collectionDifferenceLimit)
+            let diff = changes.resultsDiff(updated: updated)
+            current = new
+            rebuildCache(from: oldCached, reloaded: reloaded, new: new)
+            if let cacheName { NamedSnapshots.remove(cacheName) }
+            guard !diff.isEmpty else { return nil }
+            notify(diff)
+            return diff
+        }
+    }
+
+    /// Keeps the new batches that the reloaded rows fully cover, most recently used first.
+    private func rebuildCache(from old: [Int: CachedBatch<Element>], reloaded: [Int64: Element], new: ResultsSnapshot) {
+        cache.removeAll()
+        guard !reloaded.isEmpty else { return }
+        var lastUse: [Int64: UInt64] = [:]
+        for batch in old.values { for id in batch.ids { lastUse[id] = batch.lastUse } }
+        var candidates: [Int: UInt64] = [:]
+        for (offset, id) in new.ids.enumerated() where reloaded[id] != nil {
+            candidates[offset / batchSize] = max(candidates[offset / batchSize] ?? 0, lastUse[id] ?? 0)
+        }
+        for (index, use) in candidates.sorted(by: { $0.value > $1.value }).prefix(maxCachedBatches) {
+            let ids = Array(new.ids[index * batchSize ..< min(new.ids.count, (index + 1) * batchSize)])
+            let objects = ids.compactMap { reloaded[$0] }
+            if objects.count == ids.count { cache[index] = CachedBatch(ids: ids, objects: objects, lastUse: use) }
+        }
+    }
+
+    /// Tells the delegate, in ``ResultsDiff`` order.
+    func notify(_ diff: ResultsDiff) {
+        guard let delegate = delegateStorage else { return }
+        delegate.resultsWillChange(self)
+        for change in diff.sectionChanges {
+            delegate.results(self, didChange: change.section, atSectionIndex: change.index, for: change.type)
+        }
+        for change in diff.rowChanges {
+            delegate.results(self, didChange: change.id, at: change.indexPath, for: change.type, newIndexPath: change.newIndexPath)
+        }
+        delegate.resultsDidChange(self)
+    }
+}

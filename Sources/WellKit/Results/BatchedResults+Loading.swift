@@ -1,0 +1,126 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// One loaded batch and when it was last used.
+struct CachedBatch<Element> {
+    var ids: [Int64]
+    var objects: [Element]
+    var lastUse: UInt64
+}
+
+extension BatchedResults {
+    /// The row at `indexPath`, loading its whole batch with one query if it is not cached.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let well = try results.object(at: IndexPath(section: 2, item: 14))
+    /// ```
+    ///
+    /// - Throws: ``StoreError/Code/invalidArgument`` when the index path is out of range or
+    ///   nothing was fetched; ``StoreError/Code/notFound`` when the row was deleted since the
+    ///   last fetch (``refresh()`` then reports it).
+    public func object(at indexPath: IndexPath) throws -> Element {
+        try withLock {
+            let current = try fetched()
+            let offset = try offset(of: indexPath, in: current)
+            return try batch(containing: offset, in: current)[offset % batchSize]
+        }
+    }
+
+    /// The rows of the batch holding the row at `offset`, from the cache or with one query.
+    func batch(containing offset: Int, in snapshot: ResultsSnapshot) throws -> [Element] {
+        let index = offset / batchSize
+        tick += 1
+        if var hit = cache[index] {
+            hit.lastUse = tick
+            cache[index] = hit
+            return hit.objects
+        }
+        let ids = Array(snapshot.ids[index * batchSize ..< min(snapshot.ids.count, (index + 1) * batchSize)])
+        let clock = ContinuousClock.now
+        let loaded = try store.pool.read { try load(ids, $0) }
+        store.trace?("total fetch execution time: \(String(format: "%.4f", (ContinuousClock.now - clock).seconds))s for \(loaded.count) rows")
+        let objects = try ids.map { id in
+            guard let object = loaded[id] else {
+                throw StoreError(.notFound, "well \(id) was deleted after the fetch; call refresh() or checkForChanges()")
+            }
+            return object
+        }
+        if cache.count >= maxCachedBatches, let oldest = cache.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
+            cache[oldest] = nil
+        }
+        cache[index] = CachedBatch(ids: ids, objects: objects, lastUse: tick)
+        return objects
+    }
+
+    /// Loads the rows of `ids` with one query, by id; deleted ids are absent from the result.
+    func load(_ ids: [Int64], _ db: Database) throws -> [Int64: Element] {
+        guard !ids.isEmpty else { return [:] }
+        statementCount += 1
+        let selection = Element.batchSelection
+        let compiled = try FetchRequest().compile(selection: selection + ["p.id"], joinDetails: Element.batchJoinsDetails)
+        let json = "[" + ids.map(String.init).joined(separator: ",") + "]"
+        let rows = try Row.fetchCursor(db, sql: compiled.sql + " WHERE p.id IN (SELECT value FROM json_each(?))", arguments: [json])
+        var objects: [Int64: Element] = [:]
+        objects.reserveCapacity(ids.count)
+        while let row = try rows.next() {
+            objects[row[selection.count]] = try Element(row: row)
+        }
+        return objects
+    }
+
+    /// Runs the id query: `p.id` and the section key, in sort order, stepped with the C API so
+    /// that no row object or string is made per row; a section name is made once per section.
+    func fetchSnapshot(_ db: Database) throws -> ResultsSnapshot {
+        statementCount += 1
+        let clock = ContinuousClock.now
+        let compiled = try request.compile(selection: ["p.id"] + (sectionKey.map { [$0.qualifiedColumn] } ?? []))
+        let statement = try db.makeStatement(sql: compiled.sql)
+        try statement.setArguments(compiled.arguments)
+        let handle = statement.sqliteStatement
+        defer { sqlite3_reset(handle) }
+        var ids: [Int64] = []
+        var sections: [ResultsSection] = []
+        var key: [UInt8]? = nil
+        let sectioned = sectionKey != nil
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+                                    sql: compiled.sql, arguments: compiled.arguments)
+            }
+            let offset = ids.count
+            ids.append(sqlite3_column_int64(handle, 0))
+            guard sectioned else { continue }
+            if sqlite3_column_type(handle, 1) == SQLITE_NULL {
+                if key == nil && !sections.isEmpty { continue }
+                key = nil
+                sections.append(ResultsSection(name: nil, offset: offset, count: 0))
+            } else {
+                let text = sqlite3_column_text(handle, 1)
+                let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, 1)))
+                if let key, !sections.isEmpty, key.elementsEqual(bytes) { continue }
+                key = Array(bytes)
+                sections.append(ResultsSection(name: String(decoding: bytes, as: UTF8.self), offset: offset, count: 0))
+            }
+        }
+        if ids.capacity > ids.count + ids.count / 32 {
+            // Growth by doubling can leave up to twice the memory needed; copy to the exact size.
+            ids = [Int64](unsafeUninitializedCapacity: ids.count) { buffer, count in
+                count = ids.withUnsafeBufferPointer { buffer.initialize(fromContentsOf: $0) }
+            }
+        }
+        if sectioned {
+            for k in sections.indices {
+                sections[k].count = (k + 1 < sections.count ? sections[k + 1].offset : ids.count) - sections[k].offset
+            }
+        } else {
+            sections = [ResultsSection(name: nil, offset: 0, count: ids.count)]
+        }
+        store.trace?("total fetch execution time: \(String(format: "%.4f", (ContinuousClock.now - clock).seconds))s for \(ids.count) ids")
+        return ResultsSnapshot(ids: ids, sections: sections)
+    }
+}

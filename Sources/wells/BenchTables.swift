@@ -1,0 +1,58 @@
+import Foundation
+import WellKit
+
+/// Text tables for the benchmark reports.
+enum BenchTables {
+    static func projection(_ report: ProjectionBenchmark.Report) -> String {
+        var lines = ["Projection vs objects: \(report.rows) rows (\(report.request)) from \(report.store), median of \(report.repeats) runs after a warm-up"]
+        let header = ["path", "rows", "time", "bytes/row", "allocs/row", "peak RSS", "SQL", "time ×", "bytes ×"]
+        var rows = [header]
+        for path in report.paths {
+            rows.append([
+                path.name, "\(path.rows)", String(format: "%.1f ms", path.medianSeconds * 1000),
+                String(format: "%.0f", path.retainedBytesPerRow), path.allocationsPerRow.map { String(format: "%.1f", $0) } ?? "n/a",
+                String(format: "%.0f MB", Double(path.peakResidentBytes) / 1_048_576), "\(path.statements)",
+                String(format: "%.2f", path.timeRatio), String(format: "%.2f", path.bytesRatio),
+            ])
+        }
+        lines += grid(rows)
+        if let pins = report.paths.first(where: { $0.name == "pins" }) {
+            lines.append(String(format: "Pins retain %.0f%% of the bytes per row of full objects (a %.0f%% saving).", pins.bytesRatio * 100, (1 - pins.bytesRatio) * 100))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func bbox(_ results: [BBoxBenchmark.Result], references: [(name: String, label: String, p50: Double, p99: Double)]) -> String {
+        var rows = [["viewport", "queries", "rows p50", "p50 µs", "p99 µs"] + references.map(\.name).uniqued().map { "\($0) p50 µs" }]
+        for result in results {
+            var row = [result.label, "\(result.queries)", String(format: "%.0f", result.rowsP50),
+                       String(format: "%.0f", result.p50Microseconds), String(format: "%.0f", result.p99Microseconds)]
+            for name in references.map(\.name).uniqued() {
+                let match = references.first { $0.name == name && $0.label == result.label }
+                row.append(match.map { String(format: "%.0f (×%.2f)", $0.p50, result.p50Microseconds / max($0.p50, 1e-9)) } ?? "")
+            }
+            rows.append(row)
+        }
+        return grid(rows).joined(separator: "\n")
+    }
+
+    static func grid(_ rows: [[String]]) -> [String] {
+        let widths = (0..<(rows.map(\.count).max() ?? 0)).map { k in rows.map { k < $0.count ? $0[k].count : 0 }.max() ?? 0 }
+        return rows.enumerated().flatMap { index, row -> [String] in
+            let line = row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  ")
+            return index == 0 ? [line, widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")] : [line]
+        }
+    }
+}
+
+extension Array where Element: Hashable {
+    func uniqued() -> [Element] {
+        var seen = Set<Element>()
+        return filter { seen.insert($0).inserted }
+    }
+}
+
+/// Benchmark paths that live outside the standard set.
+enum BenchmarkExtras {
+    static func controllerContenders() -> [ProjectionBenchmark.Contender] { [] }
+}

@@ -1,0 +1,125 @@
+import ArgumentParser
+import Foundation
+import WellKit
+
+extension Wells.Bench {
+    struct BBox: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "bbox",
+            abstract: "Time bounding-box fetches from street to province size: p50, p99 and rows per query.",
+            discussion: """
+                Viewports come from --queries (lines of label minLon minLat maxLon maxLat, as make_bbox_queries.py \
+                writes) or are centred on random wells. With --reference-query (limit_query.c built with gcc) the plain \
+                C R*Tree query runs on the same store and viewports, and its p50 is shown beside ours.
+                """)
+
+        @OptionGroup var store: StoreOptions
+
+        @Option(help: ArgumentHelp("Viewport sizes in degrees, comma-separated.", valueName: "list"))
+        var sizes = "0.005,0.05,0.5,5"
+
+        @Option(name: .customLong("per-size"), help: "Viewports per size.")
+        var perSize = 200
+
+        @Option(help: "A file of viewports to use instead of generated ones.")
+        var queries: String?
+
+        @Option(help: "Timed passes over all viewports, after a warm-up pass.")
+        var passes = 3
+
+        @Option(name: .customLong("reference-query"), help: "The limit_query binary to run on the same store and viewports.")
+        var referenceQuery: String?
+
+        @Option(help: "The report format.")
+        var format: ReportFormat = .table
+
+        func run() async throws {
+            do {
+                let wellStore = try store.open(create: false)
+                let viewports = try queries.map { try BBoxBenchmark.viewports(file: $0) }
+                    ?? BBoxBenchmark.viewports(store: wellStore, sizes: sizes.split(separator: ",").compactMap { Double($0) }, perSize: perSize, seed: 1)
+                let results = try BBoxBenchmark.run(store: wellStore, viewports: viewports, passes: passes)
+                var references: [(name: String, label: String, p50: Double, p99: Double)] = []
+                if let referenceQuery {
+                    references = try Self.limitQuery(referenceQuery, store: store.path, viewports: viewports, passes: passes)
+                }
+                if format == .json {
+                    struct Output: Encodable { var wellkit: [BBoxBenchmark.Result]; var references: [[String: String]] }
+                    let refs = references.map { ["name": $0.name, "label": $0.label, "p50_us": String($0.p50), "p99_us": String($0.p99)] }
+                    print(String(decoding: try JSONEncoder.pretty.encode(Output(wellkit: results, references: refs)), as: UTF8.self))
+                } else {
+                    print("Bounding-box fetches of WellPin from \(store.path): median over \(passes) passes of each statistic")
+                    print(BenchTables.bbox(results, references: references))
+                }
+            } catch {
+                throw Terminal.fail(error)
+            }
+        }
+
+        /// Runs limit_query.c with the same R*Tree join WellKit issues, and reads its JSON lines.
+        static func limitQuery(_ binary: String, store: String, viewports: [BBoxBenchmark.Viewport], passes: Int) throws
+            -> [(name: String, label: String, p50: Double, p99: Double)]
+        {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("wells-viewports-\(getpid()).tsv").path
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            try viewports.map { "\($0.label) \($0.box.minLongitude) \($0.box.minLatitude) \($0.box.maxLongitude) \($0.box.maxLatitude)" }
+                .joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+            let sql = """
+                SELECT p.id, p.name, p.lat, p.lon FROM idx_pins_geom r JOIN pins p ON p.id = r.pkid \
+                WHERE r.xmin <= ?3 AND r.xmax >= ?1 AND r.ymin <= ?4 AND r.ymax >= ?2 \
+                AND p.lon BETWEEN ?1 AND ?3 AND p.lat BETWEEN ?2 AND ?4
+                """
+            let output = try Subprocess.run(binary, ["--passes", "\(passes)", "--name", "c_rtree", store, file, sql]).stdout
+            return output.split(separator: "\n").compactMap { line in
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                      let label = object["label"] as? String, let p50 = object["p50_us"] as? Double else { return nil }
+                return ("C R*Tree", label, p50, object["p99_us"] as? Double ?? 0)
+            }
+        }
+    }
+
+    struct LoadSpeed: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "load",
+            abstract: "Time wells load on a file, beside sqlite3 .import, ogr2ogr and the C reference loader when available.",
+            discussion: """
+                Each tool loads the same file into a new file, --repeat times; medians are reported with rows per second \
+                and the ratio to wells. sqlite3 and ogr2ogr run when they are on PATH; the C reference loader \
+                (limit_load.c) runs when --reference-load names it, in WAL mode with Hilbert order, a packed R*Tree \
+                and a unique identifier index, the same work as wells load.
+                """)
+
+        @Option(help: "The well list to load (default: a generated synthetic file).")
+        var file: String?
+
+        @Option(help: "Rows to generate when no file is given.")
+        var count = 244_292
+
+        @Option(name: .customLong("repeat"), help: "Runs per tool; medians are reported.")
+        var repeats = 3
+
+        @Option(name: .customLong("reference-load"), help: "The limit_load binary (the C reference loader) to run beside wells.")
+        var referenceLoad: String?
+
+        @Option(help: "The report format.")
+        var format: ReportFormat = .table
+
+        func run() async throws {
+            do {
+                let report = try LoadRace(file: file, count: count, repeats: repeats, referenceLoad: referenceLoad).run()
+                if format == .json {
+                    print(String(decoding: try JSONEncoder.pretty.encode(report), as: UTF8.self))
+                } else {
+                    print("Load of \(report.file) (\(report.rows) rows, \(report.bytes / 1_048_576) MB), median of \(repeats) runs:")
+                    let rows = [["tool", "median", "rows/s", "× wells"]] + report.tools.map {
+                        [$0.name, String(format: "%.2f s", $0.medianSeconds), String(format: "%.0f", Double(report.rows) / $0.medianSeconds),
+                         String(format: "%.2f", $0.medianSeconds / report.tools[0].medianSeconds)]
+                    }
+                    print(BenchTables.grid(rows).joined(separator: "\n"))
+                }
+            } catch {
+                throw Terminal.fail(error)
+            }
+        }
+    }
+}

@@ -1,0 +1,272 @@
+import Foundation
+import GRDB
+import Testing
+@testable import WellKit
+
+/// A section as names and ids, comparable in expectations.
+private struct Section: Equatable, CustomStringConvertible {
+    var name: String?
+    var ids: [Int64]
+    var description: String { "\(name ?? "NULL"): \(ids)" }
+}
+
+/// SplitMix64: a small seeded generator, so every failing sequence can be replayed.
+private struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// A store of `count` wells with few distinct statuses and spud dates, so sections and ties abound.
+private struct World {
+    static let statuses: [String?] = ["Abandoned", "Flowing", "Pumping", "Suspended", nil]
+    static let dates: [String?] = ["2001-05-01", "2010-01-15", "2015-07-30", "2020-02-29", nil]
+
+    let store: WellStore
+    var random: SplitMix64
+    var serial = 0
+
+    init(count: Int, seed: UInt64) throws {
+        random = SplitMix64(state: seed)
+        store = try Fixtures.makeStore()
+        var csv = "uwi,name,lat,lon,status,operator,spud_date,total_depth\n"
+        for k in 0..<count {
+            let status = Self.statuses.randomElement(using: &random)! ?? ""
+            let date = Self.dates.randomElement(using: &random)! ?? ""
+            csv += "W-\(k),Well \(k),\(50 + Double(k) / 100),\(-114 - Double(k) / 100),\(status),Acme,\(date),\(1000 + k)\n"
+        }
+        _ = try store.load(csvAt: try Fixtures.file(csv))
+    }
+
+    func ids() throws -> [Int64] { try store.pool.read { try Int64.fetchAll($0, sql: "SELECT id FROM pins") } }
+
+    /// One random write: an insert, a delete, or an update of a plain field, the sort key or the section key.
+    mutating func mutate() throws {
+        let ids = try ids()
+        let kind = ids.isEmpty ? 0 : Int.random(in: 0..<6, using: &random)
+        let id = ids.randomElement(using: &random) ?? 0
+        let status = Self.statuses.randomElement(using: &random)!, date = Self.dates.randomElement(using: &random)!
+        serial += 1
+        let serial = serial
+        try store.pool.write { db in
+            switch kind {
+            case 0:
+                try db.execute(sql: "INSERT INTO pins(name, lat, lon, geom) VALUES (?, 49.5, -113.5, MakePoint(-113.5, 49.5, 4326))", arguments: ["New \(serial)"])
+                try db.execute(sql: "INSERT INTO details(pin_id, uwi, status, spud_date, total_depth) VALUES (?, ?, ?, ?, 500)",
+                               arguments: [db.lastInsertedRowID, "N-\(serial)", status, date])
+            case 1: try db.execute(sql: "DELETE FROM pins WHERE id = ?", arguments: [id])
+            case 2: try db.execute(sql: "UPDATE details SET operator = ? WHERE pin_id = ?", arguments: ["Op \(serial)", id])
+            case 3: try db.execute(sql: "UPDATE pins SET name = ? WHERE id = ?", arguments: ["Renamed \(serial)", id])
+            case 4: try db.execute(sql: "UPDATE details SET spud_date = ? WHERE pin_id = ?", arguments: [date, id])
+            default: try db.execute(sql: "UPDATE details SET status = ? WHERE pin_id = ?", arguments: [status, id])
+            }
+        }
+    }
+}
+
+/// Applies a diff to the old snapshot as a table view would: row deletes and move sources at old
+/// index paths, descending; section deletes; section inserts; row inserts and move targets at new
+/// index paths, ascending.
+private func apply(_ diff: ResultsDiff) -> [Section] {
+    var sections = diff.old.nested.map { Section(name: $0.name, ids: $0.ids) }
+    let removals = diff.rowChanges.filter { $0.type == .delete || $0.type == .move }.map { $0.indexPath! }.sorted(by: >)
+    for path in removals { sections[path.section].ids.remove(at: path.item) }
+    for change in diff.sectionChanges where change.type == .delete {
+        #expect(sections[change.index].ids.isEmpty, "deleted section \(change.index) still has rows")
+        sections.remove(at: change.index)
+    }
+    for change in diff.sectionChanges where change.type == .insert {
+        sections.insert(Section(name: change.section.name, ids: []), at: change.index)
+    }
+    let additions = diff.rowChanges.filter { $0.type == .insert || $0.type == .move }.map { ($0.newIndexPath!, $0.id) }.sorted { $0.0 < $1.0 }
+    for (path, id) in additions { sections[path.section].ids.insert(id, at: path.item) }
+    return sections
+}
+
+/// Checks that a diff is in Core Data's order and that every index path names its id.
+private func checkShape(_ diff: ResultsDiff) {
+    let order: [ChangeType: Int] = [.delete: 0, .insert: 1, .move: 2, .update: 3]
+    #expect(diff.rowChanges.map { order[$0.type]! } == diff.rowChanges.map { order[$0.type]! }.sorted())
+    let deletes = diff.rows(.delete).map { $0.indexPath! }, inserts = diff.rows(.insert).map { $0.newIndexPath! }
+    #expect(deletes == deletes.sorted(by: >))
+    #expect(inserts == inserts.sorted())
+    for change in diff.rowChanges {
+        if let path = change.indexPath { #expect(diff.old.ids[diff.old.sections[path.section].offset + path.item] == change.id) }
+        if let path = change.newIndexPath { #expect(diff.new.ids[diff.new.sections[path.section].offset + path.item] == change.id) }
+    }
+}
+
+/// The expected sections from an eager fetch of whole wells: runs of equal status, or one section.
+private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
+    guard sectioned else { return [Section(name: nil, ids: wells.map(\.id))] }
+    var sections: [Section] = []
+    for well in wells {
+        let status = well.detail[.status]
+        if sections.last.map({ $0.name == status }) == true { sections[sections.count - 1].ids.append(well.id) }
+        else { sections.append(Section(name: status, ids: [well.id])) }
+    }
+    return sections
+}
+
+@Suite struct BatchedResultsTests {
+    static let byDate = FetchRequest(sortDescriptors: [SortDescriptor(.spudDate, ascending: false)])
+
+    /// The oracle: random writes, then `refresh()`; the diff applied to the old snapshot must give
+    /// the new one, the new one must match an eager fetch, and so must every object.
+    @Test(arguments: [false, true], [1, 2, 3, 11, 12, 13])
+    func refreshDiffAppliesToOldSnapshot(sectioned: Bool, batchSize: Int) throws {
+        for (seed, myers) in [(UInt64(batchSize * 7 + (sectioned ? 1 : 0)), true), (UInt64(batchSize * 13 + 5), false)] {
+            var world = try World(count: 12, seed: seed)
+            let results = try BatchedResults<Well>(store: world.store, request: Self.byDate, batchSize: batchSize,
+                                                   sectionKey: sectioned ? .status : nil, maxCachedBatches: 3)
+            if !myers { results.collectionDifferenceLimit = 0 }
+            try results.performFetch()
+            for step in 0..<30 {
+                // Load a few batches so that updates to loaded rows are detected and the cache is rebuilt.
+                for _ in 0..<3 where results.fetchedCount > 0 {
+                    let offset = Int.random(in: 0..<results.fetchedCount, using: &world.random)
+                    _ = try results.object(at: results.snapshot!.indexPath(ofOffset: offset))
+                }
+                let cachedBefore = Dictionary(results.cache.values.flatMap { zip($0.ids, $0.objects) }, uniquingKeysWith: { a, _ in a })
+                let old = results.snapshot!
+                for _ in 0..<Int.random(in: 0...3, using: &world.random) { try world.mutate() }
+                let diff = try results.refresh()
+                let wells = try world.store.fetchWells(results.request)
+                let expected = eagerSections(wells, sectioned: sectioned)
+                let context = "seed \(seed) step \(step) batch \(batchSize) sectioned \(sectioned) myers \(myers)"
+                #expect(results.snapshot!.nested.map { Section(name: $0.name, ids: $0.ids) } == expected, "\(context)")
+                if let diff {
+                    checkShape(diff)
+                    #expect(diff.old == old)
+                    #expect(apply(diff) == expected, "\(context): \(diff.rowChanges)")
+                    let moved = Set(diff.rowChanges.filter { $0.type != .update }.map(\.id))
+                    let fresh = Dictionary(uniqueKeysWithValues: wells.map { ($0.id, $0) })
+                    let changed = Set(cachedBefore.filter { fresh[$0.key].map { well in well != $0.value } == true }.keys).subtracting(moved)
+                    #expect(Set(diff.rows(.update).map(\.id)) == changed, "\(context)")
+                } else {
+                    #expect(old.nested.map { Section(name: $0.name, ids: $0.ids) } == expected, "\(context): no diff reported")
+                }
+                var k = 0
+                for (s, section) in results.sections.enumerated() {
+                    for item in 0..<section.count {
+                        #expect(try results.object(at: IndexPath(section: s, item: item)) == wells[k], "\(context) at \(s):\(item)")
+                        k += 1
+                    }
+                }
+                #expect(k == wells.count)
+                #expect(results.cachedBatchCount <= 3)
+            }
+        }
+    }
+
+    @Test func requestWithoutSortsThrows() throws {
+        let world = try World(count: 3, seed: 1)
+        #expect(throws: StoreError.self) { try BatchedResults<WellPin>(store: world.store, request: FetchRequest()) }
+        do {
+            _ = try BatchedResults<WellPin>(store: world.store, request: FetchRequest(), sectionKey: .status)
+        } catch let error as StoreError {
+            #expect(error.code == .invalidArgument)
+            #expect(error.message.contains("sort descriptor"))
+        }
+    }
+
+    @Test func sectionKeyBecomesTheFirstSort() throws {
+        let world = try World(count: 3, seed: 1)
+        let inserted = try BatchedResults<WellPin>(store: world.store, request: Self.byDate, sectionKey: .status)
+        #expect(inserted.request.sortDescriptors == [SortDescriptor(.status), SortDescriptor(.spudDate, ascending: false)])
+        var request = Self.byDate
+        request.sortDescriptors.append(SortDescriptor(.status, ascending: false))
+        let moved = try BatchedResults<WellPin>(store: world.store, request: request, sectionKey: .status)
+        #expect(moved.request.sortDescriptors == [SortDescriptor(.status, ascending: false), SortDescriptor(.spudDate, ascending: false)])
+    }
+
+    @Test func statementCounts() throws {
+        let world = try World(count: 30, seed: 2)
+        let results = try BatchedResults<Well>(store: world.store, request: Self.byDate, batchSize: 5)
+        try results.performFetch()
+        #expect(results.statementsExecuted == 1)
+        #expect(results.fetchedCount == 30)
+        for item in [0, 7, 12] { _ = try results.object(at: IndexPath(section: 0, item: item)) }
+        #expect(results.statementsExecuted == 4)
+        for item in [1, 4, 8, 14] { _ = try results.object(at: IndexPath(section: 0, item: item)) }
+        #expect(results.statementsExecuted == 4)
+        #expect(try results.checkForChanges() == nil)
+        #expect(results.statementsExecuted == 4)
+    }
+
+    @Test func leastRecentlyUsedBatchIsEvicted() throws {
+        let world = try World(count: 30, seed: 3)
+        let results = try BatchedResults<WellPin>(store: world.store, request: Self.byDate, batchSize: 5, maxCachedBatches: 2)
+        try results.performFetch()
+        let before = results.statementsExecuted
+        for item in [0, 5, 10, 0] { _ = try results.object(at: IndexPath(section: 0, item: item)) }  // A, B, C, A
+        #expect(results.statementsExecuted - before == 4)
+        _ = try results.object(at: IndexPath(section: 0, item: 10))  // C is still cached
+        #expect(results.statementsExecuted - before == 4)
+    }
+
+    @Test func otherProcessDeleteIsFound() throws {
+        let world = try World(count: 10, seed: 4)
+        let results = try BatchedResults<WellPin>(store: world.store, request: Self.byDate, sectionKey: .status)
+        try results.performFetch()
+        #expect(try results.checkForChanges() == nil)
+        let victim = try results.id(at: IndexPath(section: 0, item: 0))
+        let other = try WellStore(path: world.store.path, mode: .existing)  // another process's connection
+        try other.pool.write { try $0.execute(sql: "DELETE FROM pins WHERE id = ?", arguments: [victim]) }
+        let diff = try #require(try results.checkForChanges())
+        #expect(diff.rows(.delete).map(\.id) == [victim])
+        #expect(diff.rowChanges.count == 1 + diff.rows(.move).count)
+        #expect(results.indexPath(for: victim) == nil)
+        #expect(try results.checkForChanges() == nil)
+    }
+
+    @Test func projectionsMatchEagerFetches() throws {
+        let world = try World(count: 25, seed: 5)
+        let summaries = try BatchedResults<WellSummary>(store: world.store, request: Self.byDate, batchSize: 4, sectionKey: .status)
+        let pins = try BatchedResults<WellPin>(store: world.store, request: Self.byDate, batchSize: 7)
+        try summaries.performFetch()
+        try pins.performFetch()
+        let wells = try world.store.fetchWells(summaries.request)
+        let flat = try summaries.sections.indices.flatMap { s in try (0..<summaries.numberOfObjects(inSection: s)).map { try summaries.object(at: IndexPath(section: s, item: $0)) } }
+        #expect(flat == wells.map { WellSummary(id: $0.id, identifier: $0.detail.identifier, name: $0.pin.name, status: $0.detail[.status], spudDate: $0.detail[.spudDate]) })
+        let eagerPins = try world.store.fetchPins(pins.request)
+        #expect(try (0..<pins.fetchedCount).map { try pins.object(at: IndexPath(section: 0, item: $0)) } == eagerPins)
+        #expect(summaries.sectionIndexTitles.allSatisfy { $0.count == 1 })
+        #expect(pins.indexPath(for: eagerPins[9].id) == IndexPath(section: 0, item: 9))
+    }
+
+    @Test func namedCacheSkipsTheQueryUntilTheStoreChanges() throws {
+        var world = try World(count: 8, seed: 6)
+        let name = "test-\(UUID().uuidString)"
+        let first = try BatchedResults<WellPin>(store: world.store, request: Self.byDate, cacheName: name)
+        try first.performFetch()
+        let second = try BatchedResults<WellPin>(store: world.store, request: Self.byDate, cacheName: name)
+        try second.performFetch()
+        #expect(second.statementsExecuted == 0)
+        #expect(second.snapshot == first.snapshot)
+        try world.mutate()
+        let third = try BatchedResults<WellPin>(store: world.store, request: Self.byDate, cacheName: name)
+        try third.performFetch()
+        #expect(third.statementsExecuted == 1)
+        BatchedResults<WellPin>.deleteCache(named: name)
+    }
+
+    @Test func observationReportsSameProcessWrites() async throws {
+        let world = try World(count: 6, seed: 7)
+        let results = try BatchedResults<WellPin>(store: world.store, request: Self.byDate)
+        try results.performFetch()
+        let seen = Mutexed<[ResultsDiff]>([])
+        results.startObserving(interval: .seconds(30)) { diff in seen.withLock { $0.append(diff) } }
+        let victim = try results.id(at: IndexPath(section: 0, item: 2))
+        try world.store.pool.write { try $0.execute(sql: "DELETE FROM pins WHERE id = ?", arguments: [victim]) }
+        // The poll interval is 30 s: only the region observation can report the delete in time.
+        for _ in 0..<200 where seen.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
+        results.stopObserving()
+        #expect(seen.withLock { $0.flatMap { $0.rows(.delete).map(\.id) } } == [victim])
+    }
+}
