@@ -50,7 +50,7 @@ extension Wells {
             } else {
                 let width = pairs.map(\.0.count).max() ?? 0
                 for (key, value) in pairs {
-                    let text = String.fromDatabaseValue(value) ?? Double.fromDatabaseValue(value).map { "\($0)" } ?? ""
+                    let text = ResultWriter.text(value)
                     print("\(key.padding(toLength: width, withPad: " ", startingAt: 0))  \(text)")
                 }
             }

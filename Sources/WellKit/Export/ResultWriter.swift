@@ -132,7 +132,8 @@ public final class ResultWriter {
 
     // MARK: - Values
 
-    static func text(_ value: DatabaseValue) -> String {
+    /// A value as plain text: numbers in their shortest form, NULL as empty.
+    public static func text(_ value: DatabaseValue) -> String {
         switch value.storage {
         case .null: ""
         case .int64(let n): String(n)

@@ -249,13 +249,28 @@ public final class CSVReader {
         let line = nextLine
         var k = recordStart
         var lineNumber = line
+        /// The index just past the line break at `k` (LF, CRLF or a lone CR), or nil if `k` holds none.
+        func pastBreak(_ k: Int) -> Int? {
+            if buf[k] == 0x0A { return k + 1 }
+            if buf[k] == 0x0D { return k + 1 < end && buf[k + 1] == 0x0A ? k + 2 : k + 1 }
+            return nil
+        }
         // Skip the record's complete lines before the one where the quote opened.
         while lineNumber < openLine, k < end {
-            if buf[k] == 0x0A { lineNumber += 1 }
+            if let next = pastBreak(k) {
+                lineNumber += 1
+                k = next
+            } else {
+                k += 1
+            }
+        }
+        while k < end {
+            if let next = pastBreak(k) {
+                k = next
+                break
+            }
             k += 1
         }
-        while k < end && buf[k] != 0x0A { k += 1 }
-        if k < end { k += 1 }
         recordRange = recordStart..<k
         lastRecordOffsets = (baseOffset + bytesConsumed)..<(baseOffset + bytesConsumed + k - recordStart)
         bytesConsumed += k - recordStart

@@ -5,6 +5,8 @@
 enum ValueParsing {
     /// Parses a decimal number such as `"1234.5"`, `"-85.26"` or `"1,234.5"`; nil if it is not one.
     static func number(_ text: String) -> Double? {
+        // Decimal only: `Double.init` would also take hex such as "0x10".
+        guard text.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || "+-.eE,".utf8.contains($0) }) else { return nil }
         if let value = Double(text), value.isFinite { return value }
         // Thousands separators, as in "1,234.5", only in their proper places.
         guard text.contains(","), text.range(of: #"^-?\d{1,3}(,\d{3})+(\.\d+)?$"#, options: .regularExpression) != nil
@@ -37,7 +39,7 @@ enum ValueParsing {
             (year, month, day) = (y, m, d)
         } else {
             let parts = text.split(separator: " ", maxSplits: 1).first?.split(separator: "/", omittingEmptySubsequences: false) ?? []
-            guard parts.count == 3, parts[2].count == 4, (1...2).contains(parts[0].count), (1...2).contains(parts[1].count),
+            guard parts.count == 3, parts.allSatisfy({ $0.allSatisfy(\.isASCIIDigit) }), parts[2].count == 4, (1...2).contains(parts[0].count), (1...2).contains(parts[1].count),
                   let m = Int(parts[0]), let d = Int(parts[1]), let y = Int(parts[2]) else { return nil }
             (year, month, day) = (y, m, d)
         }
@@ -101,4 +103,8 @@ struct ExtraJSON {
         }
         out += "\""
     }
+}
+
+private extension Character {
+    var isASCIIDigit: Bool { isASCII && isNumber }
 }

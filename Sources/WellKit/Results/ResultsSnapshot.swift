@@ -54,7 +54,7 @@ public struct ResultsSnapshot: Sendable, Equatable {
     }
 
     /// The section holding the row at `offset` in ``ids``, by binary search.
-    func sectionIndex(ofOffset offset: Int) -> Int {
+    public func sectionIndex(ofOffset offset: Int) -> Int {
         var low = 0, high = sections.count - 1
         while low < high {
             let middle = (low + high + 1) / 2
@@ -63,8 +63,8 @@ public struct ResultsSnapshot: Sendable, Equatable {
         return low
     }
 
-    /// The index path of the row at `offset` in ``ids``.
-    func indexPath(ofOffset offset: Int) -> IndexPath {
+    /// The index path of the row at `offset` in ``ids``: pages of a flat list map to index paths this way.
+    public func indexPath(ofOffset offset: Int) -> IndexPath {
         let section = sectionIndex(ofOffset: offset)
         return IndexPath(section: section, item: offset - sections[section].offset)
     }

@@ -25,6 +25,8 @@ private struct SplitMix64: RandomNumberGenerator {
 /// A store of `count` wells with few distinct statuses and spud dates, so sections and ties abound.
 private struct World {
     static let statuses: [String?] = ["Abandoned", "Flowing", "Pumping", "Suspended", nil]
+    /// Statuses that only writes give, so that their sections come and go.
+    static let rare: [String?] = ["Cancelled", "Drilling"]
     static let dates: [String?] = ["2001-05-01", "2010-01-15", "2015-07-30", "2020-02-29", nil]
 
     let store: WellStore
@@ -48,9 +50,11 @@ private struct World {
     /// One random write: an insert, a delete, or an update of a plain field, the sort key or the section key.
     mutating func mutate() throws {
         let ids = try ids()
+        let rareIDs = try store.pool.read { try Int64.fetchAll($0, sql: "SELECT pin_id FROM details WHERE status IN ('Cancelled', 'Drilling')") }
         let kind = ids.isEmpty ? 0 : Int.random(in: 0..<6, using: &random)
-        let id = ids.randomElement(using: &random) ?? 0
-        let status = Self.statuses.randomElement(using: &random)!, date = Self.dates.randomElement(using: &random)!
+        // Half the writes to an existing well hit one in a rare section, to empty it.
+        let id = (Bool.random(using: &random) ? rareIDs.randomElement(using: &random) : nil) ?? ids.randomElement(using: &random) ?? 0
+        let status = (Self.statuses + Self.rare).randomElement(using: &random)!, date = Self.dates.randomElement(using: &random)!
         serial += 1
         let serial = serial
         try store.pool.write { db in
@@ -120,6 +124,7 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
     /// the new one, the new one must match an eager fetch, and so must every object.
     @Test(arguments: [false, true], [1, 2, 3, 11, 12, 13])
     func refreshDiffAppliesToOldSnapshot(sectioned: Bool, batchSize: Int) throws {
+        var seen: [String: Int] = [:]
         for (seed, myers) in [(UInt64(batchSize * 7 + (sectioned ? 1 : 0)), true), (UInt64(batchSize * 13 + 5), false)] {
             var world = try World(count: 12, seed: seed)
             let results = try BatchedResults<Well>(store: world.store, request: Self.byDate, batchSize: batchSize,
@@ -141,12 +146,14 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
                 let context = "seed \(seed) step \(step) batch \(batchSize) sectioned \(sectioned) myers \(myers)"
                 #expect(results.snapshot!.nested.map { Section(name: $0.name, ids: $0.ids) } == expected, "\(context)")
                 if let diff {
+                    for change in diff.rowChanges { seen[change.type.rawValue, default: 0] += 1 }
+                    for change in diff.sectionChanges { seen["section " + change.type.rawValue, default: 0] += 1 }
                     checkShape(diff)
                     #expect(diff.old == old)
                     #expect(apply(diff) == expected, "\(context): \(diff.rowChanges)")
                     let moved = Set(diff.rowChanges.filter { $0.type != .update }.map(\.id))
                     let fresh = Dictionary(uniqueKeysWithValues: wells.map { ($0.id, $0) })
-                    let changed = Set(cachedBefore.filter { fresh[$0.key].map { well in well != $0.value } == true }.keys).subtracting(moved)
+                    let changed = Set(cachedBefore.compactMap { id, cached in fresh[id].flatMap { $0 != cached ? id : nil } }).subtracting(moved)
                     #expect(Set(diff.rows(.update).map(\.id)) == changed, "\(context)")
                 } else {
                     #expect(old.nested.map { Section(name: $0.name, ids: $0.ids) } == expected, "\(context): no diff reported")
@@ -162,6 +169,9 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
                 #expect(results.cachedBatchCount <= 3)
             }
         }
+        // The sequences must have exercised every kind of change.
+        let kinds = ["insert", "delete", "move", "update"] + (sectioned ? ["section insert", "section delete"] : [])
+        for kind in kinds { #expect(seen[kind, default: 0] > 0, "no \(kind) in \(seen)") }
     }
 
     @Test func requestWithoutSortsThrows() throws {
@@ -263,7 +273,7 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
         let seen = Mutexed<[ResultsDiff]>([])
         results.startObserving(interval: .seconds(30)) { diff in seen.withLock { $0.append(diff) } }
         let victim = try results.id(at: IndexPath(section: 0, item: 2))
-        try world.store.pool.write { try $0.execute(sql: "DELETE FROM pins WHERE id = ?", arguments: [victim]) }
+        try await world.store.pool.write { try $0.execute(sql: "DELETE FROM pins WHERE id = ?", arguments: [victim]) }
         // The poll interval is 30 s: only the region observation can report the delete in time.
         for _ in 0..<200 where seen.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
         results.stopObserving()

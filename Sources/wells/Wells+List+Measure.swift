@@ -1,0 +1,82 @@
+import Foundation
+import Glibc
+import WellKit
+
+/// `wells list --measure` (hidden): BatchedResults against an eager fetch of the same request, as JSON.
+///
+/// For example:
+///
+/// ```sh
+/// wells list --db /tmp/frc.sqlite --sort detail.spud_date:desc --section status --measure
+/// ```
+///
+/// It reports the median of 5 `performFetch()` runs, the median time of 200 `object(at:)`
+/// calls on rows of 200 distinct batches not loaded (each must run exactly one query), the id
+/// storage (array capacities, bytes per well), the heap (`mallinfo2`) and resident
+/// (`/proc/self/statm`) growth of the first fetch, and then, in the same process, the time and
+/// memory of `fetchWells(request)` for every well: an eager fetch's first row comes after the last.
+enum ListMeasurement {
+    static func run(store: WellStore, request: FetchRequest, sectionKey: WellField?, batchSize: Int) throws -> String {
+        let heap0 = MemoryProbe.heapBytesInUse, rss0 = residentBytes()
+        let results = try BatchedResults<Well>(store: store, request: request, batchSize: batchSize, sectionKey: sectionKey)
+        var fetchTimes: [Double] = []
+        var firstFetch: (heap: Int, rss: Int) = (0, 0)
+        for run in 0..<5 {
+            fetchTimes.append(try seconds { try results.performFetch() })
+            if run == 0 { firstFetch = (MemoryProbe.heapBytesInUse - heap0, residentBytes() - rss0) }
+        }
+        let snapshot = results.snapshot!
+        let count = snapshot.ids.count
+        let batches = (count + batchSize - 1) / batchSize
+        var random = SystemRandomNumberGenerator()
+        var batchIndices = Array(0..<batches).shuffled(using: &random).prefix(200)
+        if batchIndices.count < 200 { batchIndices = batchIndices.prefix(batchIndices.count) }
+        var rowTimes: [Double] = []
+        var extraQueries = 0
+        for batch in batchIndices {
+            let offset = min(count - 1, batch * batchSize + Int.random(in: 0..<batchSize, using: &random))
+            let path = snapshot.indexPath(ofOffset: offset)
+            let before = results.statementsExecuted
+            rowTimes.append(try seconds { _ = try results.object(at: path) })
+            extraQueries += results.statementsExecuted - before - 1
+        }
+        let idBytes = results.idStorageBytes
+        let cachedRows = results.cachedBatchCount * batchSize
+
+        let heap1 = MemoryProbe.heapBytesInUse, rss1 = residentBytes()
+        var wells: [Well] = []
+        let eager = try seconds { wells = try store.fetchWells(request) }
+        let eagerHeap = MemoryProbe.heapBytesInUse - heap1, eagerRSS = residentBytes() - rss1
+        let eagerCount = wells.count
+        wells = []
+
+        func ms(_ s: Double) -> String { String(format: "%.3f", s * 1000) }
+        func perWell(_ bytes: Int) -> String { String(format: "%.2f", Double(bytes) / Double(max(1, count))) }
+        return """
+            {"wells":\(count),"sections":\(snapshot.sections.count),"sort":"\(request.sortDescriptors.map { "\($0.field.rawValue):\($0.ascending ? "asc" : "desc")" }.joined(separator: ","))",\
+            "sectionKey":\(sectionKey.map { "\"\($0.rawValue)\"" } ?? "null"),"batchSize":\(batchSize),
+             "performFetchMedianMs":\(ms(Statistics.median(fetchTimes))),"performFetchRunsMs":[\(fetchTimes.map(ms).joined(separator: ","))],
+             "unloadedRowMedianMs":\(ms(Statistics.median(rowTimes))),"unloadedRowP99Ms":\(ms(Statistics.percentile(rowTimes, 0.99))),"unloadedRowSamples":\(rowTimes.count),"unexpectedQueries":\(extraQueries),
+             "idStorageBytes":\(idBytes),"idStorageBytesPerWell":\(perWell(idBytes)),"cachedBatchRows":\(cachedRows),
+             "firstFetchHeapDeltaBytes":\(firstFetch.heap),"firstFetchHeapBytesPerWell":\(perWell(firstFetch.heap)),
+             "firstFetchRSSDeltaBytes":\(firstFetch.rss),"firstFetchRSSBytesPerWell":\(perWell(firstFetch.rss)),
+             "eagerWells":\(eagerCount),"eagerTimeToFirstRowMs":\(ms(eager)),
+             "eagerHeapDeltaBytes":\(eagerHeap),"eagerHeapBytesPerWell":\(perWell(eagerHeap)),
+             "eagerRSSDeltaBytes":\(eagerRSS),"eagerRSSBytesPerWell":\(perWell(eagerRSS))}
+            """
+    }
+
+    static func seconds(_ body: () throws -> Void) rethrows -> Double {
+        let start = ContinuousClock.now
+        try body()
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    }
+
+    /// Resident bytes from the second field of `/proc/self/statm`, in pages.
+    static func residentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        return fields.count > 1 ? (Int(fields[1]) ?? 0) * sysconf(Int32(_SC_PAGESIZE)) : 0
+    }
+}

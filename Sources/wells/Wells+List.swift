@@ -1,0 +1,211 @@
+import ArgumentParser
+import Foundation
+import GRDB
+import WellKit
+
+extension Wells {
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print one page of sorted, optionally sectioned wells, loading only that page.",
+            discussion: """
+                Like a table view over NSFetchedResultsController: one query fetches the ids (and section \
+                keys) in order, one more loads the page's batch. Sections are runs of equal values of the \
+                --section field, which becomes the first sort. Index paths in --watch output are section:item, from 0.
+
+                Examples:
+                  wells list --sort detail.spud_date:desc --section status --page 3
+                  wells list --where 'status = Abandoned' --sort name --fields id,uwi,name,spud_date --format json
+                  wells list --sort detail.spud_date:desc --watch
+                """)
+
+        @OptionGroup var query: QueryOptions
+        @OptionGroup var store: StoreOptions
+
+        @Option(help: ArgumentHelp("Group wells into sections by this field, such as status.", valueName: "field"))
+        var section: String?
+
+        @Option(name: .customLong("batch-size"), help: "The number of wells per page and per loaded batch.")
+        var batchSize = 20
+
+        @Option(help: "The page to print, counting from 1.")
+        var page = 1
+
+        @Flag(help: "Keep the page open and print each change to the results every 250 ms until Ctrl-C.")
+        var watch = false
+
+        @Flag(help: .hidden)
+        var measure = false
+
+        func validate() throws {
+            if batchSize < 1 { throw ValidationError("--batch-size \(batchSize) must be 1 or more.") }
+            if page < 1 { throw ValidationError("--page \(page) must be 1 or more.") }
+            if query.format != .table && query.format != .json { throw ValidationError("--format must be table or json for list.") }
+        }
+
+        func run() async throws {
+            do {
+                let opened = try store.open(create: false)
+                var request = try query.request()
+                if request.sortDescriptors.isEmpty { request.sortDescriptors = [SortDescriptor(.id)] }
+                let sectionKey = try section.map { try WellField(keyPath: $0) }
+                if measure {
+                    print(try ListMeasurement.run(store: opened, request: request, sectionKey: sectionKey, batchSize: batchSize))
+                    return
+                }
+                let results = try BatchedResults<Well>(store: opened, request: request, batchSize: batchSize, sectionKey: sectionKey)
+                try results.performFetch()
+                let output = try render(results)
+                FileHandle.standardOutput.write(Data(output.utf8))
+                guard watch else { return }
+                while true {
+                    try await Task.sleep(for: .milliseconds(250))
+                    guard let diff = try results.checkForChanges() else { continue }
+                    FileHandle.standardOutput.write(Data(try describe(diff, results).utf8))
+                }
+            } catch {
+                throw Terminal.fail(error)
+            }
+        }
+
+        /// The page: section headers with their counts, the rows, and the footer.
+        func render(_ results: BatchedResults<Well>) throws -> String {
+            let snapshot = results.snapshot!
+            let count = snapshot.ids.count
+            let pages = max(1, (count + batchSize - 1) / batchSize)
+            guard page <= pages else {
+                throw StoreError(.invalidArgument, "page \(page) is past the last page, \(pages), of \(count) wells at \(batchSize) a page")
+            }
+            let fields = try query.fieldList()
+            var rows: [(section: Int, values: [DatabaseValue])] = []
+            for offset in (page - 1) * batchSize ..< min(count, page * batchSize) {
+                let path = snapshot.indexPath(ofOffset: offset)
+                let well = try results.object(at: path)
+                rows.append((path.section, fields.map { $0.value(in: well) }))
+            }
+            let sectioned = results.sectionKey != nil
+            let footer = "page \(grouped(page)) of \(grouped(pages)) · \(grouped(count)) well\(count == 1 ? "" : "s")"
+                + (sectioned ? " in \(grouped(snapshot.sections.count)) section\(snapshot.sections.count == 1 ? "" : "s")" : "")
+                + " · \(results.statementsExecuted) quer\(results.statementsExecuted == 1 ? "y" : "ies")"
+            if query.format == .json {
+                return json(rows: rows, fields: fields, snapshot: snapshot, sectioned: sectioned, pages: pages, queries: results.statementsExecuted)
+            }
+            let header = fields.map(\.rawValue)
+            var widths = header.map(\.count)
+            for row in rows { for (k, value) in row.values.enumerated() { widths[k] = min(40, max(widths[k], text(value).count)) } }
+            func line(_ cells: [String]) -> String {
+                zip(cells, widths).map { cell, width in
+                    cell.count > width ? String(cell.prefix(width - 1)) + "…" : cell.padding(toLength: width, withPad: " ", startingAt: 0)
+                }.joined(separator: "  ").trimmingCharacters(in: .whitespaces) + "\n"
+            }
+            var out = line(header) + widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n"
+            var current = -1
+            for row in rows {
+                if sectioned && row.section != current {
+                    current = row.section
+                    let info = snapshot.sections[current]
+                    out += "== \(info.name ?? "(no \(results.sectionKey!.rawValue))") (\(grouped(info.count)) well\(info.count == 1 ? "" : "s")) ==\n"
+                }
+                out += line(row.values.map(text))
+            }
+            return out + footer + "\n"
+        }
+
+        /// The page as one JSON object: paging, counts, and the page's sections with their rows.
+        func json(rows: [(section: Int, values: [DatabaseValue])], fields: [WellField], snapshot: ResultsSnapshot,
+                  sectioned: Bool, pages: Int, queries: Int) -> String {
+            var objects: [String] = []
+            let writer = ResultWriter(format: .ndjson, columns: fields.map(\.rawValue)) { objects.append(String($0.dropLast())) }
+            for row in rows { writer.write(row.values) }
+            var parts: [String] = []
+            var start = 0
+            while start < rows.count {
+                let index = rows[start].section
+                var end = start
+                while end < rows.count && rows[end].section == index { end += 1 }
+                let info = snapshot.sections[index]
+                let name = info.name.map(jsonString) ?? "null"
+                parts.append(#"{"name":\#(name),"count":\#(info.count),"rows":[\#(objects[start..<end].joined(separator: ","))]}"#)
+                start = end
+            }
+            return #"{"page":\#(page),"pages":\#(pages),"count":\#(snapshot.ids.count),"sectionCount":\#(sectioned ? snapshot.sections.count : 1),"#
+                + #""queries":\#(queries),"sections":[\#(parts.joined(separator: ",\n"))]}"# + "\n"
+        }
+
+        /// One line per change: `+ insert 2:14 uwi …`, `- delete …`, `> move …`, `~ update …`; at most 50.
+        func describe(_ diff: ResultsDiff, _ results: BatchedResults<Well>) throws -> String {
+            var lines: [String] = []
+            for change in diff.sectionChanges {
+                let name = change.section.name ?? "(no \(results.sectionKey?.rawValue ?? "value"))"
+                lines.append("\(change.type == .insert ? "+" : "-") section \(change.index) \(name) (\(grouped(change.section.count)) wells)")
+            }
+            for change in diff.rowChanges.prefix(50) {
+                let label = try change.newIndexPath.map { path -> String in
+                    let well = try results.object(at: path)
+                    return "uwi \(well.detail.identifier)" + (well.pin.name.map { " \($0)" } ?? "")
+                } ?? "id \(change.id)"
+                switch change.type {
+                case .insert: lines.append("+ insert \(change.newIndexPath!) \(label)")
+                case .delete: lines.append("- delete \(change.indexPath!) \(label)")
+                case .move: lines.append("> move \(change.indexPath!) → \(change.newIndexPath!) \(label)")
+                case .update: lines.append("~ update \(change.newIndexPath!) \(label)")
+                }
+            }
+            if diff.rowChanges.count > 50 { lines.append("… and \(grouped(diff.rowChanges.count - 50)) more changes") }
+            lines.append("now \(grouped(results.fetchedCount)) wells · \(results.statementsExecuted) queries")
+            return lines.joined(separator: "\n") + "\n"
+        }
+    }
+}
+
+extension WellField {
+    /// The field's value in a whole well.
+    fileprivate func value(in well: Well) -> DatabaseValue {
+        switch self {
+        case .id: return well.pin.id.databaseValue
+        case .name: return well.pin.name.databaseValue
+        case .latitude: return well.pin.latitude.databaseValue
+        case .longitude: return well.pin.longitude.databaseValue
+        case .identifier: return well.detail.identifier.databaseValue
+        default: return well.detail.values[self] ?? .null
+        }
+    }
+}
+
+/// A value as table text: numbers without a needless `.0`.
+private func text(_ value: DatabaseValue) -> String {
+    switch value.storage {
+    case .null: ""
+    case .int64(let n): String(n)
+    case .double(let d): d.rounded() == d && abs(d) < 1e15 ? String(Int64(d)) : "\(d)"
+    case .string(let s): s.replacingOccurrences(of: "\n", with: " ")
+    case .blob(let data): data.base64EncodedString()
+    }
+}
+
+/// A JSON string literal.
+private func jsonString(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out + "\""
+}
+
+/// `244292` as `244,292`.
+private func grouped(_ number: Int) -> String {
+    let digits = String(number.magnitude)
+    var out = ""
+    for (k, digit) in digits.enumerated() {
+        if k > 0 && (digits.count - k) % 3 == 0 { out += "," }
+        out.append(digit)
+    }
+    return (number < 0 ? "-" : "") + out
+}
