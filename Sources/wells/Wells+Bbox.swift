@@ -11,7 +11,7 @@ extension Wells {
                 Examples:
                   wells bbox -114.2,50.9,-113.9,51.2 --db wells.sqlite
                   wells bbox -114.2,50.9,-113.9,51.2 --format geojson > calgary.geojson
-                  wells bbox -- -90.1,35,-89.9,35.2 --where 'status = Abandoned' --format csv
+                  wells bbox -90.1,35,-89.9,35.2 --where 'status = Abandoned' --format csv
                 """)
 
         @Argument(help: ArgumentHelp("The box: minLon,minLat,maxLon,maxLat.", valueName: "box"))

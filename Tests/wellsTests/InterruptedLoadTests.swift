@@ -1,0 +1,71 @@
+import Foundation
+import GRDB
+import Testing
+@testable import WellKit
+
+/// Kills `wells load` part-way and checks that the store is exactly as it was.
+@Suite(.serialized) struct InterruptedLoadTests {
+    /// The `wells` executable next to the test bundle.
+    static var wells: String {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        return directory.appendingPathComponent("wells").path
+    }
+
+    /// A digest of everything a load writes, to compare before and after.
+    static func fingerprint(_ path: String) throws -> String {
+        let store = try WellStore(path: path, mode: .existing)
+        return try store.pool.read { db in
+            let parts = try [
+                "SELECT count(*), total(id), total(lat), total(lon) FROM pins",
+                "SELECT count(*), total(pin_id), group_concat(uwi) FROM (SELECT pin_id, uwi FROM details ORDER BY pin_id)",
+                "SELECT count(*), group_concat(sha256) FROM loads",
+                "SELECT count(*) FROM rejects",
+                "SELECT count(*), total(pkid) FROM idx_pins_geom",
+                "SELECT rtreecheck('idx_pins_geom')",
+                "SELECT group_concat(name) FROM (SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name)",
+            ].map { sql in try Row.fetchOne(db, sql: sql).map { "\($0)" } ?? "" }
+            return parts.joined(separator: "\n")
+        }
+    }
+
+    @Test(arguments: [SIGKILL, SIGINT])
+    func killedLoadLeavesStoreUnchanged(signal: Int32) throws {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.wells), "build the wells executable first")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wells-kill-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("wells.sqlite").path
+        let small = directory.appendingPathComponent("small.csv").path
+        let big = directory.appendingPathComponent("big.csv").path
+        try WellGenerator(count: 2_000, seed: 5).write(toFileAt: small)
+        try WellGenerator(count: 244_292, seed: 6).write(toFileAt: big)
+        _ = try WellStore(path: store).load(csvAt: small)
+        let before = try Self.fingerprint(store)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.wells)
+        process.arguments = ["load", big, "--db", store, "--quiet"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait until the load is writing (its WAL grows past the small load's), then kill it.
+        let wal = store + "-wal"
+        let deadline = Date().addingTimeInterval(120)
+        var walAtStart: Int?
+        while process.isRunning && Date() < deadline {
+            let size = (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
+            if walAtStart == nil { walAtStart = size }
+            if size > (walAtStart ?? 0) + 4_000_000 { break }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        #expect(process.isRunning, "the load finished before it could be interrupted")
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        #expect(try Self.fingerprint(store) == before)
+        // And the store still takes a load afterwards.
+        let summary = try WellStore(path: store).load(csvAt: small)
+        #expect(summary.updated == 2_000)
+    }
+}
