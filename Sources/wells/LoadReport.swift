@@ -26,7 +26,7 @@ struct LoadReport {
         if !dryRun { lines.append("  updated                \(count(summary.updated))") }
         lines.append("  rejected               \(count(summary.rejected))")
         for (reason, n) in summary.rejectReasons.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) {
-            lines.append("    \(reason.padding(toLength: 21, withPad: " ", startingAt: 0)) \(count(n))")
+            lines.append("    \(reason.padding(toLength: 28, withPad: " ", startingAt: 0)) \(count(n))")
         }
         if summary.duplicates > 0 {
             lines.append("  duplicate identifiers  \(count(summary.duplicates)) (rows rejected so that one row per identifier loads)")
@@ -38,6 +38,11 @@ struct LoadReport {
             let fields = summary.badValuesByField.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             lines.append("  bad values kept as text \(count(summary.badValues)) (\(fields)); in details.extra")
         }
+        if summary.crs != "EPSG:4326" || !summary.transformations.isEmpty {
+            lines.append("  coordinates            \(summary.crs)")
+            for transformation in summary.transformations { lines.append("    \(transformation)") }
+        }
+        for warning in summary.warnings { lines.append("warning: \(warning)") }
         if summary.rejected > 0 && !dryRun {
             lines.append("Rejected rows: sqlite3 \(store) \"SELECT line, \\\"column\\\", reason FROM rejects WHERE load_id = \(summary.loadID ?? 0)\"")
         }

@@ -29,6 +29,27 @@ extension Wells {
         @Option(name: .customLong("map"), help: ArgumentHelp("Map a field to a source column, as field=Column (repeatable).", valueName: "field=Column"))
         var mappings: [String] = []
 
+        @Option(help: ArgumentHelp("The CRS of the coordinate columns, such as EPSG:26916 or EPSG:4267 (default: EPSG:4326).", valueName: "crs"))
+        var crs: String?
+
+        @Option(help: ArgumentHelp("The easting or longitude column, for coordinates in --crs.", valueName: "column"))
+        var x: String?
+
+        @Option(help: ArgumentHelp("The northing or latitude column, for coordinates in --crs.", valueName: "column"))
+        var y: String?
+
+        @Option(name: .customLong("datum-column"), help: ArgumentHelp("A column giving each row's datum, such as NAD27, NAD83 or WGS84.", valueName: "column"))
+        var datumColumn: String?
+
+        @Option(name: .customLong("datum"), help: ArgumentHelp("Map a datum name in --datum-column to a CRS, as NAME=EPSG:CODE (repeatable).", valueName: "name=crs"))
+        var datums: [String] = []
+
+        @Flag(help: "Read coordinates as degrees-minutes-seconds, compact (875013.67) or with symbols (36°54'1.2\"N).")
+        var dms = false
+
+        @Flag(name: .customLong("implied-west"), help: "With --dms, treat unsigned longitudes as west, as US lists write them.")
+        var impliedWest = false
+
         @Option(help: "The delimiter: comma, tab, semicolon or pipe (default: detected from the header).")
         var delimiter: Delimiter?
 
@@ -70,6 +91,11 @@ extension Wells {
             for mapping in mappings where !mapping.contains("=") {
                 throw ValidationError("--map \"\(mapping)\" is not field=Column, for example --map lat=SURF_LAT")
             }
+            for datum in datums where !datum.contains("=") {
+                throw ValidationError("--datum \"\(datum)\" is not NAME=CRS, for example --datum NAD27=EPSG:4267")
+            }
+            if (x == nil) != (y == nil) { throw ValidationError("give both --x and --y, or neither") }
+            if x != nil && crs == nil { throw ValidationError("--x and --y need --crs, the CRS of those columns, such as --crs EPSG:26916") }
         }
 
         func run() async throws {
@@ -79,6 +105,11 @@ extension Wells {
                 options.mapping[String(parts[0])] = String(parts[1])
             }
             options.delimiter = delimiter?.byte
+            options.coordinates = CoordinateOptions(crs: crs, xColumn: x, yColumn: y, datumColumn: datumColumn, dms: dms, impliedWest: impliedWest)
+            for datum in datums {
+                let parts = datum.split(separator: "=", maxSplits: 1).map(String.init)
+                options.coordinates.datums[parts[0]] = parts[1]
+            }
             options.onDuplicate = onDuplicate
             options.onMissingIdentifier = onMissingID
             options.dryRun = dryRun

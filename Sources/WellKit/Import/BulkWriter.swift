@@ -50,7 +50,7 @@ struct BulkWriter {
         let updatePin = try db.makeStatement(sql: """
             UPDATE pins SET name = ?2, lat = ?3, lon = ?4, geom = MakePoint(?4, ?3, 4326) WHERE id = ?1
             """)
-        let columns = ["pin_id", "uwi"] + StagedWell.detailFields.map(\.column) + ["extra", "load_id"]
+        let columns = ["pin_id", "uwi"] + StagedWell.detailFields.map(\.column) + ["source_x", "source_y", "source_crs", "extra", "load_id"]
         let detail = try db.makeStatement(sql: """
             INSERT OR REPLACE INTO details(\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")))
             VALUES (\(columns.indices.map { "?\($0 + 1)" }.joined(separator: ", ")))
@@ -95,8 +95,15 @@ struct BulkWriter {
             }
             slot += 1
         }
-        bind(detail, slot, well.extra)
-        sqlite3_bind_int64(detail, slot + 1, loadID)
+        if let source = well.source {
+            sqlite3_bind_double(detail, slot, source.x)
+            sqlite3_bind_double(detail, slot + 1, source.y)
+            bind(detail, slot + 2, source.crs)
+        } else {
+            for k in slot..<(slot + 3) { sqlite3_bind_null(detail, k) }
+        }
+        bind(detail, slot + 3, well.extra)
+        sqlite3_bind_int64(detail, slot + 4, loadID)
         try step(detail)
     }
 
@@ -120,13 +127,17 @@ struct BulkWriter {
         try db.execute(
             sql: """
                 UPDATE loads SET file = ?, sha256 = ?, started_at = ?, seconds = ?, records = ?, inserted = ?, updated = ?,
-                  rejected = ?, bad_values = ?, duplicates = ?, generated_ids = ?, mapping = ?, crs = ?
+                  rejected = ?, bad_values = ?, duplicates = ?, generated_ids = ?, mapping = ?, crs = ?,
+                  transformation = ?, accuracy_m = ?, warnings = ?
                 WHERE id = ?
                 """,
             arguments: [
                 summary.file, summary.sha256, ISO8601DateFormatter().string(from: startedAt), summary.seconds,
                 summary.records, summary.inserted, summary.updated, summary.rejected, summary.badValues,
-                summary.duplicates, summary.generatedIdentifiers, mappingJSON, summary.crs, id,
+                summary.duplicates, summary.generatedIdentifiers, mappingJSON, summary.crs,
+                summary.transformations.isEmpty ? nil : summary.transformations.map(\.description).joined(separator: "; "),
+                summary.transformations.compactMap(\.accuracyMeters).max(),
+                summary.warnings.isEmpty ? nil : summary.warnings.joined(separator: "\n"), id,
             ])
         let insert = try db.makeStatement(sql: "INSERT INTO rejects(load_id, line, \"column\", reason, raw) VALUES (?, ?, ?, ?, ?)")
         for reject in rejects {

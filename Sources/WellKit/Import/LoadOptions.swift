@@ -18,6 +18,8 @@ public struct LoadOptions: Sendable {
 
     /// Field name → source column, overriding the automatic mapping (`--map field=Column`).
     public var mapping: [String: String] = [:]
+    /// Which columns hold the position, in which CRS or datum, and whether as DMS text.
+    public var coordinates = CoordinateOptions()
     /// The delimiter; detected from the header when nil.
     public var delimiter: UInt8?
     public var onDuplicate: DuplicateRule = .first
@@ -60,7 +62,11 @@ public struct LoadSummary: Sendable, Codable {
     public var mapping: [String: String] = [:]
     /// The source columns kept as JSON.
     public var extraColumns: [String] = []
+    /// The source CRS (or "per-row datum"), and the operations PROJ used to reach EPSG:4326.
     public var crs = "EPSG:4326"
+    public var transformations: [Transformation] = []
+    /// Warnings worth reading, such as a grid PROJ needs for a better transformation.
+    public var warnings: [String] = []
     public var seconds = 0.0
     /// Seconds spent in each phase: read (parse and validate), rows, index, commit.
     public var phases: [String: Double] = [:]
@@ -68,6 +74,19 @@ public struct LoadSummary: Sendable, Codable {
     public var loaded: Int { inserted + updated }
     /// For a dry run: the first records as they would be stored.
     public var preview: [[String: String]] = []
+}
+
+/// A coordinate operation a load used: from which CRS, how many wells, by which PROJ operation, how accurate.
+public struct Transformation: Sendable, Codable, CustomStringConvertible {
+    public var source: String
+    public var wells: Int
+    public var operation: String
+    /// PROJ's stated accuracy in metres; nil when PROJ does not know it.
+    public var accuracyMeters: Double?
+
+    public var description: String {
+        "\(source) → EPSG:4326 for \(wells) wells by '\(operation)' (" + (accuracyMeters.map { "stated accuracy \($0) m" } ?? "accuracy unknown") + ")"
+    }
 }
 
 /// One rejected record: where it is, why, and its raw text.

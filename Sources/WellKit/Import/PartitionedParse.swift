@@ -27,7 +27,7 @@ enum PartitionedParse {
 
     /// Parses the records after the header, which `reader` has already read.
     static func run(reader: CSVReader, path: String, mapping: ColumnMapping, options: LoadOptions) throws -> Part {
-        let validator = RecordValidator(mapping: mapping, file: path)
+        let validator = RecordValidator(mapping: mapping, file: path, coordinates: options.coordinates)
         guard let size = reader.totalBytes, size - reader.offset >= parallelThreshold else {
             var part = Part(validator: validator)
             try parse(reader, into: &part, options: options, until: nil)
@@ -43,7 +43,7 @@ enum PartitionedParse {
                 let reader = try CSVReader(
                     source: FileSource(path: path, range: middle..<size), delimiter: delimiter,
                     chunkSize: 1 << 20, firstLine: line, baseOffset: middle)
-                var part = Part(validator: RecordValidator(mapping: mapping, file: path))
+                var part = Part(validator: RecordValidator(mapping: mapping, file: path, coordinates: options.coordinates))
                 try parse(reader, into: &part, options: LoadOptions(copying: options), until: nil, recordStarts: true)
                 return part
             }

@@ -14,21 +14,26 @@ struct RecordValidator: Sendable {
     private let extraIndices: [Int]
     private let latIndex: Int, lonIndex: Int
     private let idIndex: Int?, nameIndex: Int?
+    private let coordinates: CoordinateOptions
+    private let datumIndex: Int?
 
     /// Makes a validator whose strings and arrays share no storage with any other validator.
     ///
     /// Two validators run on two threads in ``PartitionedParse``; if they shared the header's
     /// string buffers, every retain and release would bounce one cache line between the cores
     /// (measured: the parallel parse was no faster than the sequential one).
-    init(mapping: ColumnMapping, file: String) {
+    init(mapping: ColumnMapping, file: String, coordinates: CoordinateOptions = CoordinateOptions()) {
         self.mapping = mapping
+        self.coordinates = coordinates
         self.header = mapping.header.map { String(decoding: Array($0.utf8), as: UTF8.self) }
         self.file = file
         self.fileLabel = file.split(separator: "/").last.map(String.init) ?? file
         detailSlots = StagedWell.detailFields.map { ($0, mapping.indices[$0]) }
         extraIndices = mapping.unmappedIndices
-        latIndex = mapping.indices[.latitude]!
-        lonIndex = mapping.indices[.longitude]!
+        // --x/--y name the coordinate columns directly; otherwise the mapped lat/lon columns.
+        latIndex = coordinates.yColumn.flatMap { mapping.header.firstIndex(of: $0) } ?? mapping.indices[.latitude]!
+        lonIndex = coordinates.xColumn.flatMap { mapping.header.firstIndex(of: $0) } ?? mapping.indices[.longitude]!
+        datumIndex = coordinates.datumColumn.flatMap { mapping.header.firstIndex(of: $0) }
         idIndex = mapping.indices[.identifier]
         nameIndex = mapping.indices[.name]
     }
@@ -45,10 +50,33 @@ struct RecordValidator: Sendable {
                 column: nil, kind: "wrong field count",
                 reason: "expected \(header.count) fields as in the header, found \(fields.count); quote values that contain the delimiter"))
         }
-        let lat: Double, lon: Double
-        switch (coordinate(fields, latIndex, "latitude", example: "36.9003"), coordinate(fields, lonIndex, "longitude", example: "-85.2613")) {
+        var lat: Double, lon: Double
+        let projected = coordinates.xColumn != nil
+        switch (coordinate(fields, latIndex, projected ? "y" : "latitude", example: projected ? "4275692" : "36.9003", hemisphere: nil),
+                coordinate(fields, lonIndex, projected ? "x" : "longitude", example: projected ? "501562" : "-85.2613",
+                           hemisphere: coordinates.impliedWest ? .west : nil)) {
         case (.failure(let reason), _), (_, .failure(let reason)): return .failure(reason)
         case (.success(let la), .success(let lo)): (lat, lon) = (la, lo)
+        }
+        var source: (x: Double, y: Double, crs: String)?
+        if coordinates.needsTransform {
+            let datum = datumIndex.map { fields[$0] }
+            guard let crs = coordinates.crs(forDatum: datum) else {
+                return .failure(RejectReason(
+                    column: datumIndex.map { header[$0] }, kind: "unknown datum",
+                    reason: "datum \"\(datum ?? "")\" is not one of \(coordinates.datums.keys.sorted().joined(separator: ", ")); map it with --datum NAME=EPSG:CODE"))
+            }
+            if crs != "EPSG:4326" {
+                do {
+                    let transformer = try TransformCache.shared.transformer(from: crs, to: "EPSG:4326")
+                    source = (lon, lat, crs)
+                    (lon, lat) = try transformer.transform(x: lon, y: lat)
+                } catch {
+                    return .failure(RejectReason(
+                        column: header[lonIndex], kind: "coordinates not transformable",
+                        reason: "(\(fields[lonIndex]), \(fields[latIndex])) could not be converted from \(crs) to EPSG:4326: \(error)"))
+                }
+            }
         }
         if !(-90...90).contains(lat) {
             let swapped = (-90...90).contains(lon) && (-180...180).contains(lat)
@@ -98,15 +126,23 @@ struct RecordValidator: Sendable {
         let name = nameIndex.map { fields[$0] }
         return .success(StagedWell(
             line: record.line, bytes: bytes, uwi: uwi, name: name?.isEmpty == false ? name : nil,
-            lat: lat, lon: lon, values: values, extra: extra.finished(),
+            lat: lat, lon: lon, values: values, extra: extra.finished(), source: source,
             badSlots: badSlots, generatedIdentifier: idIndex.map { fields[$0].isEmpty } ?? true))
     }
 
-    private func coordinate(_ fields: [String], _ index: Int, _ what: String, example: String) -> Result<Double, RejectReason> {
+    private func coordinate(_ fields: [String], _ index: Int, _ what: String, example: String, hemisphere: DMS.Hemisphere?) -> Result<Double, RejectReason> {
         let text = fields[index]
         if text.isEmpty {
             return .failure(RejectReason(column: header[index], kind: "missing coordinates",
-                                         reason: "\(what) is empty; every well needs decimal-degree coordinates"))
+                                         reason: "\(what) is empty; every well needs coordinates"))
+        }
+        if coordinates.dms {
+            do {
+                return .success(try DMS.parse(text, impliedHemisphere: hemisphere))
+            } catch {
+                return .failure(RejectReason(column: header[index], kind: "coordinate not a number",
+                                             reason: "\"\(text)\" is not degrees-minutes-seconds: \(error.reason)"))
+            }
         }
         guard let value = Double(text), value.isFinite else {
             return .failure(RejectReason(column: header[index], kind: "coordinate not a number",
@@ -144,6 +180,8 @@ struct StagedWell: Sendable {
     var lon: Double
     var values: [DetailValue]
     var extra: String?
+    /// The coordinates as the file gave them, when they were converted to EPSG:4326.
+    var source: (x: Double, y: Double, crs: String)?
     /// Bit k is set when the value of `detailFields[k]` did not parse and went to `extra` as text.
     var badSlots: UInt32 = 0
     /// Whether the identifier was generated as FILE:LINE.

@@ -83,7 +83,9 @@ extension WellStore {
         guard let header = try reader.next() else {
             throw ImportError(.emptyFile, "the file is empty; expected a header line and data records", file: path)
         }
-        let mapping = try ColumnMapping(header: header.fields, overrides: options.mapping, file: path)
+        let mapping = try ColumnMapping(header: header.fields, overrides: options.mapping,
+                                        requireCoordinates: options.coordinates.xColumn == nil, file: path)
+        try Self.checkCoordinateOptions(options.coordinates, header: header.fields, path: path)
         var summary = LoadSummary(file: path, sha256: "")
         summary.mapping = Dictionary(uniqueKeysWithValues: mapping.fieldColumns.map { ($0.field, $0.column) })
         summary.extraColumns = mapping.unmappedIndices.map { mapping.header[$0] }
@@ -112,6 +114,7 @@ extension WellStore {
             }
         }
         summary.badValues = summary.badValuesByField.values.reduce(0, +)
+        try describeTransformations(staged, options: options.coordinates, into: &summary)
         if options.dryRun {
             summary.preview = staged.prefix(options.previewCount).map(\.preview)
             summary.inserted = staged.count
@@ -153,6 +156,46 @@ extension WellStore {
                                   raw: try file.text(at: well.bytes)))
         }
         return kept
+    }
+}
+
+extension WellStore {
+    /// Fails early, with the header, when --x, --y or --datum-column name no column, or the CRS is unknown.
+    static func checkCoordinateOptions(_ coordinates: CoordinateOptions, header: [String], path: String) throws {
+        for (option, column) in [("--x", coordinates.xColumn), ("--y", coordinates.yColumn), ("--datum-column", coordinates.datumColumn)] {
+            if let column, !header.contains(column) {
+                throw ImportError(.unknownColumn, "\(option) \(column): no such column; the header has: \(header.joined(separator: ", "))", file: path)
+            }
+        }
+        if (coordinates.xColumn == nil) != (coordinates.yColumn == nil) {
+            throw ImportError(.invalidOption, "give both --x and --y, or neither", file: path)
+        }
+        if coordinates.xColumn != nil && coordinates.crs == nil {
+            throw ImportError(.invalidOption, "--x and --y need --crs, the CRS of those columns, such as --crs EPSG:26916 for UTM zone 16N metres", file: path)
+        }
+        if let crs = coordinates.crs { _ = try TransformCache.shared.transformer(from: crs, to: "EPSG:4326") }
+    }
+
+    /// Records, per source CRS, the operation PROJ used and its accuracy, and warns when a better one needs a missing grid.
+    static func describeTransformations(_ wells: [StagedWell], options: CoordinateOptions, into summary: inout LoadSummary) throws {
+        var counts: [String: Int] = [:]
+        var extent: [String: (west: Double, south: Double, east: Double, north: Double)] = [:]
+        for well in wells {
+            guard let crs = well.source?.crs else { continue }
+            counts[crs, default: 0] += 1
+            let e = extent[crs] ?? (well.lon, well.lat, well.lon, well.lat)
+            extent[crs] = (min(e.west, well.lon), min(e.south, well.lat), max(e.east, well.lon), max(e.north, well.lat))
+        }
+        summary.crs = options.datumColumn != nil ? "per-row datum (\(options.datumColumn!))" : (options.crs ?? "EPSG:4326")
+        for (crs, wells) in counts.sorted(by: { $0.key < $1.key }) {
+            let operation = try TransformCache.shared.transformer(from: crs, to: "EPSG:4326").operation
+            summary.transformations.append(Transformation(source: crs, wells: wells, operation: operation.name, accuracyMeters: operation.accuracy))
+            let e = extent[crs]!
+            let area = CRSInfo.Area(west: e.west, south: e.south, east: e.east, north: e.north)
+            if let warning = try CRSInfo.describe(crs).accuracyReport(to: "EPSG:4326", area: area).warning {
+                summary.warnings.append(warning)
+            }
+        }
     }
 }
 

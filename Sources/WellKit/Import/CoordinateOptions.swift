@@ -1,0 +1,57 @@
+/// How the loader reads each well's position: columns, coordinate reference system, datum per row, DMS text.
+///
+/// For example, Indiana's list has only NAD83 / UTM zone 16N metres:
+///
+/// ```swift
+/// var options = LoadOptions()
+/// options.coordinates = CoordinateOptions(crs: "EPSG:26916", xColumn: "Utmx", yColumn: "Utmy")
+/// ```
+///
+/// Pins are always stored in EPSG:4326 with x = longitude; the source values and CRS are kept in
+/// `details.source_x`, `source_y` and `source_crs`, and the load records which PROJ operation
+/// converted them and its stated accuracy.
+public struct CoordinateOptions: Sendable, Equatable {
+    /// The CRS of the coordinate columns; nil means EPSG:4326 (WGS 84 degrees).
+    public var crs: String?
+    /// The easting/longitude column, when not the automatic longitude column.
+    public var xColumn: String?
+    /// The northing/latitude column, when not the automatic latitude column.
+    public var yColumn: String?
+    /// A column naming each row's datum, such as USGS NWIS `dec_coord_datum_cd`.
+    public var datumColumn: String?
+    /// Datum names in that column → CRS codes. Names are compared without case.
+    public var datums: [String: String] = CoordinateOptions.defaultDatums
+    /// Parse coordinates as degrees-minutes-seconds: `875013.67` or `36°54'1.2"N`.
+    public var dms = false
+    /// With ``dms``: longitudes without a sign or hemisphere are west (negated), as in US lists.
+    public var impliedWest = false
+
+    public init(crs: String? = nil, xColumn: String? = nil, yColumn: String? = nil, datumColumn: String? = nil, dms: Bool = false, impliedWest: Bool = false) {
+        self.crs = crs
+        self.xColumn = xColumn
+        self.yColumn = yColumn
+        self.datumColumn = datumColumn
+        self.dms = dms
+        self.impliedWest = impliedWest
+    }
+
+    /// Common North American datum codes (as NWIS writes them) and their geographic CRSs.
+    public static let defaultDatums: [String: String] = [
+        "NAD27": "EPSG:4267", "NAD83": "EPSG:4269", "WGS84": "EPSG:4326", "WGS 84": "EPSG:4326",
+        "NAD83(HARN)": "EPSG:4152", "NAD83(CSRS)": "EPSG:4617", "NAD83(2011)": "EPSG:6318", "OLDHI": "EPSG:4135",
+    ]
+
+    /// Whether positions need PROJ at all.
+    var needsTransform: Bool {
+        datumColumn != nil || !(crs == nil || crs == "EPSG:4326" || crs == "4326")
+    }
+
+    /// The CRS a row's coordinates are in, given its datum cell.
+    func crs(forDatum datum: String?) -> String? {
+        guard datumColumn != nil else { return crs ?? "EPSG:4326" }
+        let name = (datum ?? "").trimmingCharacters(in: .whitespaces).uppercased()
+        return datums.first { $0.key.uppercased() == name }?.value
+    }
+}
+
+import Foundation
