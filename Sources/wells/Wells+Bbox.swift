@@ -17,6 +17,9 @@ extension Wells {
         @Argument(help: ArgumentHelp("The box: minLon,minLat,maxLon,maxLat.", valueName: "box"))
         var box: String
 
+        @Option(help: ArgumentHelp("The CRS of the box, such as EPSG:3400; the box is then minX,minY,maxX,maxY in its units.", valueName: "crs"))
+        var crs: String?
+
         @Option(help: "What to do with a box whose minLon is greater than its maxLon (it crosses the antimeridian).")
         var antimeridian: BoundingBox.AntimeridianRule = .split
 
@@ -26,7 +29,13 @@ extension Wells {
         func run() async throws {
             do {
                 var request = try query.request()
-                request.region = .box(try BoundingBox(parsing: box))
+                if let crs, crs != "EPSG:4326" {
+                    let v = box.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+                    guard v.count == 4 else { throw ValidationError("\"\(box)\" is not minX,minY,maxX,maxY in \(crs)") }
+                    request.region = .projectedBox(crs: crs, minX: v[0], minY: v[1], maxX: v[2], maxY: v[3])
+                } else {
+                    request.region = .box(try BoundingBox(parsing: box))
+                }
                 request.antimeridian = antimeridian
                 try QueryRunner.run(store: try store.open(create: false), request: request, options: query)
             } catch {

@@ -28,6 +28,8 @@ extension FetchRequest {
         case .radius(let latitude, let longitude, let meters):
             guard meters.isFinite, meters >= 0 else { throw StoreError(.invalidArgument, "radius \(meters) m must be zero or more") }
             boxes = [try Geodesic.enclosingBox(latitude: latitude, longitude: longitude, meters: meters)]
+        case .projectedBox(let crs, let minX, let minY, let maxX, let maxY):
+            boxes = [try ProjectedRegion.enclosingBox(crs: crs, minX: minX, minY: minY, maxX: maxX, maxY: maxY)]
         case nil: break
         }
         if boxes.count == 1, let box = boxes.first {
@@ -47,6 +49,10 @@ extension FetchRequest {
         if case .radius(let latitude, let longitude, let meters) = region {
             conditions.append("wellkit_distance(?, ?, p.lat, p.lon) <= ?")
             _ = arguments.append(contentsOf: [latitude, longitude, meters])
+        }
+        if case .projectedBox(let crs, let minX, let minY, let maxX, let maxY) = region {
+            conditions.append("wellkit_in_projected_box(p.lon, p.lat, ?, ?, ?, ?, ?)")
+            _ = arguments.append(contentsOf: [crs, minX, minY, maxX, maxY])
         }
         if needsDetails { from += " JOIN details d ON d.pin_id = p.id" }
         if let predicate { conditions.append(predicate.sql(&arguments)) }

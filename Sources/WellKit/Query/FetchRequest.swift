@@ -31,10 +31,16 @@ public struct FetchRequest: Sendable, Equatable {
     }
 }
 
-/// An area to fetch from; both forms use the R*Tree.
+/// An area to fetch from; every form uses the R*Tree.
 public enum Region: Sendable, Equatable {
     /// Wells in a box, edges included.
     case box(BoundingBox)
+    /// Wells in a rectangle of another CRS, such as Alberta 10-TM metres (EPSG:3400).
+    ///
+    /// A projected rectangle is not a longitude/latitude rectangle. Its edges are densified
+    /// (64 points each) and transformed to find an enclosing EPSG:4326 box for the R*Tree;
+    /// each candidate is then transformed back and kept only if it lies in the rectangle.
+    case projectedBox(crs: String, minX: Double, minY: Double, maxX: Double, maxY: Double)
     /// Wells within `meters` (geodesic, WGS 84) of a point.
     case radius(latitude: Double, longitude: Double, meters: Double)
 }

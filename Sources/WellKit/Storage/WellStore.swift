@@ -53,6 +53,7 @@ public final class WellStore: Sendable {
             try SpatiaLite.initialize(db)
             TextFolding.register(db)
             DistanceFunction.register(db)
+            ProjectedRegion.register(db)
             // WAL with synchronous=NORMAL stays atomic and uncorrupted after a crash or power
             // loss; only the last commits before a power loss may roll back.
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
