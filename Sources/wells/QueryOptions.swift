@@ -27,7 +27,13 @@ struct QueryOptions: ParsableArguments {
     @Option(help: "The output format.")
     var format: OutputFormat = .table
 
+    @Option(name: .customLong("to-crs"), help: ArgumentHelp("Add x and y columns in this CRS, such as EPSG:3400 (not for GeoJSON, which is always EPSG:4326).", valueName: "crs"))
+    var toCRS: String?
+
     func validate() throws {
+        if toCRS != nil && format == .geojson {
+            throw ValidationError("--to-crs does not apply to GeoJSON, which RFC 7946 fixes to EPSG:4326 longitude/latitude; use csv or json")
+        }
         if let limit, limit < 0 { throw ValidationError("--limit \(limit) must be zero or more") }
         if let offset, offset < 0 { throw ValidationError("--offset \(offset) must be zero or more") }
     }
@@ -41,12 +47,12 @@ struct QueryOptions: ParsableArguments {
         return request
     }
 
-    /// The fields to print; GeoJSON always gets lat and lon for its geometry.
+    /// The fields to print; GeoJSON always gets lat and lon for its geometry, --to-crs needs them for x and y.
     func fieldList() throws -> [WellField] {
         var list = try (fields ?? "id,uwi,name,lat,lon").split(separator: ",").map {
             try WellField(keyPath: $0.trimmingCharacters(in: .whitespaces))
         }
-        if format == .geojson {
+        if format == .geojson || toCRS != nil {
             for field in [WellField.latitude, .longitude] where !list.contains(field) { list.append(field) }
         }
         return list
@@ -57,13 +63,19 @@ struct QueryOptions: ParsableArguments {
 enum QueryRunner {
     static func run(store: WellStore, request: WellKit.FetchRequest, options: QueryOptions, distanceFrom center: Coordinate? = nil) throws {
         let fields = try options.fieldList()
-        let columns = fields.map(\.rawValue) + (center == nil ? [] : ["distance_m"])
+        let transformer = try options.toCRS.map { try TransformCache.shared.transformer(from: "EPSG:4326", to: $0) }
+        let latIndex = fields.firstIndex(of: .latitude) ?? 0, lonIndex = fields.firstIndex(of: .longitude) ?? 0
+        let columns = fields.map(\.rawValue) + (center == nil ? [] : ["distance_m"]) + (transformer == nil ? [] : ["x", "y"])
         let output = StandardOutput()
         let writer = ResultWriter(format: options.format, columns: columns) { output.write($0) }
         try store.forEachRow(request, fields: fields, distanceFrom: center) { row in
             var values = Array(row.databaseValues)
             if center != nil, let meters = Double.fromDatabaseValue(values[values.count - 1]) {
                 values[values.count - 1] = ((meters * 10).rounded() / 10).databaseValue
+            }
+            if let transformer, let lon = Double.fromDatabaseValue(values[lonIndex]), let lat = Double.fromDatabaseValue(values[latIndex]) {
+                let p = try transformer.transform(x: lon, y: lat)
+                values += [((p.x * 1000).rounded() / 1000).databaseValue, ((p.y * 1000).rounded() / 1000).databaseValue]
             }
             writer.write(values)
         }

@@ -71,12 +71,38 @@ extension BatchedResults {
         return objects
     }
 
+    /// The id query: `request.compile` selecting `p.id` and the section key, or, when the request
+    /// has no region and reads only detail fields, the same query over `details` alone.
+    ///
+    /// Every detail row has its pin (a foreign key with `ON DELETE CASCADE`), so the join to
+    /// `pins` filters nothing, but it costs a primary-key lookup per row and keeps SQLite from
+    /// reading the rows in order from an index on the sort fields: with an index such as
+    /// `details(spud_date DESC, pin_id)`, sorting 244,292 wells by spud date takes a walk of it.
+    func idQuery() throws -> CompiledFetch {
+        let sectionColumn = sectionKey.map { [$0.qualifiedColumn] } ?? []
+        guard request.region == nil, request.fieldsUsed.allSatisfy({ $0.table == .details }) else {
+            return try request.compile(selection: ["p.id"] + sectionColumn)
+        }
+        var arguments = StatementArguments()
+        var sql = "SELECT " + (["d.pin_id"] + sectionColumn).joined(separator: ", ") + " FROM details d"
+        if let predicate = request.predicate { sql += " WHERE " + predicate.sql(&arguments) }
+        let order = request.sortDescriptors.map { "\($0.field.qualifiedColumn) \($0.ascending ? "ASC" : "DESC")" } + ["d.pin_id"]
+        sql += " ORDER BY " + order.joined(separator: ", ")
+        if let limit = request.limit, limit < 0 { throw StoreError(.invalidArgument, "limit \(limit) must be zero or more") }
+        if let offset = request.offset, offset < 0 { throw StoreError(.invalidArgument, "offset \(offset) must be zero or more") }
+        if request.limit != nil || (request.offset ?? 0) > 0 {
+            sql += " LIMIT ? OFFSET ?"
+            _ = arguments.append(contentsOf: [request.limit ?? -1, request.offset ?? 0])
+        }
+        return CompiledFetch(sql: sql, arguments: arguments)
+    }
+
     /// Runs the id query: `p.id` and the section key, in sort order, stepped with the C API so
     /// that no row object or string is made per row; a section name is made once per section.
     func fetchSnapshot(_ db: Database) throws -> ResultsSnapshot {
         statementCount += 1
         let clock = ContinuousClock.now
-        let compiled = try request.compile(selection: ["p.id"] + (sectionKey.map { [$0.qualifiedColumn] } ?? []))
+        let compiled = try idQuery()
         let statement = try db.makeStatement(sql: compiled.sql)
         try statement.setArguments(compiled.arguments)
         let handle = statement.sqliteStatement

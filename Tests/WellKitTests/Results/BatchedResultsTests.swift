@@ -125,9 +125,13 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
     @Test(arguments: [false, true], [1, 2, 3, 11, 12, 13])
     func refreshDiffAppliesToOldSnapshot(sectioned: Bool, batchSize: Int) throws {
         var seen: [String: Int] = [:]
-        for (seed, myers) in [(UInt64(batchSize * 7 + (sectioned ? 1 : 0)), true), (UInt64(batchSize * 13 + 5), false)] {
+        // The first run reads details alone (detail sorts and predicate); the second joins pins (a pin sort).
+        var filtered = Self.byDate
+        filtered.predicate = .compare(.totalDepth, .less, 1009)
+        let byName = FetchRequest(sortDescriptors: [SortDescriptor(.name, ascending: false)])
+        for (seed, myers, request) in [(UInt64(batchSize * 7 + (sectioned ? 1 : 0)), true, filtered), (UInt64(batchSize * 13 + 5), false, byName)] {
             var world = try World(count: 12, seed: seed)
-            let results = try BatchedResults<Well>(store: world.store, request: Self.byDate, batchSize: batchSize,
+            let results = try BatchedResults<Well>(store: world.store, request: request, batchSize: batchSize,
                                                    sectionKey: sectioned ? .status : nil, maxCachedBatches: 3)
             if !myers { results.collectionDifferenceLimit = 0 }
             try results.performFetch()
@@ -193,6 +197,14 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
         request.sortDescriptors.append(SortDescriptor(.status, ascending: false))
         let moved = try BatchedResults<WellPin>(store: world.store, request: request, sectionKey: .status)
         #expect(moved.request.sortDescriptors == [SortDescriptor(.status, ascending: false), SortDescriptor(.spudDate, ascending: false)])
+    }
+
+    @Test func idQueryReadsDetailsAloneWhenItCan() throws {
+        let world = try World(count: 3, seed: 1)
+        let detailsOnly = try BatchedResults<WellPin>(store: world.store, request: Self.byDate, sectionKey: .status)
+        #expect(try detailsOnly.idQuery().sql == #"SELECT d.pin_id, d."status" FROM details d ORDER BY d."status" ASC, d."spud_date" DESC, d.pin_id"#)
+        let joined = try BatchedResults<WellPin>(store: world.store, request: FetchRequest(sortDescriptors: [SortDescriptor(.name)]), sectionKey: .status)
+        #expect(try joined.idQuery().sql.contains("FROM pins p JOIN details d"))
     }
 
     @Test func statementCounts() throws {
