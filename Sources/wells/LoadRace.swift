@@ -69,6 +69,6 @@ struct LoadRace {
                                                "-oo", "X_POSSIBLE_NAMES=\(lon)", "-oo", "Y_POSSIBLE_NAMES=\(lat)", "-a_srs", "EPSG:4326", "-nln", "wells"])
             }
         }
-        return Report(file: file ?? "generated (\(count) rows, seed 1)", rows: rows, bytes: bytes, tools: tools)
+        return Report(file: file ?? "a generated list (seed 1)", rows: rows, bytes: bytes, tools: tools)
     }
 }

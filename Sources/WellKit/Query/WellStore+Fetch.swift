@@ -56,6 +56,8 @@ extension WellStore {
             var attempt = request
             attempt.region = .radius(latitude: center.latitude, longitude: center.longitude, meters: radius)
             attempt.limit = k
+            attempt.offset = nil
+            attempt.sortDescriptors = []  // nearest first
             let found = try fetchPinsWithDistance(attempt, from: center)
             if found.count == k || radius > 20_100_000 { return found }
             radius *= 4
