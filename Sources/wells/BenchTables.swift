@@ -54,5 +54,19 @@ extension Array where Element: Hashable {
 
 /// Benchmark paths that live outside the standard set.
 enum BenchmarkExtras {
-    static func controllerContenders() -> [ProjectionBenchmark.Contender] { [] }
+    /// The batched controller, scrolled through the whole result: ids first, then every batch in turn.
+    static func controllerContenders() -> [ProjectionBenchmark.Contender] {
+        [ProjectionBenchmark.Contender(name: "controller", description: "BatchedResults<WellPin>, batches of 20, scrolled to the end") { store, request in
+            let results = try BatchedResults<WellPin>(store: store, request: request, batchSize: 20)
+            try results.performFetch()
+            var count = 0
+            for section in 0..<results.numberOfSections {
+                for item in 0..<results.numberOfObjects(inSection: section) {
+                    _ = try results.object(at: IndexPath(section: section, item: item))
+                    count += 1
+                }
+            }
+            return (results, count)
+        }]
+    }
 }

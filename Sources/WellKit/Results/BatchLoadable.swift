@@ -9,7 +9,7 @@ import GRDB
 /// struct Licence: BatchLoadable {
 ///     static let batchSelection = columns(.id, .identifier, .licence, .operator)
 ///     var id: Int64, uwi: String, licence: String?, licensee: String?
-///     init(row: Row) { (id, uwi, licence, licensee) = (row[0], row[1], row[2], row[3]) }
+///     init(row: Row) { id = row[0]; uwi = row[1]; licence = row[2]; licensee = row[3] }
 /// }
 /// let results = try BatchedResults<Licence>(store: store, request: request)
 /// ```

@@ -68,13 +68,18 @@ extension BatchedResults {
             let (new, reloaded) = try store.pool.read { db in (try fetchSnapshot(db), try load(cachedIDs, db)) }
             var updated = Set<Int64>()
             for batch in oldCached.values {
-                for (id, object) in zip(batch.ids, batch.objects) where reloaded[id].map({ $0 != object }) == true { updated.insert(id) }
+                for (id, object) in zip(batch.ids, batch.objects) where object != nil && reloaded[id].map({ $0 != object }) == true {
+                    updated.insert(id)
+                }
             }
             let changes = IDDiff(old: old, new: new, limit: collectionDifferenceLimit)
             let diff = changes.resultsDiff(updated: updated)
             current = new
             rebuildCache(from: oldCached, reloaded: reloaded, new: new)
-            if let cacheName { NamedSnapshots.remove(cacheName) }
+            if let cacheName, let monitor, let baselineVersion {
+                NamedSnapshots.save(cacheName, store: store.path, request: request, sectionKey: sectionKey,
+                                    monitor: monitor.generation, version: baselineVersion, snapshot: new)
+            }
             guard !diff.isEmpty else { return nil }
             notify(diff)
             return diff
@@ -93,8 +98,8 @@ extension BatchedResults {
         }
         for (index, use) in candidates.sorted(by: { $0.value > $1.value }).prefix(maxCachedBatches) {
             let ids = Array(new.ids[index * batchSize ..< min(new.ids.count, (index + 1) * batchSize)])
-            let objects = ids.compactMap { reloaded[$0] }
-            if objects.count == ids.count { cache[index] = CachedBatch(ids: ids, objects: objects, lastUse: use) }
+            let objects = ids.map { reloaded[$0] }
+            if !objects.contains(where: { $0 == nil }) { cache[index] = CachedBatch(ids: ids, objects: objects, lastUse: use) }
         }
     }
 

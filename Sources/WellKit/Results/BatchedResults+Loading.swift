@@ -5,7 +5,8 @@ import GRDBSQLite
 /// One loaded batch and when it was last used.
 struct CachedBatch<Element> {
     var ids: [Int64]
-    var objects: [Element]
+    /// The rows, in id order; nil for a row deleted since the fetch.
+    var objects: [Element?]
     var lastUse: UInt64
 }
 
@@ -25,29 +26,27 @@ extension BatchedResults {
         try withLock {
             let current = try fetched()
             let offset = try offset(of: indexPath, in: current)
-            return try batch(containing: offset, in: current)[offset % batchSize]
+            guard let object = try batch(containing: offset, in: current)[offset % batchSize] else {
+                throw StoreError(.notFound, "well \(current.ids[offset]) was deleted after the fetch; call refresh() or checkForChanges()")
+            }
+            return object
         }
     }
 
-    /// The rows of the batch holding the row at `offset`, from the cache or with one query.
-    func batch(containing offset: Int, in snapshot: ResultsSnapshot) throws -> [Element] {
+    /// The rows of the batch holding the row at `offset`, from the cache or with one query; nil for
+    /// a row deleted since the fetch, so that the rest of its batch still loads.
+    func batch(containing offset: Int, in snapshot: ResultsSnapshot) throws -> [Element?] {
         let index = offset / batchSize
         tick += 1
-        if var hit = cache[index] {
-            hit.lastUse = tick
-            cache[index] = hit
-            return hit.objects
+        if cache[index] != nil {
+            cache[index]!.lastUse = tick
+            return cache[index]!.objects
         }
         let ids = Array(snapshot.ids[index * batchSize ..< min(snapshot.ids.count, (index + 1) * batchSize)])
         let clock = ContinuousClock.now
         let loaded = try store.pool.read { try load(ids, $0) }
         store.trace?("total fetch execution time: \(String(format: "%.4f", (ContinuousClock.now - clock).seconds))s for \(loaded.count) rows")
-        let objects = try ids.map { id in
-            guard let object = loaded[id] else {
-                throw StoreError(.notFound, "well \(id) was deleted after the fetch; call refresh() or checkForChanges()")
-            }
-            return object
-        }
+        let objects = ids.map { loaded[$0] }
         if cache.count >= maxCachedBatches, let oldest = cache.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
             cache[oldest] = nil
         }
@@ -128,7 +127,8 @@ extension BatchedResults {
             } else {
                 let text = sqlite3_column_text(handle, 1)
                 let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, 1)))
-                if let key, !sections.isEmpty, key.elementsEqual(bytes) { continue }
+                if let key, key.count == bytes.count,
+                   bytes.isEmpty || key.withUnsafeBufferPointer({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) { continue }
                 key = Array(bytes)
                 sections.append(ResultsSection(name: String(decoding: bytes, as: UTF8.self), offset: offset, count: 0))
             }

@@ -41,9 +41,16 @@ extension BatchedResults {
     public func startObserving(interval: Duration = .milliseconds(250),
                                onError: (@Sendable (any Error) -> Void)? = nil,
                                onChange: @escaping @Sendable (ResultsDiff) -> Void) {
-        stopObserving()
+        let token = withLock {
+            observation?.stop()
+            observation = nil
+            observationGeneration += 1
+            return observationGeneration
+        }
         let deliver: @Sendable (BatchedResults) -> Void = { results in
             results.withLock {
+                // A check queued before stopObserving() or a newer startObserving() delivers nothing.
+                guard results.observation != nil, results.observationGeneration == token else { return }
                 do {
                     if let diff = try results.checkForChanges() { onChange(diff) }
                 } catch {

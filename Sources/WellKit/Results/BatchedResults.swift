@@ -45,12 +45,21 @@ public final class BatchedResults<Element: BatchLoadable>: @unchecked Sendable {
     var baselineVersion: Int64?
     var monitor: ChangeMonitor?
     var observation: Observation?
+    var observationGeneration: UInt64 = 0
     weak var delegateStorage: (any BatchedResultsDelegate)?
     /// Above this many differing ids (after trimming the common prefix and suffix) the diff
     /// uses an O(n log n) longest-increasing-subsequence pass instead of Myers' `CollectionDifference`.
     var collectionDifferenceLimit = 2_048
 
     /// Creates a controller; nothing is fetched until ``performFetch()``.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let request = FetchRequest(sortDescriptors: [SortDescriptor(.spudDate, ascending: false)])
+    /// let results = try BatchedResults<Well>(store: store, request: request, batchSize: 50, sectionKey: .status)
+    /// print(results.request.sortDescriptors.map(\.field))   // [status, spudDate]
+    /// ```
     ///
     /// With a `sectionKey`, the first sort descriptor must sort by it, as Core Data requires;
     /// if it does not, the key is moved first (keeping a direction the request gave it) or
@@ -100,6 +109,13 @@ public final class BatchedResults<Element: BatchLoadable>: @unchecked Sendable {
     // MARK: - Fetching
 
     /// Fetches the ids and section boundaries with one query, and empties the batch cache.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try results.performFetch()
+    /// for section in results.sections { print(section.name ?? "(none)", section.count) }
+    /// ```
     ///
     /// With a ``cacheName``, a snapshot taken by another controller of this process with the same
     /// name, store file, request and section key is reused without a query when the store has not

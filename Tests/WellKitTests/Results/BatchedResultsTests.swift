@@ -240,11 +240,41 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
         let victim = try results.id(at: IndexPath(section: 0, item: 0))
         let other = try WellStore(path: world.store.path, mode: .existing)  // another process's connection
         try other.pool.write { try $0.execute(sql: "DELETE FROM pins WHERE id = ?", arguments: [victim]) }
+        // Until the change is taken in, the deleted row throws and the rest of its batch loads.
+        #expect(throws: StoreError.self) { try results.object(at: IndexPath(section: 0, item: 0)) }
+        if results.numberOfObjects(inSection: 0) > 1 { _ = try results.object(at: IndexPath(section: 0, item: 1)) }
         let diff = try #require(try results.checkForChanges())
         #expect(diff.rows(.delete).map(\.id) == [victim])
         #expect(diff.rowChanges.count == 1 + diff.rows(.move).count)
         #expect(results.indexPath(for: victim) == nil)
         #expect(try results.checkForChanges() == nil)
+    }
+
+    @Test func delegateHearsTheDiffInOrder() throws {
+        final class Recorder: BatchedResultsDelegate {
+            var events: [String] = []
+            func resultsWillChange<E>(_ results: BatchedResults<E>) { events.append("will") }
+            func results<E>(_ results: BatchedResults<E>, didChange id: Int64, at indexPath: WellKit.IndexPath?, for type: ChangeType, newIndexPath: WellKit.IndexPath?) {
+                events.append("\(type) \(id) \(indexPath?.description ?? "-") \(newIndexPath?.description ?? "-")")
+            }
+            func results<E>(_ results: BatchedResults<E>, didChange section: ResultsSection, atSectionIndex index: Int, for type: ChangeType) {
+                events.append("section \(type) \(index)")
+            }
+            func resultsDidChange<E>(_ results: BatchedResults<E>) { events.append("did") }
+        }
+        var world = try World(count: 15, seed: 8)
+        let results = try BatchedResults<WellSummary>(store: world.store, request: Self.byDate, sectionKey: .status)
+        let recorder = Recorder()
+        results.delegate = recorder
+        try results.performFetch()
+        for _ in 0..<6 { try world.mutate() }
+        let diff = try #require(try results.refresh())
+        let expected = ["will"] + diff.sectionChanges.map { "section \($0.type) \($0.index)" }
+            + diff.rowChanges.map { "\($0.type) \($0.id) \($0.indexPath?.description ?? "-") \($0.newIndexPath?.description ?? "-")" } + ["did"]
+        #expect(recorder.events == expected)
+        recorder.events = []
+        #expect(try results.refresh() == nil)
+        #expect(recorder.events.isEmpty)
     }
 
     @Test func projectionsMatchEagerFetches() throws {
