@@ -4,6 +4,11 @@ import GRDB
 struct CompiledFetch {
     var sql: String
     var arguments: StatementArguments
+
+    /// The connection's cached prepared statement for this SQL: repeated fetches skip the parse.
+    func statement(_ db: Database) throws -> Statement {
+        try db.cachedStatement(sql: sql)
+    }
 }
 
 extension FetchRequest {

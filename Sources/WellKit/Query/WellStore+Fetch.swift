@@ -13,19 +13,19 @@ extension WellStore {
     ///
     /// - Complexity: O(log n + k) through the R*Tree for a region holding k wells.
     public func fetchPins(_ request: FetchRequest) throws -> [WellPin] {
-        try fetch(request, selection: WellPin.selection) { try WellPin.fetchAll($0, sql: $1.sql, arguments: $1.arguments) }
+        try fetch(request, selection: WellPin.selection) { try WellPin.fetchAll($1.statement($0), arguments: $1.arguments) }
     }
 
     /// Fetches whole wells, pin and detail, in one join.
     public func fetchWells(_ request: FetchRequest) throws -> [Well] {
-        try fetch(request, selection: Well.selection, joinDetails: true) { try Well.fetchAll($0, sql: $1.sql, arguments: $1.arguments) }
+        try fetch(request, selection: Well.selection, joinDetails: true) { try Well.fetchAll($1.statement($0), arguments: $1.arguments) }
     }
 
     /// Fetches the chosen properties as one dictionary per row, like Core Data's dictionary results.
     public func fetchDictionaries(_ request: FetchRequest, properties: [WellField]) throws -> [[String: DatabaseValue]] {
         let selection = properties.map { "\($0.qualifiedColumn) AS \($0.rawValue.quotedDatabaseIdentifier)" }
         return try fetch(request, selection: selection, joinDetails: properties.contains { $0.table == .details }) { db, compiled in
-            try Row.fetchAll(db, sql: compiled.sql, arguments: compiled.arguments).map { row in
+            try Row.fetchAll(compiled.statement(db), arguments: compiled.arguments).map { row in
                 var dictionary: [String: DatabaseValue] = [:]
                 for (column, value) in row { dictionary[column] = value }
                 return dictionary
@@ -35,7 +35,7 @@ extension WellStore {
 
     /// Fetches only the ids, in request order.
     public func fetchIDs(_ request: FetchRequest) throws -> [Int64] {
-        try fetch(request, selection: ["p.id"]) { try Int64.fetchAll($0, sql: $1.sql, arguments: $1.arguments) }
+        try fetch(request, selection: ["p.id"]) { try Int64.fetchAll($1.statement($0), arguments: $1.arguments) }
     }
 
     /// Counts the wells the request matches (limit and offset apply).
@@ -67,7 +67,7 @@ extension WellStore {
     /// Fetches pins with their distance from `center`, nearest first unless the request sorts otherwise.
     public func fetchPinsWithDistance(_ request: FetchRequest, from center: Coordinate) throws -> [(pin: WellPin, meters: Double)] {
         try fetch(request, selection: WellPin.selection, distanceFrom: center) { db, compiled in
-            try Row.fetchAll(db, sql: compiled.sql, arguments: compiled.arguments).map { (WellPin(row: $0), $0[4]) }
+            try Row.fetchAll(compiled.statement(db), arguments: compiled.arguments).map { (WellPin(row: $0), $0[4]) }
         }
     }
 
@@ -81,7 +81,7 @@ extension WellStore {
                            _ body: (Row) throws -> Void) throws {
         let selection = fields.map { "\($0.qualifiedColumn) AS \($0.rawValue.quotedDatabaseIdentifier)" }
         let count = try fetch(request, selection: selection, joinDetails: fields.contains { $0.table == .details }, distanceFrom: center) { db, compiled in
-            let rows = try Row.fetchCursor(db, sql: compiled.sql, arguments: compiled.arguments)
+            let rows = try Row.fetchCursor(compiled.statement(db), arguments: compiled.arguments)
             var count = 0
             while let row = try rows.next() {
                 try body(row)
@@ -98,7 +98,9 @@ extension WellStore {
         let compiled = try request.compile(selection: selection, joinDetails: joinDetails,
                                            distanceFrom: center.map { ($0.latitude, $0.longitude) })
         let clock = ContinuousClock.now
-        let result = try pool.read { try body($0, compiled) }
+        // One SELECT is atomic by itself, so it needs no transaction around it: `unsafeRead`
+        // skips GRDB's BEGIN, schema check and COMMIT, which took half of a city-box fetch.
+        let result = try pool.unsafeRead { try body($0, compiled) }
         if let trace {
             let rows = (result as? any Collection)?.count ?? (result as? Int) ?? 1
             trace("total fetch execution time: \(String(format: "%.4f", (ContinuousClock.now - clock).seconds))s for \(rows) rows")
