@@ -5,7 +5,7 @@ import WellKit
 enum BenchTables {
     static func projection(_ report: ProjectionBenchmark.Report) -> String {
         var lines = ["Projection vs objects: \(report.rows) rows (\(report.request)) from \(report.store), median of \(report.repeats) runs after a warm-up"]
-        let header = ["path", "rows", "time", "bytes/row", "allocs/row", "peak RSS", "SQL", "time ×", "bytes ×"]
+        let header = ["path", "rows", "time", "bytes/row", "allocs/row", "peak RSS", "SQL", "time/row ×", "bytes/row ×"]
         var rows = [header]
         for path in report.paths {
             rows.append([

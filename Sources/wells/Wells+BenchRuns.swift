@@ -44,8 +44,9 @@ extension Wells.Bench {
                     references = try Self.limitQuery(referenceQuery, store: store.path, viewports: viewports, passes: passes)
                 }
                 if format == .json {
-                    struct Output: Encodable { var wellkit: [BBoxBenchmark.Result]; var references: [[String: String]] }
-                    let refs = references.map { ["name": $0.name, "label": $0.label, "p50_us": String($0.p50), "p99_us": String($0.p99)] }
+                    struct Reference: Encodable { var name: String; var label: String; var p50_us: Double; var p99_us: Double }
+                    struct Output: Encodable { var wellkit: [BBoxBenchmark.Result]; var references: [Reference] }
+                    let refs = references.map { Reference(name: $0.name, label: $0.label, p50_us: $0.p50, p99_us: $0.p99) }
                     print(String(decoding: try JSONEncoder.pretty.encode(Output(wellkit: results, references: refs)), as: UTF8.self))
                 } else {
                     print("Bounding-box fetches of WellPin from \(store.path): median over \(passes) passes of each statistic")

@@ -93,9 +93,14 @@ public enum BBoxBenchmark {
         }
     }
 
+    /// `5` for 5.0, `0.05` for 0.05.
+    static func format(_ size: Double) -> String {
+        size.rounded() == size ? String(Int(size)) : String(size)
+    }
+
     static func label(for size: Double) -> String {
         let name = size <= 0.01 ? "street" : size <= 0.1 ? "city" : size <= 1 ? "region" : "province"
-        return "\(name)_\(size)"
+        return "\(name)_\(BBoxBenchmark.format(size))"
     }
 }
 

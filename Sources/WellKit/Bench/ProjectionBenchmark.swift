@@ -25,7 +25,7 @@ public enum ProjectionBenchmark {
         public var allocationsPerRow: Double?
         public var peakResidentBytes: Int
         public var statements: Int
-        /// Time and bytes relative to full objects (1.0 = the same).
+        /// Time per row and bytes per row relative to full objects (1.0 = the same).
         public var timeRatio = 1.0
         public var bytesRatio = 1.0
     }
@@ -127,7 +127,9 @@ public enum ProjectionBenchmark {
         }
         if let full = paths.first(where: { $0.name == "objects" }) {
             for k in paths.indices {
-                paths[k].timeRatio = paths[k].medianSeconds / max(full.medianSeconds, 1e-12)
+                // Per row: the N+1 path may fetch fewer rows than the others.
+                let perRow = paths[k].medianSeconds / Double(max(paths[k].rows, 1))
+                paths[k].timeRatio = perRow / max(full.medianSeconds / Double(max(full.rows, 1)), 1e-15)
                 paths[k].bytesRatio = paths[k].retainedBytesPerRow / max(full.retainedBytesPerRow, 1e-12)
             }
         }

@@ -1,0 +1,131 @@
+"""Shared helpers for the WellKit notebooks: where things are, and how to call the `wells` CLI.
+
+The notebooks are run by `bash Notebooks/run.sh`, which exports:
+  WELLS_BIN    the wells executable
+  WELLS_WORK   a scratch folder for generated CSVs and stores (never the committed tree)
+  WELLS_COUNT  rows in the synthetic well list (default 244292)
+  LIMIT_QUERY  the C reference query program, built from ../shared/tools/limit_query.c
+Each has a fallback, so a notebook also runs when opened by hand from this folder.
+"""
+import json
+import os
+import shlex
+import shutil
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+
+import pandas as pd
+
+NOTEBOOKS = Path(__file__).resolve().parent
+REPO = NOTEBOOKS.parent
+# The shared data and tools sit next to the repository: Notebooks/../../shared.
+SHARED = (NOTEBOOKS / ".." / ".." / "shared").resolve()
+DATA = SHARED / "data"
+TOOLS = SHARED / "tools"
+
+COUNT = int(os.environ.get("WELLS_COUNT", "244292"))
+WORK = Path(os.environ.get("WELLS_WORK", NOTEBOOKS / ".venv" / "work"))
+WORK.mkdir(parents=True, exist_ok=True)
+
+SYNTHETIC_CSV = WORK / f"synthetic-{COUNT}.csv"
+SYNTHETIC_DB = WORK / f"synthetic-{COUNT}.sqlite"
+TN_CSV = DATA / "tn-oilgas-wells.csv"
+TN_DB = WORK / "tn-oilgas-wells.sqlite"
+
+
+def _find_wells() -> Path:
+    if os.environ.get("WELLS_BIN"):
+        return Path(os.environ["WELLS_BIN"]).resolve()
+    for candidate in (REPO / ".build" / "release" / "wells", REPO / ".build" / "debug" / "wells"):
+        if candidate.exists():
+            return candidate
+    raise FileNotFoundError("No wells binary: set WELLS_BIN or run `swift build -c release` (run.sh does both).")
+
+
+WELLS = _find_wells()
+
+
+def wells(*args, check=True) -> str:
+    """Runs `wells ARGS…` and returns its standard output; a failure raises with the command and its stderr."""
+    command = [str(WELLS), *map(str, args)]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if check and result.returncode != 0:
+        raise RuntimeError(f"`{shlex.join(command)}` exited {result.returncode}:\n{result.stderr.strip()}")
+    return result.stdout
+
+
+def wells_json(*args):
+    """Runs `wells ARGS… --format json` and parses its output."""
+    return json.loads(wells(*args, "--format", "json"))
+
+
+def show_command(*args) -> str:
+    """The command line as a reader would type it (binary shown as `wells`, paths relative to WELLS_WORK)."""
+    shown = [str(a).replace(str(WORK) + os.sep, "") for a in args]
+    return "wells " + shlex.join(shown)
+
+
+def fresh_store(csv: Path, db: Path) -> dict:
+    """Deletes DB (and its -wal/-shm), loads CSV into it, and returns the JSON load summary."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(str(db) + suffix).unlink(missing_ok=True)
+    return wells_json("load", csv, "--db", db, "-q")
+
+
+def ensure_synthetic_store() -> Path:
+    """The synthetic store of COUNT wells; generated and loaded only when a previous notebook has not."""
+    if not SYNTHETIC_DB.exists():
+        wells("generate", "--count", COUNT, "--seed", 1, "--out", SYNTHETIC_CSV)
+        fresh_store(SYNTHETIC_CSV, SYNTHETIC_DB)
+    return SYNTHETIC_DB
+
+
+def ensure_tn_store() -> Path:
+    """The store of the real Tennessee well list; loaded only when a previous notebook has not."""
+    if not TN_DB.exists():
+        fresh_store(TN_CSV, TN_DB)
+    return TN_DB
+
+
+def limit_query() -> Path:
+    """The C reference query program: $LIMIT_QUERY, or built here with gcc."""
+    if os.environ.get("LIMIT_QUERY"):
+        return Path(os.environ["LIMIT_QUERY"])
+    binary = WORK / "limit_query"
+    if not binary.exists():
+        subprocess.run(["gcc", "-O2", "-o", str(binary), str(TOOLS / "limit_query.c"), "-lsqlite3"], check=True)
+    return binary
+
+
+def read_wells(db: Path) -> pd.DataFrame:
+    """Every well as one row: pins JOIN details, read read-only with Python's sqlite3 (no SpatiaLite needed)."""
+    sql = """
+        SELECT p.id, p.name, p.lat, p.lon, d.uwi, d.operator, d.status, d.type, d.county, d.state,
+               d.spud_date, d.total_depth
+        FROM pins p JOIN details d ON d.pin_id = p.id
+    """
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+        return pd.read_sql_query(sql, connection)
+
+
+def timed(command: list, stdout=subprocess.DEVNULL) -> float:
+    """Wall-clock seconds of one subprocess run, start-up included; raises if it fails."""
+    start = time.perf_counter()
+    subprocess.run(command, stdout=stdout, stderr=subprocess.PIPE, check=True)
+    return time.perf_counter() - start
+
+
+def environment() -> pd.DataFrame:
+    """What this run used, for the record at the top of each notebook."""
+    version = wells("--version").strip()
+    rows = [
+        ("wells binary", str(WELLS.relative_to(REPO)) if WELLS.is_relative_to(REPO) else str(WELLS)),
+        ("wells --version", version),
+        ("synthetic rows (WELLS_COUNT)", f"{COUNT:,}"),
+        ("shared data", "Notebooks/../../shared/data" + ("" if DATA.exists() else "  (MISSING)")),
+        ("ogrinfo", shutil.which("ogrinfo") or "not on PATH"),
+        ("CPU cores", os.cpu_count()),
+    ]
+    return pd.DataFrame(rows, columns=["setting", "value"]).set_index("setting")

@@ -1,0 +1,72 @@
+import GRDB
+
+extension WellStore {
+    /// What ``optimize()`` did.
+    public struct OptimizeSummary: Sendable, Codable {
+        /// Pins whose id changed to follow the Hilbert curve.
+        public var renumbered: Int
+        /// Pins in the store.
+        public var pins: Int
+        /// The share of consecutive ids whose Hilbert keys were out of order, before and after (0 = perfect).
+        public var disorderBefore: Double
+        public var disorderAfter: Double
+        public var seconds: Double
+    }
+
+    /// Restores spatial order: renumbers pins (and their details) along the Hilbert curve and repacks the R*Tree.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let summary = try store.optimize()   // after several incremental loads
+    /// ```
+    ///
+    /// A fresh load writes pins in Hilbert order, so nearby wells share pages; wells added by later
+    /// loads get ids after the largest, wherever they lie. SQLite keeps a rowid table in id order,
+    /// so giving the pins new ids in Hilbert order moves them back together. It runs in one
+    /// transaction. Pin ids change: ids held from before (such as a ``BatchedResults`` snapshot)
+    /// must be fetched again.
+    public func optimize() throws -> OptimizeSummary {
+        let clock = ContinuousClock.now
+        return try pool.writeWithoutTransaction { db in
+            // Details refer to pins by id; the renumbering rewrites both sides itself.
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+            defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
+            var summary = OptimizeSummary(renumbered: 0, pins: 0, disorderBefore: 0, disorderAfter: 0, seconds: 0)
+            try db.inTransaction(.immediate) {
+                let pins = try Row.fetchAll(db, sql: "SELECT id, lon, lat FROM pins ORDER BY id").map {
+                    (id: $0[0] as Int64, key: SpatialIndex.hilbertKey(longitude: $0[1], latitude: $0[2]))
+                }
+                summary.pins = pins.count
+                summary.disorderBefore = Self.disorder(pins.map(\.key))
+                let ordered = pins.sorted { $0.key < $1.key || ($0.key == $1.key && $0.id < $1.id) }
+                summary.disorderAfter = Self.disorder(ordered.map(\.key))
+                let moves = ordered.enumerated().filter { $0.element.id != Int64($0.offset + 1) }
+                summary.renumbered = moves.count
+                guard !moves.isEmpty else { return .commit }
+                let triggers = try SpatialIndex.suspendTriggers(db)
+                try db.execute(sql: "CREATE TEMP TABLE wellkit_renumber(old INTEGER PRIMARY KEY, new INTEGER NOT NULL)")
+                let insert = try db.makeStatement(sql: "INSERT INTO wellkit_renumber(old, new) VALUES (?, ?)")
+                for (offset, pin) in ordered.enumerated() { try insert.execute(arguments: [pin.id, offset + 1]) }
+                // Negative ids first, so no new id collides with an old one on the way.
+                for table in [("pins", "id"), ("details", "pin_id")] {
+                    try db.execute(sql: "UPDATE \(table.0) SET \(table.1) = -\(table.1)")
+                    try db.execute(sql: "UPDATE \(table.0) SET \(table.1) = (SELECT new FROM wellkit_renumber WHERE old = -\(table.1))")
+                }
+                try db.execute(sql: "DROP TABLE wellkit_renumber")
+                try SpatialIndex.restoreTriggers(triggers, in: db)
+                try SpatialIndex.repack(db)
+                return .commit
+            }
+            summary.seconds = (ContinuousClock.now - clock).seconds
+            return summary
+        }
+    }
+
+    /// The share of neighbours (in id order) whose Hilbert keys decrease.
+    private static func disorder(_ keys: [UInt64]) -> Double {
+        guard keys.count > 1 else { return 0 }
+        let descents = zip(keys, keys.dropFirst()).filter { $0 > $1 }.count
+        return Double(descents) / Double(keys.count - 1)
+    }
+}
