@@ -51,18 +51,23 @@ struct BulkWriter {
             UPDATE pins SET name = ?2, lat = ?3, lon = ?4, geom = MakePoint(?4, ?3, 4326) WHERE id = ?1
             """)
         let columns = ["pin_id", "uwi"] + StagedWell.detailFields.map(\.column) + ["source_x", "source_y", "source_crs", "extra", "load_id"]
-        let detail = try db.makeStatement(sql: """
-            INSERT OR REPLACE INTO details(\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")))
+        let detailSQL = """
+            INTO details(\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")))
             VALUES (\(columns.indices.map { "?\($0 + 1)" }.joined(separator: ", ")))
-            """)
+            """
+        let insertDetail = try db.makeStatement(sql: "INSERT " + detailSQL)
+        let replaceDetail = try db.makeStatement(sql: "INSERT OR REPLACE " + detailSQL)
         let loadID = try nextLoadID()
-        try withStatement(detail) { detail in
+        let firstNewID = nextID
+        try withStatement(insertDetail) { detail in
             try withStatement(insertPin) { pin in
                 for (_, index) in newOnes {
                     try write(wells[index], id: nextID, loadID: loadID, pin: pin, detail: detail)
                     nextID += 1
                 }
             }
+        }
+        try withStatement(replaceDetail) { detail in
             try withStatement(updatePin) { pin in
                 for (id, index) in updates {
                     try write(wells[index], id: id, loadID: loadID, pin: pin, detail: detail)
@@ -72,7 +77,13 @@ struct BulkWriter {
         if rebuildIdentifierIndex { try db.execute(sql: "CREATE UNIQUE INDEX details_uwi ON details(uwi)") }
         try SpatialIndex.restoreTriggers(triggers, in: db)
         phases["rows"] = (ContinuousClock.now - clock).seconds
-        try SpatialIndex.repack(db)
+        if existing.isEmpty && firstNewID == 1 {
+            // A first load: the new pins are every pin, already in Hilbert order; no need to read them back.
+            try SpatialIndex.write(newOnes.enumerated().map { (Int64($0.offset + 1), wells[$0.element.index].lon, wells[$0.element.index].lat) },
+                                   into: SpatialIndex.rtree, db)
+        } else {
+            try SpatialIndex.repack(db)
+        }
         phases["index"] = (ContinuousClock.now - clock).seconds - phases["rows"]!
         return (newOnes.count, updates.count)
     }

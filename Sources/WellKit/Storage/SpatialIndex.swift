@@ -117,7 +117,18 @@ enum SpatialIndex {
             }
         }
         leafOf.sort { $0.id < $1.id }
-        for entry in leafOf { try insertRowid.execute(arguments: [entry.id, entry.node]) }
+        // One row per pin: raw binds, as GRDB's argument arrays took most of the 0.4 s index phase.
+        try withStatement(insertRowid) { stmt in
+            for entry in leafOf {
+                sqlite3_bind_int64(stmt, 1, entry.id)
+                sqlite3_bind_int64(stmt, 2, entry.node)
+                let code = sqlite3_step(stmt)
+                sqlite3_reset(stmt)
+                guard code == SQLITE_DONE else {
+                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "writing \(name)_rowid")
+                }
+            }
+        }
     }
 
     // MARK: - Hilbert order
