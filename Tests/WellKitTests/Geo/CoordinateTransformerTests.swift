@@ -2,18 +2,8 @@ import Foundation
 import Testing
 @testable import WellKit
 
-/// A seeded SplitMix64 generator, so property tests are reproducible.
-private struct GeoTestRNG: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+private typealias GeoTestRNG = SeededRandom
+
 
 /// Distance in metres between two lon/lat points (local equirectangular approximation).
 private func localMetres(_ a: (x: Double, y: Double), _ b: (x: Double, y: Double)) -> Double {

@@ -68,20 +68,13 @@ private func oracle(_ input: [UInt8], delimiter: UInt8) -> [Row] {
 
 // MARK: - Random well-formed input
 
-/// A seeded SplitMix64 generator, so the random inputs are the same on every run.
-private struct CSVTestRNG: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+private typealias CSVTestRNG = SeededRandom
+
+private extension SeededRandom {
     mutating func pick(_ options: [String]) -> String { options[Int.random(in: 0..<options.count, using: &self)] }
     mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &self) < percent }
 }
+
 
 private func randomInput(_ rng: inout CSVTestRNG, delimiter d: String, records: ClosedRange<Int>) -> [UInt8] {
     let others = [",", "\t", ";", "|"].filter { $0 != d }

@@ -10,18 +10,6 @@ private struct Section: Equatable, CustomStringConvertible {
     var description: String { "\(name ?? "NULL"): \(ids)" }
 }
 
-/// SplitMix64: a small seeded generator, so every failing sequence can be replayed.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A store of `count` wells with few distinct statuses and spud dates, so sections and ties abound.
 private struct World {
     static let statuses: [String?] = ["Abandoned", "Flowing", "Pumping", "Suspended", nil]
@@ -30,11 +18,11 @@ private struct World {
     static let dates: [String?] = ["2001-05-01", "2010-01-15", "2015-07-30", "2020-02-29", nil]
 
     let store: WellStore
-    var random: SplitMix64
+    var random: SeededRandom
     var serial = 0
 
     init(count: Int, seed: UInt64) throws {
-        random = SplitMix64(state: seed)
+        random = SeededRandom(seed: seed)
         store = try Fixtures.makeStore()
         var csv = "uwi,name,lat,lon,status,operator,spud_date,total_depth\n"
         for k in 0..<count {

@@ -1,0 +1,24 @@
+/// SplitMix64: a small seeded random generator, so benchmarks and tests repeat exactly.
+///
+/// For example:
+///
+/// ```swift
+/// var random = SeededRandom(seed: 42)
+/// let latitude = 49 + random.unit() * 11
+/// ```
+public struct SeededRandom: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A uniform value in [0, 1).
+    public mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}
