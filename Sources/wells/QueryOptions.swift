@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GRDB
 import WellKit
 
 extension OutputFormat: ExpressibleByArgument {}
@@ -98,5 +99,3 @@ final class StandardOutput {
         buffer = ""
     }
 }
-
-import GRDB

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import WellKit
 
 extension Wells {
@@ -62,5 +63,3 @@ extension Wells {
         }
     }
 }
-
-import Foundation

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GRDB
 import Testing
 @testable import wells
 @testable import WellKit
@@ -48,5 +49,3 @@ import Testing
         #expect((feature?["properties"] as? [String: Any])?["name"] as? String == "A \"quoted\" well")
     }
 }
-
-import GRDB

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A longitude/latitude rectangle in EPSG:4326 degrees.
 ///
 /// For example:
@@ -76,5 +78,3 @@ public struct BoundingBox: Sendable, Hashable, Codable, CustomStringConvertible 
 
     public var description: String { "\(minLongitude),\(minLatitude),\(maxLongitude),\(maxLatitude)" }
 }
-
-import Foundation

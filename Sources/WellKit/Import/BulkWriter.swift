@@ -175,7 +175,7 @@ private func bind(_ statement: OpaquePointer, _ index: Int32, _ text: String?) {
         sqlite3_bind_null(statement, index)
         return
     }
-    text.withUTF8 { sqlite3_bind_text(statement, index, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT) }
+    _ = text.withUTF8 { sqlite3_bind_text(statement, index, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT) }
 }
 
 extension JSONEncoder {

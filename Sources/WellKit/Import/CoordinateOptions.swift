@@ -1,3 +1,5 @@
+import Foundation
+
 /// How the loader reads each well's position: columns, coordinate reference system, datum per row, DMS text.
 ///
 /// For example, Indiana's list has only NAD83 / UTM zone 16N metres:
@@ -53,5 +55,3 @@ public struct CoordinateOptions: Sendable, Equatable {
         return datums.first { $0.key.uppercased() == name }?.value
     }
 }
-
-import Foundation

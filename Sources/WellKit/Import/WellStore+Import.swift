@@ -71,7 +71,9 @@ extension WellStore {
         if path == "-" {
             // Standard input is spooled to a file: the parse reads it in two parts, and rejects re-read it.
             let spool = FileManager.default.temporaryDirectory.appendingPathComponent("wells-stdin-\(getpid()).csv").path
-            FileManager.default.createFile(atPath: spool, contents: FileHandle.standardInput.readDataToEndOfFile())
+            guard FileManager.default.createFile(atPath: spool, contents: FileHandle.standardInput.readDataToEndOfFile()) else {
+                throw ImportError(.cannotOpen, "cannot spool standard input to \(spool)", file: "-")
+            }
             defer { try? FileManager.default.removeItem(atPath: spool) }
             var result = try stage(csvAt: spool, options: options)
             result.summary.file = "-"

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// The map's view of a well: id, name, latitude and longitude, and nothing else.
@@ -68,5 +69,3 @@ public struct Coordinate: Sendable, Hashable, Codable, CustomStringConvertible {
         Geodesic.distance(fromLatitude: latitude, longitude: longitude, toLatitude: other.latitude, longitude: other.longitude)
     }
 }
-
-import Foundation

@@ -80,7 +80,7 @@ extension WellStore {
     public func forEachRow(_ request: FetchRequest, fields: [WellField], distanceFrom center: Coordinate? = nil,
                            _ body: (Row) throws -> Void) throws {
         let selection = fields.map { "\($0.qualifiedColumn) AS \($0.rawValue.quotedDatabaseIdentifier)" }
-        let count = try fetch(request, selection: selection, joinDetails: fields.contains { $0.table == .details }, distanceFrom: center) { db, compiled in
+        try fetch(request, selection: selection, joinDetails: fields.contains { $0.table == .details }, distanceFrom: center) { db, compiled in
             let rows = try Row.fetchCursor(compiled.statement(db), arguments: compiled.arguments)
             var count = 0
             while let row = try rows.next() {
@@ -89,10 +89,10 @@ extension WellStore {
             }
             return count
         }
-        _ = count
     }
 
-    /// Compiles `request`, runs `body` in a read, and reports the total time to the SQL log.
+    /// Compiles `request`, runs `body` in a read, and reports the total time and rows to the SQL log.
+    @discardableResult
     func fetch<T>(_ request: FetchRequest, selection: [String], joinDetails: Bool = false, distanceFrom center: Coordinate? = nil,
                   _ body: (Database, CompiledFetch) throws -> T) throws -> T {
         let compiled = try request.compile(selection: selection, joinDetails: joinDetails,
