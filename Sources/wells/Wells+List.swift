@@ -136,7 +136,7 @@ extension Wells {
                 var end = start
                 while end < rows.count && rows[end].section == index { end += 1 }
                 let info = snapshot.sections[index]
-                let name = info.name.map(jsonString) ?? "null"
+                let name = ResultWriter.json(info.name.databaseValue)
                 parts.append(#"{"name":\#(name),"count":\#(info.count),"rows":[\#(objects[start..<end].joined(separator: ","))]}"#)
                 start = end
             }
@@ -185,32 +185,9 @@ extension WellField {
     }
 }
 
-/// A value as table text: numbers without a needless `.0`.
+/// A value as table text, on one line.
 private func text(_ value: DatabaseValue) -> String {
-    switch value.storage {
-    case .null: ""
-    case .int64(let n): String(n)
-    case .double(let d): d.rounded() == d && abs(d) < 1e15 ? String(Int64(d)) : "\(d)"
-    case .string(let s): s.replacingOccurrences(of: "\n", with: " ")
-    case .blob(let data): data.base64EncodedString()
-    }
-}
-
-/// A JSON string literal.
-private func jsonString(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out + "\""
+    ResultWriter.text(value).replacingOccurrences(of: "\n", with: " ")
 }
 
 /// `244292` as `244,292`.

@@ -143,7 +143,8 @@ public final class ResultWriter {
         }
     }
 
-    static func json(_ value: DatabaseValue) -> String {
+    /// A value as a JSON literal: a number, a string or null.
+    public static func json(_ value: DatabaseValue) -> String {
         switch value.storage {
         case .null: return "null"
         case .int64(let n): return String(n)
