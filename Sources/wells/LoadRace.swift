@@ -41,8 +41,7 @@ struct LoadRace {
             for _ in 0..<max(1, repeats) {
                 let start = ContinuousClock.now
                 try body()
-                let elapsed = ContinuousClock.now - start
-                runs.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+                runs.append((ContinuousClock.now - start).seconds)
             }
             tools.append(Tool(name: name, medianSeconds: Statistics.median(runs), runs: runs))
         }

@@ -21,22 +21,22 @@ struct LoadReport {
         } else {
             lines.append("Loaded \(file) into \(store) in \(String(format: "%.2f", summary.seconds)) s (load \(summary.loadID ?? 0)).")
         }
-        lines.append("  records read           \(count(summary.records))")
-        lines.append(dryRun ? "  would load             \(count(summary.inserted))" : "  inserted               \(count(summary.inserted))")
-        if !dryRun { lines.append("  updated                \(count(summary.updated))") }
-        lines.append("  rejected               \(count(summary.rejected))")
+        lines.append("  records read           \(grouped(summary.records))")
+        lines.append(dryRun ? "  would load             \(grouped(summary.inserted))" : "  inserted               \(grouped(summary.inserted))")
+        if !dryRun { lines.append("  updated                \(grouped(summary.updated))") }
+        lines.append("  rejected               \(grouped(summary.rejected))")
         for (reason, n) in summary.rejectReasons.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) {
-            lines.append("    \(reason.padding(toLength: 28, withPad: " ", startingAt: 0)) \(count(n))")
+            lines.append("    \(reason.padding(toLength: 28, withPad: " ", startingAt: 0)) \(grouped(n))")
         }
         if summary.duplicates > 0 {
-            lines.append("  duplicate identifiers  \(count(summary.duplicates)) (rows rejected so that one row per identifier loads)")
+            lines.append("  duplicate identifiers  \(grouped(summary.duplicates)) (rows rejected so that one row per identifier loads)")
         }
         if summary.generatedIdentifiers > 0 {
-            lines.append("  generated identifiers  \(count(summary.generatedIdentifiers)) (rows without one got FILE:LINE)")
+            lines.append("  generated identifiers  \(grouped(summary.generatedIdentifiers)) (rows without one got FILE:LINE)")
         }
         if summary.badValues > 0 {
             let fields = summary.badValuesByField.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-            lines.append("  bad values kept as text \(count(summary.badValues)) (\(fields)); in details.extra")
+            lines.append("  bad values kept as text \(grouped(summary.badValues)) (\(fields)); in details.extra")
         }
         if summary.crs != "EPSG:4326" || !summary.transformations.isEmpty {
             lines.append("  coordinates            \(summary.crs)")
@@ -47,13 +47,6 @@ struct LoadReport {
             lines.append("Rejected rows: sqlite3 \(store) \"SELECT line, \\\"column\\\", reason FROM rejects WHERE load_id = \(summary.loadID ?? 0)\"")
         }
         return lines.joined(separator: "\n")
-    }
-
-    private func count(_ n: Int) -> String {
-        let formatter = NumberFormatter()
-        formatter.numberStyle = .decimal
-        formatter.groupingSeparator = ","
-        return formatter.string(from: NSNumber(value: n)) ?? String(n)
     }
 }
 

@@ -37,7 +37,7 @@ enum Subprocess {
         let elapsed = ContinuousClock.now - start
         let result = Output(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
                             stderr: String(decoding: stderrData, as: UTF8.self),
-                            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+                            seconds: elapsed.seconds)
         guard result.status == 0 else {
             throw StoreError(.invalidArgument, "\(program) \(arguments.joined(separator: " ")) failed (\(result.status)): \(result.stderr.prefix(500))")
         }

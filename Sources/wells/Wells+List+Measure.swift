@@ -75,8 +75,7 @@ enum ListMeasurement {
     static func seconds(_ body: () throws -> Void) rethrows -> Double {
         let start = ContinuousClock.now
         try body()
-        let elapsed = ContinuousClock.now - start
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        return (ContinuousClock.now - start).seconds
     }
 
     /// CPU time of the calling thread, which runs the query: unlike wall time, other processes do not inflate it.

@@ -164,7 +164,7 @@ extension Wells {
                 }
             }
             if diff.rowChanges.count > 50 { lines.append("… and \(grouped(diff.rowChanges.count - 50)) more changes") }
-            let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
+            let milliseconds = elapsed.seconds * 1000
             lines.append("now \(grouped(results.fetchedCount)) wells · refreshed in \(Int(milliseconds.rounded())) ms · \(results.statementsExecuted) queries")
             return lines.joined(separator: "\n") + "\n"
         }
@@ -188,15 +188,4 @@ extension WellField {
 /// A value as table text, on one line.
 private func text(_ value: DatabaseValue) -> String {
     ResultWriter.text(value).replacingOccurrences(of: "\n", with: " ")
-}
-
-/// `244292` as `244,292`.
-private func grouped(_ number: Int) -> String {
-    let digits = String(number.magnitude)
-    var out = ""
-    for (k, digit) in digits.enumerated() {
-        if k > 0 && (digits.count - k) % 3 == 0 { out += "," }
-        out.append(digit)
-    }
-    return (number < 0 ? "-" : "") + out
 }

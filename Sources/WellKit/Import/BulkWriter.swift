@@ -12,7 +12,7 @@ struct BulkWriter {
     /// Seconds spent writing rows and packing the index.
     private(set) var phases: [String: Double] = [:]
 
-    init(_ db: Database) throws { self.db = db }
+    init(_ db: Database) { self.db = db }
 
     /// Inserts new wells and updates those whose identifier is already stored.
     ///
@@ -50,7 +50,7 @@ struct BulkWriter {
         let updatePin = try db.makeStatement(sql: """
             UPDATE pins SET name = ?2, lat = ?3, lon = ?4, geom = MakePoint(?4, ?3, 4326) WHERE id = ?1
             """)
-        let columns = ["pin_id", "uwi"] + StagedWell.detailFields.map(\.column) + ["source_x", "source_y", "source_crs", "extra", "load_id"]
+        let columns = ["pin_id"] + WellDetail.columns
         let detailSQL = """
             INTO details(\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")))
             VALUES (\(columns.indices.map { "?\($0 + 1)" }.joined(separator: ", ")))

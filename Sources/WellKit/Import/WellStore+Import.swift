@@ -29,6 +29,7 @@ extension WellStore {
         var (summary, staged, rejects, mapping) = try Self.stage(csvAt: path, options: options)
         if options.dryRun { return summary }
         summary.phases["read"] = (ContinuousClock.now - clock).seconds
+        var commitStart = ContinuousClock.now
         try pool.writeWithoutTransaction { db in
             // Foreign keys hold by construction here: each pin is written before its detail, with
             // an id the writer allocated, and the load's row before both. Checking them per row
@@ -36,18 +37,18 @@ extension WellStore {
             try db.execute(sql: "PRAGMA foreign_keys = OFF")
             defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
             try db.inTransaction(.immediate) {
-                var writer = try BulkWriter(db)
+                var writer = BulkWriter(db)
                 let (inserted, updated) = try writer.write(staged)
                 summary.inserted = inserted
                 summary.updated = updated
                 summary.phases.merge(writer.phases) { $1 }
                 summary.seconds = (ContinuousClock.now - clock).seconds
                 summary.loadID = try writer.record(summary, startedAt: startedAt, mapping: mapping, rejects: rejects)
-                summary.phases["commit"] = (ContinuousClock.now - clock).seconds
+                commitStart = ContinuousClock.now
                 return .commit
             }
         }
-        summary.phases["commit"] = (ContinuousClock.now - clock).seconds - (summary.phases["commit"] ?? 0)
+        summary.phases["commit"] = (ContinuousClock.now - commitStart).seconds
         staged.removeAll()
         rejects.removeAll()
         summary.seconds = (ContinuousClock.now - clock).seconds
@@ -219,7 +220,8 @@ extension StagedWell {
 }
 
 extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
+    /// The duration in seconds, as a `Double`.
+    public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
 }
 
 // MARK: - HashingSource
