@@ -1,8 +1,23 @@
+#include <dlfcn.h>
 #include <sqlite3.h>
 #include <spatialite.h>
 
-/// Allows `sqlite3_load_extension` from C only (not from SQL), through the
-/// variadic `sqlite3_db_config`, which Swift cannot call.
-static inline int wk_enable_c_load_extension(sqlite3 *db) {
-    return sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 1, (void *)0);
+/* The SpatiaLite functions WellKit calls, resolved at run time (see `SpatiaLite.swift`): linking
+ * libspatialite would make every process load it, PROJ, GEOS and ~50 other libraries at start-up,
+ * about 16 ms, even the read-only commands that never use SpatiaLite. */
+#define WK_SPATIALITE_FUNCTIONS(X) \
+    X(spatialite_alloc_connection) X(spatialite_cleanup_ex) X(spatialite_init_ex) X(spatialite_version)
+
+typedef struct WKSpatiaLite {
+#define WK_SPATIALITE_FIELD(name) __typeof__(&name) name;
+    WK_SPATIALITE_FUNCTIONS(WK_SPATIALITE_FIELD)
+#undef WK_SPATIALITE_FIELD
+} WKSpatiaLite;
+
+/* Fills `api` from `handle`, a dlopen handle of libspatialite. Returns NULL, or the first missing symbol. */
+static inline const char *wk_spatialite_resolve(void *handle, WKSpatiaLite *api) {
+#define WK_SPATIALITE_RESOLVE(name) if (!(api->name = (__typeof__(&name))dlsym(handle, #name))) return #name;
+    WK_SPATIALITE_FUNCTIONS(WK_SPATIALITE_RESOLVE)
+#undef WK_SPATIALITE_RESOLVE
+    return 0;
 }

@@ -14,12 +14,12 @@ struct StoreOptions: ParsableArguments {
 
     var traceEnabled: Bool { sqlDebug || ProcessInfo.processInfo.environment["WELLS_SQL_DEBUG"] == "1" }
 
-    /// Opens the store, creating it only when `create` is true.
-    func open(create: Bool) throws -> WellStore {
+    /// Opens the store: `.create` for loads, `.existing` for other writes, `.readOnly` for queries.
+    func open(_ mode: WellStore.OpenMode) throws -> WellStore {
         var trace: (@Sendable (String) -> Void)?
         if traceEnabled {
             trace = { sql in Terminal.error("sql: \(sql)") }
         }
-        return try WellStore(path: path, mode: create ? .create : .existing, trace: trace)
+        return try WellStore(path: path, mode: mode, trace: trace)
     }
 }

@@ -37,7 +37,7 @@ extension Wells {
                     request.region = .box(try BoundingBox(parsing: box))
                 }
                 request.antimeridian = antimeridian
-                try QueryRunner.run(store: try store.open(create: false), request: request, options: query)
+                try QueryRunner.run(store: try store.open(.readOnly), request: request, options: query)
             } catch {
                 throw Terminal.fail(error)
             }

@@ -30,12 +30,17 @@ extension Wells.Bench {
         @Option(name: .customLong("reference-query"), help: "The limit_query binary to run on the same store and viewports.")
         var referenceQuery: String?
 
+        @Option(help: ArgumentHelp(
+            "Also time this many whole `wells bbox` processes, start-up included, on the smallest viewports; and `ogrinfo -spat` on the same ones when GDAL is installed.",
+            valueName: "n"))
+        var processes = 0
+
         @Option(help: "The report format.")
         var format: ReportFormat = .table
 
         func run() async throws {
             do {
-                let wellStore = try store.open(create: false)
+                let wellStore = try store.open(.existing)
                 let viewports = try queries.map { try BBoxBenchmark.viewports(file: $0) }
                     ?? BBoxBenchmark.viewports(store: wellStore, sizes: sizes.split(separator: ",").compactMap { Double($0) }, perSize: perSize, seed: 1)
                 let results = try BBoxBenchmark.run(store: wellStore, viewports: viewports, passes: passes)
@@ -43,17 +48,52 @@ extension Wells.Bench {
                 if let referenceQuery {
                     references = try Self.limitQuery(referenceQuery, store: store.path, viewports: viewports, passes: passes)
                 }
+                var whole: [(name: String, label: String, p50: Double, p99: Double)] = []
+                if processes > 0, let smallest = results.first?.label {
+                    whole = try Self.processes(store: store.path, viewports: viewports.filter { $0.label == smallest }, count: processes)
+                }
                 if format == .json {
                     struct Reference: Encodable { var name: String; var label: String; var p50_us: Double; var p99_us: Double }
-                    struct Output: Encodable { var wellkit: [BBoxBenchmark.Result]; var references: [Reference] }
+                    struct Output: Encodable { var wellkit: [BBoxBenchmark.Result]; var references: [Reference]; var processes: [Reference] }
                     let refs = references.map { Reference(name: $0.name, label: $0.label, p50_us: $0.p50, p99_us: $0.p99) }
-                    print(String(decoding: try JSONEncoder.pretty.encode(Output(wellkit: results, references: refs)), as: UTF8.self))
+                    let procs = whole.map { Reference(name: $0.name, label: $0.label, p50_us: $0.p50, p99_us: $0.p99) }
+                    print(String(decoding: try JSONEncoder.pretty.encode(Output(wellkit: results, references: refs, processes: procs)), as: UTF8.self))
                 } else {
                     print("Bounding-box fetches of WellPin from \(store.path): median over \(passes) passes of each statistic")
                     print(BenchTables.bbox(results, references: references))
+                    if let ours = whole.first {
+                        print("\nWhole processes, start-up included, \(processes) runs on \(ours.label) viewports:")
+                        print(BenchTables.grid([["program", "p50 ms", "p99 ms", "× wells"]] + whole.map {
+                            [$0.name, String(format: "%.1f", $0.p50 / 1000), String(format: "%.1f", $0.p99 / 1000), String(format: "%.2f", $0.p50 / ours.p50)]
+                        }).joined(separator: "\n"))
+                    }
                 }
             } catch {
                 throw Terminal.fail(error)
+            }
+        }
+
+        /// Times `count` whole processes of `wells bbox`, and of `ogrinfo -spat` when it is installed, over `viewports`.
+        ///
+        /// The result rows are per process, start-up included, in microseconds, labelled with the viewports' label.
+        static func processes(store: String, viewports: [BBoxBenchmark.Viewport], count: Int) throws
+            -> [(name: String, label: String, p50: Double, p99: Double)]
+        {
+            guard let label = viewports.first?.label else { return [] }
+            let wells = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+            var tools: [(name: String, arguments: (BoundingBox) -> [String], program: String)] = [
+                ("wells bbox process", { ["bbox", "\($0.minLongitude),\($0.minLatitude),\($0.maxLongitude),\($0.maxLatitude)", "--db", store, "--format", "csv"] }, wells),
+            ]
+            if Subprocess.which("ogrinfo") != nil {
+                tools.append(("ogrinfo -spat process", { ["-ro", "-q", "-spat", "\($0.minLongitude)", "\($0.minLatitude)", "\($0.maxLongitude)", "\($0.maxLatitude)", store, "pins"] }, "ogrinfo"))
+            }
+            return try tools.map { tool in
+                for viewport in viewports.prefix(3) { try Subprocess.run(tool.program, tool.arguments(viewport.box)) }  // warm-up
+                var micros = try (0..<count).map { k in
+                    try Subprocess.run(tool.program, tool.arguments(viewports[k % viewports.count].box)).seconds * 1e6
+                }
+                micros.sort()
+                return (tool.name, label, micros[micros.count / 2], micros[min(micros.count - 1, micros.count * 99 / 100)])
             }
         }
 

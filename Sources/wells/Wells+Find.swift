@@ -19,7 +19,7 @@ extension Wells {
 
         func run() async throws {
             do {
-                try QueryRunner.run(store: try store.open(create: false), request: try query.request(), options: query)
+                try QueryRunner.run(store: try store.open(.readOnly), request: try query.request(), options: query)
             } catch {
                 throw Terminal.fail(error)
             }

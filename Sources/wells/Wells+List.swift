@@ -44,7 +44,7 @@ extension Wells {
 
         func run() async throws {
             do {
-                let opened = try store.open(create: false)
+                let opened = try store.open(.existing)
                 var request = try query.request()
                 if request.sortDescriptors.isEmpty { request.sortDescriptors = [SortDescriptor(.id)] }
                 let sectionKey = try section.map { try WellField(keyPath: $0) }

@@ -121,7 +121,7 @@ extension Wells {
                     summary = try WellStore.dryRun(csvAt: file, options: options)
                     bar?.finish()
                 } else {
-                    let wellStore = try store.open(create: true)
+                    let wellStore = try store.open(.create)
                     summary = try wellStore.load(csvAt: file, options: options)
                     bar?.finish()
                     if let rejects, let id = summary.loadID {

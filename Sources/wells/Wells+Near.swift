@@ -37,7 +37,7 @@ extension Wells {
         func run() async throws {
             do {
                 let center = try Coordinate(parsing: point)
-                let wellStore = try store.open(create: false)
+                let wellStore = try store.open(.readOnly)
                 var request = try query.request()
                 if let radius, let meters = Self.meters(radius) {
                     request.region = .radius(latitude: center.latitude, longitude: center.longitude, meters: meters)

@@ -17,7 +17,7 @@ extension Wells {
 
         func run() async throws {
             do {
-                let summary = try store.open(create: false).optimize()
+                let summary = try store.open(.existing).optimize()
                 print(String(format: "Renumbered %d of %d pins in %.2f s; out-of-order neighbours %.1f%% → %.1f%%.",
                              summary.renumbered, summary.pins, summary.seconds, summary.disorderBefore * 100, summary.disorderAfter * 100))
             } catch {

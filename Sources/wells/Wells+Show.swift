@@ -24,7 +24,7 @@ extension Wells {
         func run() async throws {
             let well: Well?
             do {
-                well = try store.open(create: false).well(identifier: identifier)
+                well = try store.open(.readOnly).well(identifier: identifier)
             } catch {
                 throw Terminal.fail(error)
             }

@@ -48,4 +48,37 @@ import Testing
         #expect(geometry?["coordinates"] as? [Double] == [-114.07, 51.05])
         #expect((feature?["properties"] as? [String: Any])?["name"] as? String == "A \"quoted\" well")
     }
+
+    /// Runs the `wells` executable with the dynamic loader's log on; returns the log and the exit status.
+    private func wellsLoadingLog(_ arguments: [String]) throws -> (log: String, status: Int32) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: InterruptedLoadTests.wells)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(["LD_DEBUG": "files"]) { $1 }
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let log = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (log, process.terminationStatus)
+    }
+
+    @Test func queriesLoadNeitherSpatiaLiteNorPROJ() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wells-libs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let csv = directory.appendingPathComponent("wells.csv").path
+        let db = directory.appendingPathComponent("wells.sqlite").path
+        try "uwi,name,lat,lon\nA,Alpha,51.05,-114.07\n".write(toFile: csv, atomically: true, encoding: .utf8)
+        // A load writes geometries, so it loads SpatiaLite, and the log shows it.
+        let load = try wellsLoadingLog(["load", csv, "--db", db, "--quiet"])
+        #expect(load.status == 0)
+        #expect(load.log.contains("libspatialite"))
+        for command in [["bbox", "-115,51,-114,52"], ["show", "A"], ["find", "--where", "name = Alpha"], ["--help"]] {
+            let run = try wellsLoadingLog(command + (command == ["--help"] ? [] : ["--db", db]))
+            #expect(run.status == 0, "\(command)")
+            #expect(!run.log.contains("libspatialite") && !run.log.contains("libproj"), "wells \(command.joined(separator: " ")) loaded SpatiaLite or PROJ")
+        }
+    }
 }

@@ -48,7 +48,7 @@ public struct CRSInfo: Sendable, Hashable {
         init?(of object: OpaquePointer, context: ProjContext) {
             var west = 0.0, south = 0.0, east = 0.0, north = 0.0
             var name: UnsafePointer<CChar>?
-            guard proj_get_area_of_use(context.raw, object, &west, &south, &east, &north, &name) != 0,
+            guard libproj.proj_get_area_of_use(context.raw, object, &west, &south, &east, &north, &name) != 0,
                   west > -1000, south > -1000, east > -1000, north > -1000
             else { return nil }
             self.init(west: west, south: south, east: east, north: north,
@@ -110,15 +110,15 @@ public struct CRSInfo: Sendable, Hashable {
         let ctx = context.raw
         self.definition = definition
         name = crs.name ?? definition
-        authority = proj_get_id_auth_name(crs.raw, 0).map { String(cString: $0) }
-        code = proj_get_id_code(crs.raw, 0).map { String(cString: $0) }
-        kind = Self.kind(of: proj_get_type(crs.raw))
+        authority = libproj.proj_get_id_auth_name(crs.raw, 0).map { String(cString: $0) }
+        code = libproj.proj_get_id_code(crs.raw, 0).map { String(cString: $0) }
+        kind = Self.kind(of: libproj.proj_get_type(crs.raw))
         areaOfUse = Area(of: crs.raw, context: context)
-        var datum = proj_crs_get_datum_forced(ctx, crs.raw)
-        if datum == nil { datum = proj_crs_get_horizontal_datum(ctx, crs.raw) }
-        datumName = datum.flatMap { proj_get_name($0).map { String(cString: $0) } }
-        if let datum { proj_destroy(datum) }
-        projString = proj_as_proj_string(ctx, crs.raw, PJ_PROJ_5, nil).map { String(cString: $0) }
+        var datum = libproj.proj_crs_get_datum_forced(ctx, crs.raw)
+        if datum == nil { datum = libproj.proj_crs_get_horizontal_datum(ctx, crs.raw) }
+        datumName = datum.flatMap { libproj.proj_get_name($0).map { String(cString: $0) } }
+        if let datum { _ = libproj.proj_destroy(datum) }
+        projString = libproj.proj_as_proj_string(ctx, crs.raw, PJ_PROJ_5, nil).map { String(cString: $0) }
         context.resetLog()   // e.g. "not a CRS with a datum" for compound CRSs
     }
 
@@ -165,6 +165,6 @@ public struct CRSInfo: Sendable, Hashable {
             source: identifier, sourceName: name,
             target: CRSString.normalize(target), targetName: targetCRS.name ?? target,
             area: area, candidates: all, used: runnable.first,
-            networkEnabled: proj_context_is_network_enabled(context.raw) != 0)
+            networkEnabled: libproj.proj_context_is_network_enabled(context.raw) != 0)
     }
 }

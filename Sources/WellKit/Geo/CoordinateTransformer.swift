@@ -45,15 +45,15 @@ public final class CoordinateTransformer: @unchecked Sendable {
         let targetCRS = try context.createCRS(target)
         var pjArea: OpaquePointer?
         if let area {
-            pjArea = proj_area_create()
-            proj_area_set_bbox(pjArea, area.west, area.south, area.east, area.north)
+            pjArea = libproj.proj_area_create()
+            libproj.proj_area_set_bbox(pjArea, area.west, area.south, area.east, area.north)
         }
-        defer { if let pjArea { proj_area_destroy(pjArea) } }
+        defer { if let pjArea { libproj.proj_area_destroy(pjArea) } }
         context.resetLog()
         let raw = try context.own(
-            proj_create_crs_to_crs_from_pj(context.raw, sourceCRS.raw, targetCRS.raw, pjArea, nil),
+            libproj.proj_create_crs_to_crs_from_pj(context.raw, sourceCRS.raw, targetCRS.raw, pjArea, nil),
             .noOperation, "no operation", crs: crs)
-        pj = try context.own(proj_normalize_for_visualization(context.raw, raw.raw),
+        pj = try context.own(libproj.proj_normalize_for_visualization(context.raw, raw.raw),
                              .noOperation, "cannot normalise axis order", crs: crs)
     }
 
@@ -81,18 +81,18 @@ public final class CoordinateTransformer: @unchecked Sendable {
         let stride = MemoryLayout<Double>.stride
         let direction = inverse ? PJ_INV : PJ_FWD
         try lock.withLock {
-            proj_errno_reset(pj.raw)
+            _ = libproj.proj_errno_reset(pj.raw)
             context.resetLog()
             _ = outX.withUnsafeMutableBufferPointer { px in
                 outY.withUnsafeMutableBufferPointer { py in
-                    proj_trans_generic(pj.raw, direction,
+                    libproj.proj_trans_generic(pj.raw, direction,
                                        px.baseAddress, stride, px.count,
                                        py.baseAddress, stride, py.count,
                                        nil, 0, 0, nil, 0, 0)
                 }
             }
             if let bad = outX.indices.first(where: { !outX[$0].isFinite || !outY[$0].isFinite }) {
-                let errno = proj_errno(pj.raw)
+                let errno = libproj.proj_errno(pj.raw)
                 let (from, to) = inverse ? (target, source) : (source, target)
                 let failures = outX.indices.filter { !outX[$0].isFinite || !outY[$0].isFinite }.count
                 let hint = Self.hint(errno: errno, finiteInput: xs[bad].isFinite && ys[bad].isFinite)
@@ -128,12 +128,12 @@ public final class CoordinateTransformer: @unchecked Sendable {
     /// picks one per point by area of use, so this can change between calls.
     public var operation: OperationInfo {
         lock.withLock {
-            if let last = proj_trans_get_last_used_operation(pj.raw) {
-                defer { proj_destroy(last) }
+            if let last = libproj.proj_trans_get_last_used_operation(pj.raw) {
+                defer { _ = libproj.proj_destroy(last) }
                 return OperationInfo(last, context: context)
             }
             context.resetLog()
-            if proj_as_proj_string(context.raw, pj.raw, PJ_PROJ_5, nil) != nil {
+            if libproj.proj_as_proj_string(context.raw, pj.raw, PJ_PROJ_5, nil) != nil {
                 return OperationInfo(pj.raw, context: context)   // a single operation
             }
             // Several alternatives and none used yet: report PROJ's first choice.

@@ -6,7 +6,7 @@ import Foundation
 public enum Geodesic {
     private static let wgs84: geod_geodesic = {
         var g = geod_geodesic()
-        geod_init(&g, 6_378_137, 1 / 298.257223563)
+        libproj.geod_init(&g, 6_378_137, 1 / 298.257223563)
         return g
     }()
 
@@ -20,7 +20,7 @@ public enum Geodesic {
     public static func distance(fromLatitude lat1: Double, longitude lon1: Double, toLatitude lat2: Double, longitude lon2: Double) -> Double {
         var g = wgs84
         var s12 = 0.0
-        geod_inverse(&g, lat1, lon1, lat2, lon2, &s12, nil, nil)
+        libproj.geod_inverse(&g, lat1, lon1, lat2, lon2, &s12, nil, nil)
         return s12
     }
 

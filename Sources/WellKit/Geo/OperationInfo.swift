@@ -84,24 +84,24 @@ public struct OperationInfo: Sendable, Hashable, CustomStringConvertible {
     /// Describes a PROJ operation object created in `context`.
     init(_ op: OpaquePointer, context: ProjContext) {
         let ctx = context.raw
-        name = proj_get_name(op).map { String(cString: $0) } ?? "unnamed operation"
-        if let auth = proj_get_id_auth_name(op, 0), let code = proj_get_id_code(op, 0) {
+        name = libproj.proj_get_name(op).map { String(cString: $0) } ?? "unnamed operation"
+        if let auth = libproj.proj_get_id_auth_name(op, 0), let code = libproj.proj_get_id_code(op, 0) {
             identifier = "\(String(cString: auth)):\(String(cString: code))"
         } else {
             identifier = nil
         }
-        projString = proj_as_proj_string(ctx, op, PJ_PROJ_5, nil).map { String(cString: $0) }
-        let stated = proj_coordoperation_get_accuracy(ctx, op)
+        projString = libproj.proj_as_proj_string(ctx, op, PJ_PROJ_5, nil).map { String(cString: $0) }
+        let stated = libproj.proj_coordoperation_get_accuracy(ctx, op)
         accuracy = stated >= 0 ? stated : nil
-        isBallpark = proj_coordoperation_has_ballpark_transformation(ctx, op) != 0
-        isInstantiable = proj_coordoperation_is_instantiable(ctx, op) != 0
+        isBallpark = libproj.proj_coordoperation_has_ballpark_transformation(ctx, op) != 0
+        isInstantiable = libproj.proj_coordoperation_is_instantiable(ctx, op) != 0
         var grids: [Grid] = []
-        let count = proj_coordoperation_get_grid_used_count(ctx, op)
+        let count = libproj.proj_coordoperation_get_grid_used_count(ctx, op)
         for index in 0..<max(count, 0) {
             var short: UnsafePointer<CChar>?, full: UnsafePointer<CChar>?
             var package: UnsafePointer<CChar>?, url: UnsafePointer<CChar>?
             var direct: Int32 = 0, open: Int32 = 0, available: Int32 = 0
-            guard proj_coordoperation_get_grid_used(ctx, op, index, &short, &full, &package,
+            guard libproj.proj_coordoperation_get_grid_used(ctx, op, index, &short, &full, &package,
                                                     &url, &direct, &open, &available) != 0
             else { continue }
             func text(_ p: UnsafePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "" }
@@ -123,33 +123,33 @@ public struct OperationInfo: Sendable, Hashable, CustomStringConvertible {
                        area: CRSInfo.Area?, crs: [String]) throws -> [OperationInfo] {
         let context = source.context
         let ctx = context.raw
-        let factory = try context.check(proj_create_operation_factory_context(ctx, nil),
+        let factory = try context.check(libproj.proj_create_operation_factory_context(ctx, nil),
                                         .projFailure, "cannot create operation factory", crs: crs)
-        defer { proj_operation_factory_context_destroy(factory) }
+        defer { libproj.proj_operation_factory_context_destroy(factory) }
         let use: PROJ_GRID_AVAILABILITY_USE
         switch grids {
         case .ignored: use = PROJ_GRID_AVAILABILITY_IGNORED
         case .sortMissingLast: use = PROJ_GRID_AVAILABILITY_USED_FOR_SORTING
         case .available:
-            use = proj_context_is_network_enabled(ctx) != 0
+            use = libproj.proj_context_is_network_enabled(ctx) != 0
                 ? PROJ_GRID_AVAILABILITY_KNOWN_AVAILABLE
                 : PROJ_GRID_AVAILABILITY_DISCARD_OPERATION_IF_MISSING_GRID
         }
-        proj_operation_factory_context_set_grid_availability_use(ctx, factory, use)
-        proj_operation_factory_context_set_spatial_criterion(
+        libproj.proj_operation_factory_context_set_grid_availability_use(ctx, factory, use)
+        libproj.proj_operation_factory_context_set_spatial_criterion(
             ctx, factory, PROJ_SPATIAL_CRITERION_PARTIAL_INTERSECTION)
         if let area {
-            proj_operation_factory_context_set_area_of_interest(
+            libproj.proj_operation_factory_context_set_area_of_interest(
                 ctx, factory, area.west, area.south, area.east, area.north)
         }
         context.resetLog()
-        let list = try context.check(proj_create_operations(ctx, source.raw, target.raw, factory),
+        let list = try context.check(libproj.proj_create_operations(ctx, source.raw, target.raw, factory),
                                      .noOperation, "no operation", crs: crs)
-        defer { proj_list_destroy(list) }
+        defer { libproj.proj_list_destroy(list) }
         var result: [OperationInfo] = []
-        for index in 0..<proj_list_get_count(list) {
-            guard let op = proj_list_get(ctx, list, index) else { continue }
-            defer { proj_destroy(op) }
+        for index in 0..<libproj.proj_list_get_count(list) {
+            guard let op = libproj.proj_list_get(ctx, list, index) else { continue }
+            defer { _ = libproj.proj_destroy(op) }
             result.append(OperationInfo(op, context: context))
         }
         return result

@@ -22,12 +22,12 @@ final class ProjContext {
     private var log: [String] = []
 
     init() throws {
-        guard let ctx = proj_context_create() else {
+        guard let ctx = libproj.proj_context_create() else {
             throw CRSError(.projFailure, "proj_context_create failed (out of memory or no proj.db?)")
         }
         raw = ctx
         let me = Unmanaged.passUnretained(self).toOpaque()
-        proj_log_func(raw, me) { data, _, message in
+        libproj.proj_log_func(raw, me) { data, _, message in
             guard let data, let message else { return }
             let context = Unmanaged<ProjContext>.fromOpaque(data).takeUnretainedValue()
             context.record(String(cString: message))
@@ -36,8 +36,8 @@ final class ProjContext {
 
     deinit {
         // Detach the logger before destroying, so PROJ never calls back into a dying object.
-        proj_log_func(raw, nil) { _, _, _ in }
-        proj_context_destroy(raw)
+        libproj.proj_log_func(raw, nil) { _, _, _ in }
+        _ = libproj.proj_context_destroy(raw)
     }
 
     private func record(_ line: String) {
@@ -49,10 +49,10 @@ final class ProjContext {
     ///
     /// Clears the captured log so the next failure reports only its own text.
     func takeError(errno explicit: Int32? = nil) -> (text: String, errno: Int32) {
-        let number = explicit ?? proj_context_errno(raw)
+        let number = explicit ?? libproj.proj_context_errno(raw)
         var parts = log
         log.removeAll()
-        if number != 0, let cText = proj_context_errno_string(raw, number) {
+        if number != 0, let cText = libproj.proj_context_errno_string(raw, number) {
             let text = String(cString: cText)
             let generic = text.hasPrefix("Unknown error")   // says nothing beyond the log line
             if !parts.contains(where: { $0.contains(text) }), !(generic && !parts.isEmpty) {
@@ -102,8 +102,8 @@ final class ProjContext {
     func createCRS(_ string: String) throws -> ProjObject {
         resetLog()
         let definition = CRSString.normalize(string)
-        let object = try own(proj_create(raw, definition), .unknownCRS, string, crs: [string])
-        guard proj_is_crs(object.raw) != 0 else {
+        let object = try own(libproj.proj_create(raw, definition), .unknownCRS, string, crs: [string])
+        guard libproj.proj_is_crs(object.raw) != 0 else {
             throw CRSError(.notACRS,
                            "\"\(string)\" is a PROJ \(object.typeName), not a CRS; \(CRSError.codeHint)",
                            crs: [string])
@@ -122,21 +122,21 @@ final class ProjObject {
         self.context = context
     }
 
-    deinit { proj_destroy(raw) }
+    deinit { _ = libproj.proj_destroy(raw) }
 
     /// `proj_get_name`, or nil when PROJ has none.
-    var name: String? { proj_get_name(raw).map { String(cString: $0) } }
+    var name: String? { libproj.proj_get_name(raw).map { String(cString: $0) } }
 
     /// The first identifier as "AUTH:CODE" (e.g. "EPSG:4267"), or nil.
     var identifier: String? {
-        guard let auth = proj_get_id_auth_name(raw, 0), let code = proj_get_id_code(raw, 0)
+        guard let auth = libproj.proj_get_id_auth_name(raw, 0), let code = libproj.proj_get_id_code(raw, 0)
         else { return nil }
         return "\(String(cString: auth)):\(String(cString: code))"
     }
 
     /// A short readable name of the PROJ object type.
     var typeName: String {
-        switch proj_get_type(raw) {
+        switch libproj.proj_get_type(raw) {
         case PJ_TYPE_CONVERSION: return "conversion"
         case PJ_TYPE_TRANSFORMATION: return "transformation"
         case PJ_TYPE_CONCATENATED_OPERATION: return "concatenated operation"

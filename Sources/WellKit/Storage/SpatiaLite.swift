@@ -16,12 +16,12 @@ enum SpatiaLite {
     static func initialize(_ db: Database) throws {
         guard let connection = db.sqliteConnection else { return }
         let cache = SpatiaLiteCache()
-        spatialite_init_ex(connection, cache.pointer, 0)
+        libspatialite.spatialite_init_ex(connection, cache.pointer, 0)
         let owner = Unmanaged.passRetained(cache).toOpaque()
         let code = sqlite3_create_function_v2(
             connection, "wellkit_spatialite_version", 0, SQLITE_UTF8 | SQLITE_DETERMINISTIC, owner,
             { context, _, _ in
-                sqlite3_result_text(context, spatialite_version(), -1, nil)
+                sqlite3_result_text(context, libspatialite.spatialite_version(), -1, nil)
             },
             nil, nil,
             { owner in
@@ -33,14 +33,19 @@ enum SpatiaLite {
     }
 
     /// The version of the linked SpatiaLite library, such as "5.0.1".
-    static var version: String { String(cString: spatialite_version()) }
+    static var version: String { libspatialite.spatialite_version().map { String(cString: $0) } ?? "unknown" }
 }
 
 /// Owns one SpatiaLite connection cache and frees it in `deinit`.
 final class SpatiaLiteCache {
     let pointer: UnsafeMutableRawPointer?
 
-    init() { pointer = spatialite_alloc_connection() }
+    init() { pointer = libspatialite.spatialite_alloc_connection() }
 
-    deinit { spatialite_cleanup_ex(pointer) }
+    deinit { libspatialite.spatialite_cleanup_ex(pointer) }
 }
+
+/// SpatiaLite's functions, from libspatialite loaded on first use (see ``SystemLibrary``).
+let libspatialite: WKSpatiaLite = SystemLibrary.load(
+    "SpatiaLite", names: ["libspatialite.so", "libspatialite.so.7", "libspatialite.dylib"],
+    package: "libspatialite-dev", into: WKSpatiaLite(), resolve: { wk_spatialite_resolve($0, $1) })

@@ -12,6 +12,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case notADatabase
         case notAWellStore
         case newerSchema
+        case olderSchema
         case spatiaLite
         case notFound
         case invalidArgument

@@ -36,6 +36,32 @@ import Testing
         #expect(try again.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM pins") } == 0)
     }
 
+    @Test func readOnlyStoreReadsPinsWithoutSpatiaLiteAndRefusesWrites() throws {
+        let path = try Fixtures.storePath()
+        let csv = try Fixtures.file("uwi,name,lat,lon\nA,Alpha,51.05,-114.07\nB,Beta,51.06,-114.08\n")
+        _ = try WellStore(path: path).load(csvAt: csv)
+        let store = try WellStore(path: path, mode: .readOnly)
+        let pins = try store.fetchPins(WellKit.FetchRequest(region: .box(try BoundingBox(minLongitude: -115, minLatitude: 51, maxLongitude: -114, maxLatitude: 52))))
+        #expect(pins.compactMap(\.name).sorted() == ["Alpha", "Beta"])
+        // No SpatiaLite on this connection: its SQL functions are unknown.
+        #expect(throws: DatabaseError.self) { try store.pool.read { try String.fetchOne($0, sql: "SELECT AsText(geom) FROM pins") } }
+        #expect(throws: DatabaseError.self) { try store.pool.writeWithoutTransaction { try $0.execute(sql: "DELETE FROM pins") } }
+        #expect(try WellStore(path: path).pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM details") } == 2)
+    }
+
+    @Test func readOnlyRefusesMissingAndEmptyFiles() throws {
+        let missing = try Fixtures.storePath()
+        #expect(throws: StoreError.self) { try WellStore(path: missing, mode: .readOnly) }
+        #expect(!FileManager.default.fileExists(atPath: missing))
+        let empty = try Fixtures.file("", name: "empty.sqlite")
+        do {
+            _ = try WellStore(path: empty, mode: .readOnly)
+            Issue.record("opened an empty file read-only as a store")
+        } catch let error as StoreError {
+            #expect(error.code == .notAWellStore)
+        }
+    }
+
     @Test func refusesMissingStoreInExistingMode() throws {
         let path = try Fixtures.storePath()
         #expect(throws: StoreError.self) { try WellStore(path: path, mode: .existing) }
