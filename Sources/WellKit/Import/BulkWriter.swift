@@ -88,7 +88,7 @@ struct BulkWriter {
         return (newOnes.count, updates.count)
     }
 
-    private func write(_ well: borrowing StagedWell, id: Int64, loadID: Int64, pin: OpaquePointer, detail: OpaquePointer) throws {
+    private func write(_ well: StagedWell, id: Int64, loadID: Int64, pin: OpaquePointer, detail: OpaquePointer) throws {
         sqlite3_bind_int64(pin, 1, id)
         bind(pin, 2, well.name)
         sqlite3_bind_double(pin, 3, well.lat)

@@ -4,9 +4,17 @@ import Testing
 
 /// Temporary files and stores for tests, and the shared real well lists.
 enum Fixtures {
-    /// A new empty directory under the system's temporary directory.
+    /// This test process's directory for temporary files, removed when the process exits.
+    private static let root: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("wellkit-tests-\(getpid())")
+        try? FileManager.default.removeItem(at: url)
+        atexit { try? FileManager.default.removeItem(at: Fixtures.root) }
+        return url
+    }()
+
+    /// A new empty directory under this process's temporary directory.
     static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("wellkit-tests-\(UUID().uuidString)")
+        let url = root.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
