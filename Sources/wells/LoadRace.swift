@@ -20,6 +20,8 @@ struct LoadRace {
     var count: Int
     var repeats: Int
     var referenceLoad: String?
+    /// `Benchmarks/Reference/limit_load_wellkit.c` built: the C loader writing WellKit's own schema.
+    var sameSchemaLoad: String?
 
     func run() throws -> Report {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wells-bench-load-\(getpid())")
@@ -35,39 +37,46 @@ struct LoadRace {
             for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
             return path
         }
-        var tools: [Tool] = []
-        func time(_ name: String, _ body: () throws -> Void) rethrows {
-            var runs: [Double] = []
-            for _ in 0..<max(1, repeats) {
-                let start = ContinuousClock.now
-                try body()
-                runs.append((ContinuousClock.now - start).seconds)
-            }
-            tools.append(Tool(name: name, medianSeconds: Statistics.median(runs), runs: runs))
-        }
-        try time("wells load") {
+        // The tools run in rounds, one run of each per round, so that a noisy spell on a shared
+        // machine slows every tool rather than one.
+        var contenders: [(name: String, run: () throws -> Void)] = []
+        contenders.append(("wells load", {
             let store = try WellStore(path: fresh("wells.sqlite"))
             let summary = try store.load(csvAt: csv)
             rows = summary.records
             lat = summary.mapping["lat"] ?? lat
             lon = summary.mapping["lon"] ?? lon
-        }
+        }))
         if let referenceLoad {
-            try time("C reference (limit_load, WAL, Hilbert, packed R*Tree, uwi index)") {
+            contenders.append(("C reference (limit_load, WAL, Hilbert, packed R*Tree, uwi index)", {
                 try Subprocess.run(referenceLoad, ["--journal", "wal", "--order", "hilbert", "--rtree", "packed", "--uwi-index", csv, fresh("ref.db")])
-            }
+            }))
+        }
+        if let sameSchemaLoad {
+            contenders.append(("C, WellKit's schema and synchronous=NORMAL (limit_load_wellkit)", {
+                try Subprocess.run(sameSchemaLoad, ["--journal", "wal", "--sync", "normal", "--order", "hilbert", "--rtree", "packed", "--uwi-index", csv, fresh("same.db")])
+            }))
         }
         if Subprocess.which("sqlite3") != nil {
-            try time("sqlite3 .import (one plain table, no index)") {
+            contenders.append(("sqlite3 .import (one plain table, no index)", {
                 try Subprocess.run("sqlite3", [fresh("import.db")], stdin: ".mode csv\n.import '\(csv)' wells\n")
-            }
+            }))
         }
         if Subprocess.which("ogr2ogr") != nil {
-            try time("ogr2ogr to SpatiaLite (with spatial index)") {
+            contenders.append(("ogr2ogr to SpatiaLite (with spatial index)", {
                 try Subprocess.run("ogr2ogr", ["-f", "SQLite", "-dsco", "SPATIALITE=YES", "-gt", "65536", fresh("ogr.sqlite"), csv,
                                                "-oo", "X_POSSIBLE_NAMES=\(lon)", "-oo", "Y_POSSIBLE_NAMES=\(lat)", "-a_srs", "EPSG:4326", "-nln", "wells"])
+            }))
+        }
+        var runs = [[Double]](repeating: [], count: contenders.count)
+        for _ in 0..<max(1, repeats) {
+            for (k, contender) in contenders.enumerated() {
+                let start = ContinuousClock.now
+                try contender.run()
+                runs[k].append((ContinuousClock.now - start).seconds)
             }
         }
+        let tools = zip(contenders, runs).map { Tool(name: $0.name, medianSeconds: Statistics.median($1), runs: $1) }
         return Report(file: file ?? "a generated list (seed 1)", rows: rows, bytes: bytes, tools: tools)
     }
 }

@@ -124,10 +124,13 @@ extension Wells.Bench {
             commandName: "load",
             abstract: "Time wells load on a file, beside sqlite3 .import, ogr2ogr and the C reference loader when available.",
             discussion: """
-                Each tool loads the same file into a new file, --repeat times; medians are reported with rows per second \
-                and the ratio to wells. sqlite3 and ogr2ogr run when they are on PATH; the C reference loader \
-                (limit_load.c) runs when --reference-load names it, in WAL mode with Hilbert order, a packed R*Tree \
-                and a unique identifier index, the same work as wells load.
+                Each tool loads the same file into a new file; the tools take turns, --repeat rounds, and medians are \
+                reported with rows per second and the ratio to wells. sqlite3 and ogr2ogr run when they are on PATH; \
+                the C reference loader (limit_load.c) runs when --reference-load names it, in WAL mode with Hilbert \
+                order, a packed R*Tree and a unique identifier index. --reference-same-schema names a build of \
+                Benchmarks/Reference/limit_load_wellkit.c, the same loader writing WellKit's own, wider schema \
+                (geometry blobs, the unmapped columns as JSON) with synchronous=NORMAL like the store: the SQLite \
+                work of wells load, at C speed, without validation.
                 """)
 
         @Option(help: "The well list to load (default: a generated synthetic file).")
@@ -142,12 +145,15 @@ extension Wells.Bench {
         @Option(name: .customLong("reference-load"), help: "The limit_load binary (the C reference loader) to run beside wells.")
         var referenceLoad: String?
 
+        @Option(name: .customLong("reference-same-schema"), help: "A build of Benchmarks/Reference/limit_load_wellkit.c to run beside wells.")
+        var sameSchemaLoad: String?
+
         @Option(help: "The report format.")
         var format: ReportFormat = .table
 
         func run() async throws {
             do {
-                let report = try LoadRace(file: file, count: count, repeats: repeats, referenceLoad: referenceLoad).run()
+                let report = try LoadRace(file: file, count: count, repeats: repeats, referenceLoad: referenceLoad, sameSchemaLoad: sameSchemaLoad).run()
                 if format == .json {
                     print(String(decoding: try JSONEncoder.pretty.encode(report), as: UTF8.self))
                 } else {
