@@ -32,7 +32,7 @@ enum SpatiaLite {
         }
     }
 
-    /// The version of the linked SpatiaLite library, such as "5.0.1".
+    /// The version of the loaded SpatiaLite library, such as "5.0.1".
     static var version: String { libspatialite.spatialite_version().map { String(cString: $0) } ?? "unknown" }
 }
 

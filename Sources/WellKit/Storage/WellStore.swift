@@ -12,7 +12,8 @@ import GRDB
 /// ```
 ///
 /// Every connection of a read-write store initialises SpatiaLite (``OpenMode/readOnly`` skips it),
-/// and the file uses WAL, so readers never block the writer. The schema is created and upgraded through ``Schema`` migrations.
+/// and the file uses WAL, so readers never block the writer. The schema is created and upgraded
+/// through ``Schema`` migrations.
 public final class WellStore: Sendable {
     /// How to open a store.
     public enum OpenMode: Sendable {
