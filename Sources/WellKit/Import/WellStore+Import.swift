@@ -129,36 +129,19 @@ extension WellStore {
     /// Keeps one record per identifier, by `rule`, and rejects the others with their raw text.
     private static func settleDuplicates(_ wells: [StagedWell], rule: LoadOptions.DuplicateRule, path: String,
                                          idColumn: String?, rejects: inout [Reject]) throws -> [StagedWell] {
-        var slotOf: [String: Int] = [:]
-        slotOf.reserveCapacity(wells.count)
-        var kept: [StagedWell] = []
-        kept.reserveCapacity(wells.count)
-        var losers: [(well: StagedWell, winner: Int)] = []
-        for well in wells {
-            guard let slot = slotOf[well.uwi] else {
-                slotOf[well.uwi] = kept.count
-                kept.append(well)
-                continue
-            }
-            switch rule {
-            case .first:
-                losers.append((well, kept[slot].line))
-            case .last:
-                losers.append((kept[slot], well.line))
-                kept[slot] = well
-            }
-        }
-        guard !losers.isEmpty else { return kept }
+        let (kept, losers) = DuplicateIdentifiers.resolve(wells.map(\.uwi), rule: rule)
+        guard !losers.isEmpty else { return wells }
         let file = try FileSource(path: path)
-        for (well, winner) in losers {
+        for (loser, winner) in losers {
+            let well = wells[loser], line = wells[winner].line
             let reason = rule == .first
-                ? "identifier \"\(well.uwi)\" already appears on line \(winner), which was kept; "
+                ? "identifier \"\(well.uwi)\" already appears on line \(line), which was kept; "
                     + "make it unique, or load with --on-duplicate last to keep the later row"
-                : "identifier \"\(well.uwi)\" appears again on line \(winner), which replaced this row (--on-duplicate last)"
+                : "identifier \"\(well.uwi)\" appears again on line \(line), which replaced this row (--on-duplicate last)"
             rejects.append(Reject(line: well.line, column: idColumn, kind: "duplicate identifier", reason: reason,
                                   raw: try file.text(at: well.bytes)))
         }
-        return kept
+        return kept.map { wells[$0] }
     }
 }
 
