@@ -41,6 +41,7 @@ enum DuplicateIdentifiers {
             }
             start = end
         }
+        guard !losers.isEmpty else { return (Array(0..<count), []) }
         let kept = (0..<count).compactMap { replacement[$0] ?? (removed[$0] ? nil : $0) }
         return (kept, losers.sorted { $0.loser < $1.loser })
     }

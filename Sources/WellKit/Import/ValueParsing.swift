@@ -6,7 +6,11 @@ enum ValueParsing {
     /// Parses a decimal number such as `"1234.5"`, `"-85.26"` or `"1,234.5"`; nil if it is not one.
     static func number(_ text: String) -> Double? {
         // Decimal only: `Double.init` would also take hex such as "0x10".
-        guard text.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || "+-.eE,".utf8.contains($0) }) else { return nil }
+        func decimal(_ b: UInt8) -> Bool {
+            (b >= 48 && b <= 57) || b == UInt8(ascii: ".") || b == UInt8(ascii: "-") || b == UInt8(ascii: "+")
+                || b == UInt8(ascii: "e") || b == UInt8(ascii: "E") || b == UInt8(ascii: ",")
+        }
+        guard text.utf8.withContiguousStorageIfAvailable({ $0.allSatisfy(decimal) }) ?? text.utf8.allSatisfy(decimal) else { return nil }
         if let value = Double(text), value.isFinite { return value }
         // Thousands separators, as in "1,234.5", only in their proper places.
         guard text.contains(","), text.range(of: #"^-?\d{1,3}(,\d{3})+(\.\d+)?$"#, options: .regularExpression) != nil
@@ -134,7 +138,9 @@ struct ExtraJSON {
     }
 
     private static func needsEscape(_ string: String) -> Bool {
-        string.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+        func needs(_ b: UInt8) -> Bool { b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") }
+        // The contiguous bytes when the string has them (native strings do): a plain loop, not UTF8View's iterator.
+        return string.utf8.withContiguousStorageIfAvailable { $0.contains(where: needs) } ?? string.utf8.contains(where: needs)
     }
 }
 
