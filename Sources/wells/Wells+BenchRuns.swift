@@ -55,9 +55,11 @@ extension Wells.Bench {
                 if format == .json {
                     struct Reference: Encodable { var name: String; var label: String; var p50_us: Double; var p99_us: Double }
                     struct Output: Encodable { var wellkit: [BBoxBenchmark.Result]; var references: [Reference]; var processes: [Reference] }
-                    let refs = references.map { Reference(name: $0.name, label: $0.label, p50_us: $0.p50, p99_us: $0.p99) }
-                    let procs = whole.map { Reference(name: $0.name, label: $0.label, p50_us: $0.p50, p99_us: $0.p99) }
-                    print(String(decoding: try JSONEncoder.pretty.encode(Output(wellkit: results, references: refs, processes: procs)), as: UTF8.self))
+                    func encoded(_ rows: [(name: String, label: String, p50: Double, p99: Double)]) -> [Reference] {
+                        rows.map { Reference(name: $0.name, label: $0.label, p50_us: $0.p50, p99_us: $0.p99) }
+                    }
+                    let output = Output(wellkit: results, references: encoded(references), processes: encoded(whole))
+                    print(String(decoding: try JSONEncoder.pretty.encode(output), as: UTF8.self))
                 } else {
                     print("Bounding-box fetches of WellPin from \(store.path): median over \(passes) passes of each statistic")
                     print(BenchTables.bbox(results, references: references))
@@ -89,11 +91,10 @@ extension Wells.Bench {
             }
             return try tools.map { tool in
                 for viewport in viewports.prefix(3) { try Subprocess.run(tool.program, tool.arguments(viewport.box)) }  // warm-up
-                var micros = try (0..<count).map { k in
+                let micros = try (0..<count).map { k in
                     try Subprocess.run(tool.program, tool.arguments(viewports[k % viewports.count].box)).seconds * 1e6
                 }
-                micros.sort()
-                return (tool.name, label, micros[micros.count / 2], micros[min(micros.count - 1, micros.count * 99 / 100)])
+                return (tool.name, label, Statistics.median(micros), Statistics.percentile(micros, 0.99))
             }
         }
 

@@ -209,7 +209,8 @@ extension Duration {
 
 // MARK: - HashingSource
 
-/// Computes the SHA-256 of everything read through it, so the file is read once.
+/// Computes the SHA-256 of everything read through it while the first half of the file is parsed;
+/// ``finish()`` reads on to the end, the half that ``PartitionedParse`` parsed on its other thread.
 final class HashingSource: ByteSource {
     private let base: ByteSource
     private var hasher = SHA256()

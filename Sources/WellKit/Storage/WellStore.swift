@@ -79,10 +79,11 @@ public final class WellStore: Sendable {
             }
         }
         do {
-            pool = readOnly ? try DatabaseQueue(path: path, configuration: config) : try DatabasePool(path: path, configuration: config)
             if readOnly {
+                pool = try DatabaseQueue(path: path, configuration: config)
                 try pool.read { db in try Self.checkIdentity(db, path: path, readOnly: true) }
             } else {
+                pool = try DatabasePool(path: path, configuration: config)
                 try pool.barrierWriteWithoutTransaction { db in
                     try Self.checkIdentity(db, path: path, readOnly: false)
                 }
