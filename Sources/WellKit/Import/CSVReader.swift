@@ -33,6 +33,8 @@ public final class CSVReader {
     public let totalBytes: Int?
     /// The byte offsets, in the file, of the record last returned by ``next()``.
     public private(set) var lastRecordOffsets = 0..<0
+    /// The physical line (1-based) on which the next record starts.
+    var line: Int { nextLine }
     /// The file offset of the reader's first byte.
     let baseOffset: Int
 
@@ -44,6 +46,8 @@ public final class CSVReader {
     private var nextLine = 1
     private var recordRange = 0..<0
     private let chunkSize: Int
+    /// The spans of the record being scanned, reused from record to record.
+    private var spans: [FieldSpan] = []
 
     /// Opens the file at `path` (or standard input for `-`).
     ///
@@ -156,150 +160,22 @@ public final class CSVReader {
 
     /// Scans one record from `start`; the record must lie wholly in the buffer.
     private func scanRecord() -> Scan {
-        let quote = UInt8(ascii: "\""), lf: UInt8 = 0x0A, cr: UInt8 = 0x0D
-        let delimiter = self.delimiter
+        let scanner = CSVScanner(delimiter: delimiter)
         return buffer.withUnsafeBufferPointer { buf -> Scan in
-            var fields: [String] = []
-            fields.reserveCapacity(24)
-            var issue: CSVIssue?
-            var i = start
-            var lines = 0
-            var unescaped: [UInt8] = []
-            while true {
-                // One field.
-                if i < end && buf[i] == quote {
-                    let openLine = nextLine + lines
-                    var j = i + 1
-                    var segmentStart = j
-                    var hasEscapes = false
-                    unescaped.removeAll(keepingCapacity: true)
-                    var closed = false
-                    while j < end {
-                        let b = buf[j]
-                        if b == quote {
-                            if j + 1 < end && buf[j + 1] == quote {
-                                hasEscapes = true
-                                unescaped.append(contentsOf: UnsafeBufferPointer(rebasing: buf[segmentStart...j]))
-                                j += 2
-                                segmentStart = j
-                                continue
-                            }
-                            if j + 1 == end && !atEOF { return .needMore }
-                            closed = true
-                            break
-                        }
-                        if b == lf { lines += 1 }
-                        else if b == cr && !(j + 1 < end && buf[j + 1] == lf) { lines += 1 }
-                        j += 1
-                    }
-                    if !closed {
-                        if !atEOF { return .needMore }
-                        return .record(unterminated(buf, from: start, openLine: openLine, field: fields.count))
-                    }
-                    if hasEscapes {
-                        unescaped.append(contentsOf: UnsafeBufferPointer(rebasing: buf[segmentStart..<j]))
-                        fields.append(unescaped.withUnsafeBufferPointer { decode($0) })
-                    } else {
-                        fields.append(decode(UnsafeBufferPointer(rebasing: buf[(i + 1)..<j])))
-                    }
-                    i = j + 1
-                    // Spaces may follow the closing quote; anything else is malformed.
-                    while i < end && (buf[i] == 0x20 || (buf[i] == 0x09 && delimiter != 0x09)) { i += 1 }
-                    if i < end && buf[i] != delimiter && buf[i] != lf && buf[i] != cr {
-                        if issue == nil { issue = .textAfterClosingQuote(field: fields.count - 1) }
-                        while i < end && buf[i] != delimiter && buf[i] != lf && buf[i] != cr { i += 1 }
-                    }
-                } else {
-                    let fieldStart = i
-                    while i < end {
-                        let b = buf[i]
-                        if b == delimiter || b == lf || b == cr { break }
-                        if b == quote && issue == nil { issue = .quoteInUnquotedField(field: fields.count) }
-                        i += 1
-                    }
-                    fields.append(decode(trimmed(buf, fieldStart, i, delimiter: delimiter)))
-                }
-                // The field's terminator.
-                if i == end {
-                    if !atEOF { return .needMore }
-                    break
-                }
-                if buf[i] == delimiter { i += 1; continue }
-                if buf[i] == cr {
-                    if i + 1 == end && !atEOF { return .needMore }
-                    i += (i + 1 < end && buf[i + 1] == lf) ? 2 : 1
-                } else {
-                    i += 1
-                }
-                lines += 1
-                break
-            }
-            let line = nextLine
-            recordRange = start..<i
-            lastRecordOffsets = (baseOffset + bytesConsumed)..<(baseOffset + bytesConsumed + i - start)
-            bytesConsumed += i - start
-            start = i
-            nextLine += lines
-            return .record(CSVRecord(fields: fields, line: line, issue: issue))
-        }
-    }
-
-    /// Ends an unterminated quoted field at the end of its own physical line.
-    private func unterminated(_ buf: UnsafeBufferPointer<UInt8>, from recordStart: Int, openLine: Int, field: Int) -> CSVRecord {
-        let line = nextLine
-        var k = recordStart
-        var lineNumber = line
-        /// The index just past the line break at `k` (LF, CRLF or a lone CR), or nil if `k` holds none.
-        func pastBreak(_ k: Int) -> Int? {
-            if buf[k] == 0x0A { return k + 1 }
-            if buf[k] == 0x0D { return k + 1 < end && buf[k + 1] == 0x0A ? k + 2 : k + 1 }
-            return nil
-        }
-        // Skip the record's complete lines before the one where the quote opened.
-        while lineNumber < openLine, k < end {
-            if let next = pastBreak(k) {
-                lineNumber += 1
-                k = next
-            } else {
-                k += 1
+            switch scanner.scan(buf, from: start, to: end, atEOF: atEOF, line: nextLine, fields: &spans) {
+            case .needMore:
+                return .needMore
+            case .record(let recordEnd, let lines, let issue):
+                let record = CSVRecord(fields: spans.map { fieldText(buf, $0) }, line: nextLine, issue: issue)
+                recordRange = start..<recordEnd
+                lastRecordOffsets = (baseOffset + bytesConsumed)..<(baseOffset + bytesConsumed + recordEnd - start)
+                bytesConsumed += recordEnd - start
+                start = recordEnd
+                nextLine += lines
+                return .record(record)
             }
         }
-        while k < end {
-            if let next = pastBreak(k) {
-                k = next
-                break
-            }
-            k += 1
-        }
-        recordRange = recordStart..<k
-        lastRecordOffsets = (baseOffset + bytesConsumed)..<(baseOffset + bytesConsumed + k - recordStart)
-        bytesConsumed += k - recordStart
-        start = k
-        nextLine = openLine + 1
-        return CSVRecord(fields: [], line: line, issue: .unterminatedQuote(field: field, openedOnLine: openLine))
     }
-
-    private func trimmed(_ buf: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int, delimiter: UInt8) -> UnsafeBufferPointer<UInt8> {
-        var a = from, b = to
-        while a < b && (buf[a] == 0x20 || buf[a] == 0x09) { a += 1 }
-        while b > a && (buf[b - 1] == 0x20 || buf[b - 1] == 0x09) { b -= 1 }
-        return UnsafeBufferPointer(rebasing: buf[a..<b])
-    }
-}
-
-/// Decodes UTF-8, or Latin-1 byte for byte when the bytes are not valid UTF-8.
-@inline(__always)
-func decode(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-    if bytes.isEmpty { return "" }
-    // ASCII first: most fields are, and the generic `String(validating:as:)` costs more per call.
-    var ascii = true
-    for byte in bytes where byte >= 0x80 {
-        ascii = false
-        break
-    }
-    if ascii { return String(decoding: bytes, as: UTF8.self) }
-    if let text = String(validating: bytes, as: UTF8.self) { return text }
-    return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
 }
 
 // MARK: - CSVRecord
@@ -353,15 +229,10 @@ protocol ByteSource: AnyObject {
 final class FileSource: ByteSource {
     private let fd: Int32
     private let path: String
-    private var offset: Int
-    private let limit: Int?
     let size: Int?
 
-    /// Opens `path`; with `range`, reads only those bytes (with `pread`, so ranges read in parallel).
-    init(path: String, range: Range<Int>? = nil) throws {
+    init(path: String) throws {
         self.path = path
-        self.offset = range?.lowerBound ?? 0
-        self.limit = range?.upperBound
         if path == "-" {
             fd = 0
             size = nil
@@ -372,32 +243,16 @@ final class FileSource: ByteSource {
             throw ImportError(.cannotOpen, "cannot open file: \(String(cString: strerror(errno)))", file: path)
         }
         var info = stat()
-        let fileSize = fstat(fd, &info) == 0 ? Int(info.st_size) : nil
-        size = range.map(\.count) ?? fileSize
+        size = fstat(fd, &info) == 0 ? Int(info.st_size) : nil
     }
 
     func read(into buffer: UnsafeMutableBufferPointer<UInt8>) throws -> Int {
-        let count = limit.map { min(buffer.count, $0 - offset) } ?? buffer.count
-        if count <= 0 { return 0 }
         while true {
-            let n = fd == 0 ? Glibc.read(fd, buffer.baseAddress, count) : pread(fd, buffer.baseAddress, count, off_t(offset))
-            if n >= 0 {
-                offset += n
-                return n
-            }
+            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if n >= 0 { return n }
             if errno == EINTR { continue }
             throw ImportError(.cannotOpen, "cannot read file: \(String(cString: strerror(errno)))", file: path)
         }
-    }
-
-    /// The bytes at `range` of the file, decoded as ``CSVReader`` decodes fields.
-    func text(at range: Range<Int>) throws -> String {
-        var bytes = [UInt8](repeating: 0, count: range.count)
-        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, range.count, off_t(range.lowerBound)) }
-        guard n == range.count else {
-            throw ImportError(.cannotOpen, "cannot re-read bytes \(range) of the file", file: path)
-        }
-        return bytes.withUnsafeBufferPointer { decode($0) }
     }
 
     deinit { if fd > 0 { close(fd) } }

@@ -12,8 +12,14 @@ enum DuplicateIdentifiers {
     /// - `.last` keeps the last, in the place of the first; each one loses to the next.
     static func resolve(_ identifiers: [String], rule: LoadOptions.DuplicateRule,
                         hash: (String) -> UInt64 = fnv1a) -> (kept: [Int], losers: [(loser: Int, winner: Int)]) {
-        let count = identifiers.count
-        var keyed = identifiers.enumerated().map { (hash: hash($0.element), position: $0.offset) }
+        resolve(count: identifiers.count, rule: rule, hash: { hash(identifiers[$0]) }, same: { identifiers[$0] == identifiers[$1] })
+    }
+
+    /// The same, for `count` identifiers known by position: `hash(k)` is the k-th one's hash, and
+    /// `same(j, k)` tells whether the j-th and k-th are equal (asked only when their hashes are).
+    static func resolve(count: Int, rule: LoadOptions.DuplicateRule, hash: (Int) -> UInt64,
+                        same: (Int, Int) -> Bool) -> (kept: [Int], losers: [(loser: Int, winner: Int)]) {
+        var keyed = (0..<count).map { (hash: hash($0), position: $0) }
         keyed.sort { $0.hash < $1.hash || ($0.hash == $1.hash && $0.position < $1.position) }
         var removed = [Bool](repeating: false, count: count)
         var replacement: [Int: Int] = [:]
@@ -26,16 +32,16 @@ enum DuplicateIdentifiers {
                 // Positions in file order; split them by identifier, in case different ones share a hash.
                 var members = keyed[start..<end].map(\.position)
                 while let first = members.first {
-                    let same = members.filter { identifiers[$0] == identifiers[first] }
-                    members.removeAll { identifiers[$0] == identifiers[first] }
-                    guard same.count > 1 else { continue }
-                    for position in same.dropFirst() { removed[position] = true }
+                    let equal = members.filter { $0 == first || same($0, first) }
+                    members.removeAll { equal.contains($0) }
+                    guard equal.count > 1 else { continue }
+                    for position in equal.dropFirst() { removed[position] = true }
                     switch rule {
                     case .first:
-                        losers += same.dropFirst().map { ($0, first) }
+                        losers += equal.dropFirst().map { ($0, first) }
                     case .last:
-                        replacement[first] = same.last!
-                        losers += zip(same, same.dropFirst()).map { ($0, $1) }
+                        replacement[first] = equal.last!
+                        losers += zip(equal, equal.dropFirst()).map { ($0, $1) }
                     }
                 }
             }
@@ -48,8 +54,14 @@ enum DuplicateIdentifiers {
 
     /// FNV-1a, 64 bits, over the UTF-8 bytes of `text`.
     static func fnv1a(_ text: String) -> UInt64 {
+        var text = text
+        return text.withUTF8 { fnv1a($0) }
+    }
+
+    /// FNV-1a, 64 bits, over `bytes`.
+    static func fnv1a(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
+        for byte in bytes {
             hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
         }
         return hash

@@ -1,7 +1,8 @@
+import Crypto
 import Dispatch
-import Glibc
 
-/// Parses and validates a file on two cores, with exactly the result of one sequential pass.
+/// Splits a mapped file into records and locates them on two cores, with exactly the result of
+/// one sequential pass.
 ///
 /// The second half starts at a line break past the middle of the file, on its own thread.
 /// That guess can be wrong: the line break may sit inside a quoted field. So the first half
@@ -10,121 +11,147 @@ import Glibc
 /// the same, so the second half's records from there on are taken and those before are
 /// dropped. If the offsets never meet, the first half simply parses to the end.
 ///
-/// On the 244,292-well file this takes the read phase from 1.35 s to about 0.8 s.
+/// Only the coordinates and the identifier become values here; the rest of each record stays
+/// as spans over the file until its row is built (``RowBuilder``).
 enum PartitionedParse {
     /// Files smaller than this are parsed on one thread.
     static let parallelThreshold = 8 << 20
 
-    /// The validated records of a stretch of the file, in file order.
+    /// The located records of a stretch of the file, in file order.
     struct Part {
-        var staged: [StagedWell] = []
+        var records: [ScannedRecord] = []
         var rejects: [Reject] = []
-        var records = 0
-        let validator: RecordValidator
+        /// Data records read, blank lines not counted.
+        var count = 0
         /// For the second half: the offset and line of each record start, in order.
         var starts: [(offset: Int, line: Int)] = []
+        /// The SHA-256 of the whole file, in hex, which the second half's thread computes when it is done.
+        var sha256: String?
     }
 
-    /// Parses the records after the header, which `reader` has already read.
-    static func run(reader: CSVReader, path: String, mapping: ColumnMapping, options: LoadOptions) throws -> Part {
-        let validator = RecordValidator(mapping: mapping, file: path, coordinates: options.coordinates)
-        guard let size = reader.totalBytes, size - reader.offset >= parallelThreshold else {
-            var part = Part(validator: validator)
-            try parse(reader, into: &part, options: options, until: nil)
+    /// Locates the records of `file` from `offset`, where the line numbered `line` starts.
+    ///
+    /// - Parameter guess: Where the second half looks for its first line start; by default the
+    ///   middle of a file of at least ``parallelThreshold`` bytes (tests pass every offset).
+    static func run(file: MappedFile, from offset: Int, line: Int, delimiter: UInt8, validator: RecordValidator,
+                    options: LoadOptions, guess: Int? = nil) -> Part {
+        let buffer = file.bytes
+        var parser = Parser(buffer: buffer, delimiter: delimiter, validator: validator, options: options, offset: offset, line: line)
+        guard let guess = guess ?? (buffer.count - offset >= parallelThreshold ? offset + (buffer.count - offset) / 2 : nil) else {
+            var part = Part()
+            parser.parse(into: &part, until: nil)
+            part.sha256 = sha256(buffer)
             return part
         }
-        let middle = try lineStart(after: reader.offset + (size - reader.offset) / 2, in: path, size: size)
+        let middle = lineStart(after: max(guess, offset), in: buffer)
         let second = SecondHalf()
         let group = DispatchGroup()
-        let delimiter = reader.delimiter
         DispatchQueue.global().async(group: group) {
-            second.result = Result {
-                let line = try lineBreaks(in: path, before: middle) + 1
-                let reader = try CSVReader(
-                    source: FileSource(path: path, range: middle..<size), delimiter: delimiter,
-                    chunkSize: 1 << 20, firstLine: line, baseOffset: middle)
-                var part = Part(validator: RecordValidator(mapping: mapping, file: path, coordinates: options.coordinates))
-                try parse(reader, into: &part, options: LoadOptions(copying: options), until: nil, recordStarts: true)
-                return part
-            }
+            let buffer = file.bytes
+            var parser = Parser(buffer: buffer, delimiter: delimiter, validator: validator, options: LoadOptions(copying: options),
+                                offset: middle, line: lineBreaks(in: buffer, before: middle) + 1)
+            var part = Part()
+            parser.parse(into: &part, until: nil, recordStarts: true)
+            part.sha256 = sha256(buffer)
+            second.part = part
         }
-        var first = Part(validator: validator)
-        try parse(reader, into: &first, options: options, until: middle)
+        var first = Part()
+        parser.parse(into: &first, until: middle)
         group.wait()
-        let tail = try second.result!.get()
+        let tail = second.part!
+        first.sha256 = tail.sha256
         let index = Dictionary(tail.starts.enumerated().map { ($1.offset, $0) }, uniquingKeysWith: { a, _ in a })
-        while index[reader.offset] == nil, reader.offset < size {
-            guard try parse(reader, into: &first, options: options, until: nil, one: true) else { break }
+        while index[parser.offset] == nil, parser.offset < buffer.count {
+            guard parser.parse(into: &first, until: nil, one: true) else { break }
         }
-        guard let k = index[reader.offset] else { return first }
+        guard let k = index[parser.offset] else { return first }
         let fromLine = tail.starts[k].line
-        first.staged += tail.staged.filter { $0.line >= fromLine }
-        first.rejects += tail.rejects.filter { $0.line >= fromLine }
-        first.records += tail.starts.count - k
+        first.records += tail.records.drop { $0.line < fromLine }
+        first.rejects += tail.rejects.drop { $0.line < fromLine }
+        first.count += tail.starts.count - k
         return first
     }
 
-    /// Parses records into `part` until the reader's offset reaches `until` (or the end, or after one record).
-    ///
-    /// - Returns: false at the end of the input.
-    @discardableResult
-    private static func parse(_ reader: CSVReader, into part: inout Part, options: LoadOptions, until: Int?,
-                              recordStarts: Bool = false, one: Bool = false) throws -> Bool {
-        while until.map({ reader.offset < $0 }) ?? true {
-            let start = reader.offset
-            guard let record = try reader.next() else { return false }
-            part.records += 1
-            if recordStarts { part.starts.append((start, record.line)) }
-            if part.records & 4095 == 0, let progress = options.progress {
-                progress(min(reader.offset * (until == nil ? 1 : 2), reader.totalBytes ?? .max), reader.totalBytes)
-            }
-            switch part.validator.validate(record, bytes: reader.lastRecordOffsets, missingIdentifier: options.onMissingIdentifier) {
-            case .failure(let why):
-                part.rejects.append(Reject(line: record.line, column: why.column, kind: why.kind, reason: why.reason, raw: reader.currentRawText()))
-            case .success(let well):
-                part.staged.append(well)
-            }
-            if one { return true }
+    /// One thread's reading position and its reusable spans.
+    private struct Parser {
+        let buffer: UnsafeBufferPointer<UInt8>
+        let scanner: CSVScanner
+        let validator: RecordValidator
+        let options: LoadOptions
+        var offset: Int
+        var line: Int
+        var spans: [FieldSpan] = []
+
+        init(buffer: UnsafeBufferPointer<UInt8>, delimiter: UInt8, validator: RecordValidator, options: LoadOptions, offset: Int, line: Int) {
+            self.buffer = buffer
+            self.scanner = CSVScanner(delimiter: delimiter)
+            self.validator = validator
+            self.options = options
+            self.offset = offset
+            self.line = line
+            spans.reserveCapacity(validator.header.count + 1)
         }
-        return true
+
+        /// Parses records into `part` until the offset reaches `until` (or the end, or after one record).
+        ///
+        /// - Returns: false at the end of the input.
+        @discardableResult
+        mutating func parse(into part: inout Part, until: Int?, recordStarts: Bool = false, one: Bool = false) -> Bool {
+            let limit = until ?? buffer.count
+            while offset < limit {
+                let start = offset, recordLine = line
+                guard case .record(let end, let lines, let issue) = scanner.scan(buffer, from: start, to: buffer.count, atEOF: true,
+                                                                                  line: recordLine, fields: &spans)
+                else { preconditionFailure("a scan at the end of the input always yields a record") }
+                offset = end
+                line += lines
+                if CSVScanner.isBlank(spans, issue: issue) { continue }
+                part.count += 1
+                if recordStarts { part.starts.append((start, recordLine)) }
+                if part.count & 4095 == 0, let progress = options.progress {
+                    progress(min(offset * (until == nil ? 1 : 2), buffer.count), buffer.count)
+                }
+                switch validator.locate(RecordFields(buffer: buffer, spans: spans), issue: issue, line: recordLine, range: start..<end,
+                                        missingIdentifier: options.onMissingIdentifier) {
+                case .failure(let why):
+                    part.rejects.append(Reject(line: recordLine, column: why.column, kind: why.kind, reason: why.reason,
+                                               raw: decode(UnsafeBufferPointer(rebasing: buffer[start..<end]))))
+                case .success(let record):
+                    part.records.append(record)
+                }
+                if one { return true }
+            }
+            return offset < buffer.count
+        }
     }
 
-    /// The offset just past the first line break at or after `offset`.
-    private static func lineStart(after offset: Int, in path: String, size: Int) throws -> Int {
-        var position = offset
-        let source = try FileSource(path: path, range: offset..<size)
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = try buffer.withUnsafeMutableBufferPointer { try source.read(into: $0) }
-            if n == 0 { return size }
-            if let k = buffer[0..<n].firstIndex(of: 0x0A) { return position + k + 1 }
-            position += n
-        }
+    /// The offset just past the first line feed at or after `offset`.
+    private static func lineStart(after offset: Int, in buffer: UnsafeBufferPointer<UInt8>) -> Int {
+        var k = offset
+        while k < buffer.count && buffer[k] != 0x0A { k += 1 }
+        return min(k + 1, buffer.count)
     }
 
-    /// Counts line breaks (LF, CRLF or a lone CR) in the file before `offset`, as ``CSVReader`` numbers lines.
-    private static func lineBreaks(in path: String, before offset: Int) throws -> Int {
-        let source = try FileSource(path: path, range: 0..<offset)
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    /// Counts line breaks (LF, CRLF or a lone CR) before `offset`, as ``CSVScanner`` numbers lines.
+    private static func lineBreaks(in buffer: UnsafeBufferPointer<UInt8>, before offset: Int) -> Int {
         var count = 0
         var previousCR = false
-        while true {
-            let n = try buffer.withUnsafeMutableBufferPointer { try source.read(into: $0) }
-            if n == 0 { break }
-            buffer.withUnsafeBufferPointer { bytes in
-                for k in 0..<n {
-                    let b = bytes[k]
-                    if b == 0x0A { if !previousCR { count += 1 } } else if b == 0x0D { count += 1 }
-                    previousCR = b == 0x0D
-                }
-            }
+        for k in 0..<offset {
+            let b = buffer[k]
+            if b == 0x0A { if !previousCR { count += 1 } } else if b == 0x0D { count += 1 }
+            previousCR = b == 0x0D
         }
         return count
     }
 
+    static func sha256(_ buffer: UnsafeBufferPointer<UInt8>) -> String {
+        let hex = Array("0123456789abcdef".utf8)
+        return String(decoding: SHA256.hash(data: UnsafeRawBufferPointer(buffer)).flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 15)]] }, as: UTF8.self)
+    }
+
     /// The second half's result, handed from its thread after `DispatchGroup.wait()`.
     private final class SecondHalf: @unchecked Sendable {
-        var result: Result<Part, any Error>?
+        var part: Part?
     }
 }
 

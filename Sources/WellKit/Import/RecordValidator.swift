@@ -1,34 +1,35 @@
 /// Turns the records of one file into wells ready to store, or into rejects with reasons.
 ///
-/// A record is rejected only for what makes it unusable as a pin: malformed quoting, a wrong
-/// field count, or missing, unparseable, out-of-range or 0/0 coordinates. A detail value that
-/// does not parse (a depth of "NA", a date of "2001-13-45") keeps its raw text in
-/// `details.extra` and is counted, but does not reject the well.
+/// It works in two steps, on the record's field spans over the mapped file:
+///
+/// - ``locate(_:issue:line:range:missingIdentifier:)`` decides whether a record is a well: it
+///   reads the coordinates and the identifier, and rejects a record only for what makes it unusable
+///   as a pin: malformed quoting, a wrong field count, or missing, unparseable, out-of-range or 0/0
+///   coordinates (and, by rule, an empty identifier).
+/// - ``RowBuilder`` makes a located record's row: the typed detail values and the JSON of the rest.
+///   A detail value that does not parse (a depth of "NA", a date of "2001-13-45") keeps its raw
+///   text in `details.extra` and is counted, but does not reject the well.
 struct RecordValidator: Sendable {
     let mapping: ColumnMapping
-    /// The header, in storage of this validator's own (see ``init(mapping:file:)``).
-    private let header: [String]
+    let header: [String]
     let file: String
     let fileLabel: String
-    private let detailSlots: [(field: WellField, index: Int?)]
-    private let extraIndices: [Int]
-    private let latIndex: Int, lonIndex: Int
-    private let idIndex: Int?, nameIndex: Int?
+    let detailSlots: [(field: WellField, index: Int?)]
+    let extraIndices: [Int]
+    let latIndex: Int, lonIndex: Int
+    let idIndex: Int?, nameIndex: Int?
     private let coordinates: CoordinateOptions
     private let datumIndex: Int?
+    /// Every CRS a record's coordinates may be in; ``ScannedRecord/Source/crs`` indexes it.
+    let crsNames: [String]
 
-    /// Makes a validator whose strings and arrays share no storage with any other validator.
-    ///
-    /// Two validators run on two threads in ``PartitionedParse``; if they shared the header's
-    /// string buffers, every retain and release would bounce one cache line between the cores
-    /// (measured: the parallel parse was no faster than the sequential one).
     init(mapping: ColumnMapping, file: String, coordinates: CoordinateOptions = CoordinateOptions()) {
         self.mapping = mapping
         self.coordinates = coordinates
-        self.header = mapping.header.map { String(decoding: Array($0.utf8), as: UTF8.self) }
+        self.header = mapping.header
         self.file = file
         self.fileLabel = file.split(separator: "/").last.map(String.init) ?? file
-        detailSlots = StagedWell.detailFields.map { ($0, mapping.indices[$0]) }
+        detailSlots = WellField.detailValueFields.map { ($0, mapping.indices[$0]) }
         extraIndices = mapping.unmappedIndices
         // --x/--y name the coordinate columns directly; otherwise the mapped lat/lon columns.
         latIndex = coordinates.yColumn.flatMap { mapping.header.firstIndex(of: $0) } ?? mapping.indices[.latitude]!
@@ -36,15 +37,19 @@ struct RecordValidator: Sendable {
         datumIndex = coordinates.datumColumn.flatMap { mapping.header.firstIndex(of: $0) }
         idIndex = mapping.indices[.identifier]
         nameIndex = mapping.indices[.name]
+        crsNames = Array(Set([coordinates.crs ?? "EPSG:4326"] + coordinates.datums.values)).sorted()
     }
 
-    /// Validates one record.
-    func validate(_ record: CSVRecord, bytes: Range<Int>, missingIdentifier: LoadOptions.MissingIdentifierRule) -> Result<StagedWell, RejectReason> {
-        if let issue = record.issue {
+    /// Decides whether a record is a well, and where it is.
+    ///
+    /// - Parameters:
+    ///   - range: The record's bytes in the file, kept to build its row and to fetch its raw text later.
+    func locate(_ fields: RecordFields, issue: CSVIssue?, line: Int, range: Range<Int>,
+                missingIdentifier: LoadOptions.MissingIdentifierRule) -> Result<ScannedRecord, RejectReason> {
+        if let issue {
             return .failure(RejectReason(column: header.indices.contains(issue.field) ? header[issue.field] : nil,
                                          kind: "malformed quoting", reason: issue.description))
         }
-        let fields = record.fields
         guard fields.count == header.count else {
             return .failure(RejectReason(
                 column: nil, kind: "wrong field count",
@@ -58,9 +63,9 @@ struct RecordValidator: Sendable {
         case (.failure(let reason), _), (_, .failure(let reason)): return .failure(reason)
         case (.success(let la), .success(let lo)): (lat, lon) = (la, lo)
         }
-        var source: (x: Double, y: Double, crs: String)?
+        var source: ScannedRecord.Source?
         if coordinates.needsTransform {
-            let datum = datumIndex.map { fields[$0] }
+            let datum = datumIndex.map { fields.text($0) }
             guard let crs = coordinates.crs(forDatum: datum) else {
                 return .failure(RejectReason(
                     column: datumIndex.map { header[$0] }, kind: "unknown datum",
@@ -69,12 +74,12 @@ struct RecordValidator: Sendable {
             if crs != "EPSG:4326" {
                 do {
                     let transformer = try TransformCache.shared.transformer(from: crs, to: "EPSG:4326")
-                    source = (lon, lat, crs)
+                    source = ScannedRecord.Source(x: lon, y: lat, crs: crsNames.firstIndex(of: crs)!)
                     (lon, lat) = try transformer.transform(x: lon, y: lat)
                 } catch {
                     return .failure(RejectReason(
                         column: header[lonIndex], kind: "coordinates not transformable",
-                        reason: "(\(fields[lonIndex]), \(fields[latIndex])) could not be converted from \(crs) to EPSG:4326: \(error)"))
+                        reason: "(\(fields.text(lonIndex)), \(fields.text(latIndex))) could not be converted from \(crs) to EPSG:4326: \(error)"))
                 }
             }
         }
@@ -82,61 +87,45 @@ struct RecordValidator: Sendable {
             let swapped = (-90...90).contains(lon) && (-180...180).contains(lat)
             return .failure(RejectReason(
                 column: header[latIndex], kind: swapped ? "coordinates swapped" : "latitude out of range",
-                reason: "latitude \(fields[latIndex]) is outside -90…90"
-                    + (swapped ? "; latitude and longitude look swapped (longitude is \(fields[lonIndex]))" : "")))
+                reason: "latitude \(fields.text(latIndex)) is outside -90…90"
+                    + (swapped ? "; latitude and longitude look swapped (longitude is \(fields.text(lonIndex)))" : "")))
         }
         if !(-180...180).contains(lon) {
             return .failure(RejectReason(
                 column: header[lonIndex], kind: "longitude out of range",
-                reason: "longitude \(fields[lonIndex]) is outside -180…180; expected decimal degrees, negative west of Greenwich"))
+                reason: "longitude \(fields.text(lonIndex)) is outside -180…180; expected decimal degrees, negative west of Greenwich"))
         }
         if lat == 0 && lon == 0 {
             return .failure(RejectReason(
                 column: header[latIndex], kind: "zero coordinates",
                 reason: "latitude and longitude are both 0, a placeholder for an unknown location"))
         }
-        var uwi = idIndex.map { fields[$0] } ?? ""
-        if uwi.isEmpty {
+        var record = ScannedRecord(range: range, line: line, lat: lat, lon: lon, identifier: nil, hash: 0, source: source)
+        if let idIndex, !fields.isEmpty(idIndex) {
+            record.identifier = fields.spans[idIndex]
+            record.hash = fields.withText(idIndex) { DuplicateIdentifiers.fnv1a($0) }
+        } else {
             guard missingIdentifier == .generate else {
                 return .failure(RejectReason(
                     column: idIndex.map { header[$0] }, kind: "missing identifier",
                     reason: "the identifier is empty; fill it in, or load with --on-missing-id generate"))
             }
-            uwi = "\(fileLabel):\(record.line)"
+            var generated = generatedIdentifier(line: line)
+            record.hash = generated.withUTF8 { DuplicateIdentifiers.fnv1a($0) }
         }
-        var badSlots: UInt32 = 0
-        var extra = ExtraJSON()
-        var values = [DetailValue](repeating: .null, count: detailSlots.count)
-        for (slot, (field, index)) in detailSlots.enumerated() {
-            guard let index else { continue }
-            let text = fields[index]
-            if text.isEmpty { continue }
-            switch field.kind {
-            case .real:
-                if let number = ValueParsing.number(text) { values[slot] = .real(number) } else { badSlots |= 1 << slot; extra.append(key: header[index], value: text) }
-            case .date:
-                if let date = ValueParsing.date(text) { values[slot] = .text(date) } else { badSlots |= 1 << slot; extra.append(key: header[index], value: text) }
-            case .text, .integer:
-                values[slot] = .text(text)
-            }
-        }
-        for index in extraIndices where !fields[index].isEmpty {
-            extra.append(key: header[index], value: fields[index])
-        }
-        let name = nameIndex.map { fields[$0] }
-        return .success(StagedWell(
-            line: record.line, bytes: bytes, uwi: uwi, name: name?.isEmpty == false ? name : nil,
-            lat: lat, lon: lon, values: values, extra: extra.finished(), source: source,
-            badSlots: badSlots, generatedIdentifier: idIndex.map { fields[$0].isEmpty } ?? true))
+        return .success(record)
     }
 
-    private func coordinate(_ fields: [String], _ index: Int, _ what: String, example: String, hemisphere: DMS.Hemisphere?) -> Result<Double, RejectReason> {
-        let text = fields[index]
-        if text.isEmpty {
+    /// The identifier a record without one gets: `FILE:LINE`, stable across reloads of the same file.
+    func generatedIdentifier(line: Int) -> String { "\(fileLabel):\(line)" }
+
+    private func coordinate(_ fields: RecordFields, _ index: Int, _ what: String, example: String, hemisphere: DMS.Hemisphere?) -> Result<Double, RejectReason> {
+        if fields.isEmpty(index) {
             return .failure(RejectReason(column: header[index], kind: "missing coordinates",
                                          reason: "\(what) is empty; every well needs coordinates"))
         }
         if coordinates.dms {
+            let text = fields.text(index)
             do {
                 return .success(try DMS.parse(text, impliedHemisphere: hemisphere))
             } catch {
@@ -144,9 +133,9 @@ struct RecordValidator: Sendable {
                                              reason: "\"\(text)\" is not degrees-minutes-seconds: \(error.reason)"))
             }
         }
-        guard let value = Double(text), value.isFinite else {
+        guard let value = fields.withBytes(index, ValueParsing.decimal) else {
             return .failure(RejectReason(column: header[index], kind: "coordinate not a number",
-                                         reason: "\"\(text)\" is not a number; expected decimal degrees such as \(example)"))
+                                         reason: "\"\(fields.text(index))\" is not a number; expected decimal degrees such as \(example)"))
         }
         return .success(value)
     }
@@ -159,50 +148,59 @@ struct RejectReason: Error, Equatable {
     var reason: String
 }
 
-/// A typed detail value, bound to SQLite without going through `DatabaseValue`.
-enum DetailValue: Equatable, Sendable {
-    case null
-    case text(String)
-    case real(Double)
+/// A record that is a well: where it is in the file, and where it is on Earth.
+///
+/// Plain values only, so that the load's passes over ~244,000 of them (merging the two halves,
+/// settling duplicates, the Hilbert sort) copy bytes and never touch a reference count.
+struct ScannedRecord: Sendable {
+    /// The coordinates as the file gave them, when they were converted to EPSG:4326.
+    struct Source: Sendable {
+        var x: Double
+        var y: Double
+        /// An index into ``RecordValidator/crsNames``.
+        var crs: Int
+    }
+
+    /// The record's bytes in the file, line break included.
+    var range: Range<Int>
+    /// The physical line the record starts on.
+    var line: Int
+    var lat: Double
+    var lon: Double
+    /// The identifier's field; nil when it was empty and is generated from the file and line.
+    var identifier: FieldSpan?
+    /// FNV-1a of the identifier's text, for finding duplicates.
+    var hash: UInt64
+    var source: Source?
+
+    var generatedIdentifier: Bool { identifier == nil }
 }
 
-/// A validated well, waiting to be written.
-///
-/// A class, so that the load's passes over ~244,000 wells (partition merge, duplicate settling,
-/// Hilbert sort, writing) copy one reference rather than retaining its ~20 strings each time:
-/// the struct's copies were 12% of a load's CPU time in `perf`.
-final class StagedWell: Sendable {
-    /// The detail fields held in ``values``, in order: every detail field but the identifier.
-    static let detailFields = WellField.detailFields.filter { $0 != .identifier }
+// MARK: - RecordFields
 
-    let line: Int
-    /// Where the record is in the file, to fetch its raw text if it turns out to be a duplicate.
-    let bytes: Range<Int>
-    let uwi: String
-    let name: String?
-    let lat: Double
-    let lon: Double
-    let values: [DetailValue]
-    let extra: String?
-    /// The coordinates as the file gave them, when they were converted to EPSG:4326.
-    let source: (x: Double, y: Double, crs: String)?
-    /// Bit k is set when the value of `detailFields[k]` did not parse and went to `extra` as text.
-    let badSlots: UInt32
-    /// Whether the identifier was generated as FILE:LINE.
-    let generatedIdentifier: Bool
+/// The fields of one record: spans over bytes that outlive it.
+struct RecordFields {
+    let buffer: UnsafeBufferPointer<UInt8>
+    let spans: [FieldSpan]
 
-    init(line: Int, bytes: Range<Int>, uwi: String, name: String?, lat: Double, lon: Double, values: [DetailValue],
-         extra: String?, source: (x: Double, y: Double, crs: String)?, badSlots: UInt32 = 0, generatedIdentifier: Bool = false) {
-        self.line = line
-        self.bytes = bytes
-        self.uwi = uwi
-        self.name = name
-        self.lat = lat
-        self.lon = lon
-        self.values = values
-        self.extra = extra
-        self.source = source
-        self.badSlots = badSlots
-        self.generatedIdentifier = generatedIdentifier
+    var count: Int { spans.count }
+
+    @inline(__always) func isEmpty(_ index: Int) -> Bool { spans[index].isEmpty }
+
+    /// The field as text, decoded as ``CSVReader`` decodes it.
+    func text(_ index: Int) -> String { fieldText(buffer, spans[index]) }
+
+    /// Calls `body` with the field's unescaped bytes (not yet checked as UTF-8).
+    @inline(__always) func withBytes<R>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        withFieldBytes(buffer, spans[index], body)
+    }
+
+    /// Calls `body` with the field's text as valid UTF-8: in place when it is, else decoded.
+    @inline(__always) func withText<R>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        withBytes(index) { bytes in
+            if isASCII(bytes) { return body(bytes) }
+            var text = decode(bytes)
+            return text.withUTF8(body)
+        }
     }
 }

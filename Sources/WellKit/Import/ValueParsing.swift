@@ -5,17 +5,84 @@
 enum ValueParsing {
     /// Parses a decimal number such as `"1234.5"`, `"-85.26"` or `"1,234.5"`; nil if it is not one.
     static func number(_ text: String) -> Double? {
-        // Decimal only: `Double.init` would also take hex such as "0x10".
-        func decimal(_ b: UInt8) -> Bool {
-            (b >= 48 && b <= 57) || b == UInt8(ascii: ".") || b == UInt8(ascii: "-") || b == UInt8(ascii: "+")
-                || b == UInt8(ascii: "e") || b == UInt8(ascii: "E") || b == UInt8(ascii: ",")
+        var text = text
+        return text.withUTF8 { number($0) }
+    }
+
+    /// Parses a decimal number from UTF-8 bytes, as ``number(_:)-(String)`` does.
+    static func number(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        if let value = decimal(bytes) { return value }
+        // Thousands separators, as in "1,234.5", only in their proper places: -?d{1,3}(,ddd)+(.d+)?
+        guard bytes.contains(UInt8(ascii: ",")) else { return nil }
+        var k = bytes.first == UInt8(ascii: "-") ? 1 : 0
+        var digits = 0
+        while k < bytes.count, isDigit(bytes[k]) { k += 1; digits += 1 }
+        guard (1...3).contains(digits) else { return nil }
+        var groups = 0
+        while k < bytes.count, bytes[k] == UInt8(ascii: ",") {
+            guard k + 4 <= bytes.count, isDigit(bytes[k + 1]), isDigit(bytes[k + 2]), isDigit(bytes[k + 3]) else { return nil }
+            k += 4
+            groups += 1
         }
-        guard text.utf8.withContiguousStorageIfAvailable({ $0.allSatisfy(decimal) }) ?? text.utf8.allSatisfy(decimal) else { return nil }
-        if let value = Double(text), value.isFinite { return value }
-        // Thousands separators, as in "1,234.5", only in their proper places.
-        guard text.contains(","), text.range(of: #"^-?\d{1,3}(,\d{3})+(\.\d+)?$"#, options: .regularExpression) != nil
-        else { return nil }
-        return Double(text.replacingOccurrences(of: ",", with: ""))
+        guard groups > 0 else { return nil }
+        if k < bytes.count {
+            guard bytes[k] == UInt8(ascii: "."), k + 1 < bytes.count else { return nil }
+            k += 1
+            while k < bytes.count, isDigit(bytes[k]) { k += 1 }
+            guard k == bytes.count else { return nil }
+        }
+        let plain = bytes.filter { $0 != UInt8(ascii: ",") }
+        return plain.withUnsafeBufferPointer { decimal($0) }
+    }
+
+    /// Parses a plain decimal number (digits, sign, point, exponent) from UTF-8 bytes; nil unless
+    /// all of it parses to a finite value. Hex, `inf` and `nan`, which `Double.init` takes, are refused.
+    ///
+    /// Correctly rounded, as `Double.init(_:)` is: numbers of at most 15 significant digits and at
+    /// most 22 decimals are an exact integer divided by an exact power of ten (one IEEE division,
+    /// correctly rounded); anything else goes to `Double.init(_:)`.
+    static func decimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        let count = bytes.count
+        guard count > 0 else { return nil }
+        // The fast path: [+-]digits[.digits]
+        var k = 0
+        let negative = bytes[0] == UInt8(ascii: "-")
+        if negative || bytes[0] == UInt8(ascii: "+") { k = 1 }
+        var mantissa: UInt64 = 0
+        var significant = 0, decimals = 0, digits = 0
+        var point = false
+        var simple = true
+        while k < count {
+            let b = bytes[k]
+            if isDigit(b) {
+                digits += 1
+                if mantissa != 0 || b != 48 { significant += 1 }
+                mantissa = mantissa &* 10 &+ UInt64(b - 48)
+                if point { decimals += 1 }
+            } else if b == UInt8(ascii: "."), !point {
+                point = true
+            } else if b == UInt8(ascii: "e") || b == UInt8(ascii: "E") {
+                simple = false
+                break
+            } else {
+                return nil
+            }
+            k += 1
+        }
+        if simple {
+            guard digits > 0 else { return nil }
+            if significant <= 15 && decimals <= 22 {
+                let value = Double(mantissa) / powersOfTen[decimals]
+                return negative ? -value : value
+            }
+        }
+        // Anything else: check the characters, then let the standard library read it whole.
+        for b in bytes where !(isDigit(b) || b == UInt8(ascii: ".") || b == UInt8(ascii: "-") || b == UInt8(ascii: "+")
+                               || b == UInt8(ascii: "e") || b == UInt8(ascii: "E")) {
+            return nil
+        }
+        guard let value = Double(String(decoding: bytes, as: UTF8.self)), value.isFinite else { return nil }
+        return value
     }
 
     /// Parses a date into ISO `yyyy-mm-dd`.
@@ -24,39 +91,66 @@ enum ValueParsing {
     /// and US `1/12/2001` or `01/12/2001`. The day must exist in its month.
     static func date(_ text: String) -> String? {
         var text = text
-        // Read the UTF-8 in place: the loader calls this for three columns of every row.
-        let parsed: (year: Int, month: Int, day: Int, isISO: Bool)? = text.withUTF8 { bytes in
-            func digits(_ range: Range<Int>) -> Int? {
-                guard range.upperBound <= bytes.count, !range.isEmpty else { return nil }
-                var value = 0
-                for k in range {
-                    let b = bytes[k]
-                    guard b >= 48 && b <= 57 else { return nil }
-                    value = value * 10 + Int(b - 48)
-                }
-                return value
+        switch text.withUTF8({ date($0) }) {
+        case nil: return nil
+        case .iso: return text
+        case .some(.other(let year, let month, let day)): return iso(year: year, month: month, day: day)
+        }
+    }
+
+    /// A date that parsed: already `yyyy-mm-dd` as written, or another form to rewrite.
+    enum ParsedDate: Equatable {
+        case iso
+        case other(year: Int, month: Int, day: Int)
+    }
+
+    /// Parses a date from UTF-8 bytes, as ``date(_:)-(String)`` does.
+    static func date(_ bytes: UnsafeBufferPointer<UInt8>) -> ParsedDate? {
+        func digits(_ range: Range<Int>) -> Int? {
+            guard range.upperBound <= bytes.count, !range.isEmpty else { return nil }
+            var value = 0
+            for k in range {
+                let b = bytes[k]
+                guard isDigit(b) else { return nil }
+                value = value * 10 + Int(b - 48)
             }
-            if bytes.count >= 10, bytes[4] == UInt8(ascii: "-") || bytes[4] == UInt8(ascii: "/"), bytes[7] == bytes[4],
-               bytes.count == 10 || bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: " "),
-               let y = digits(0..<4), let m = digits(5..<7), let d = digits(8..<10) {
-                return (y, m, d, bytes.count == 10 && bytes[4] == UInt8(ascii: "-"))
+            return value
+        }
+        var parsed: (year: Int, month: Int, day: Int, isISO: Bool)?
+        if bytes.count >= 10, bytes[4] == UInt8(ascii: "-") || bytes[4] == UInt8(ascii: "/"), bytes[7] == bytes[4],
+           bytes.count == 10 || bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: " "),
+           let y = digits(0..<4), let m = digits(5..<7), let d = digits(8..<10) {
+            parsed = (y, m, d, bytes.count == 10 && bytes[4] == UInt8(ascii: "-"))
+        } else if bytes.count == 8, let y = digits(0..<4), let m = digits(4..<6), let d = digits(6..<8) {
+            parsed = (y, m, d, false)
+        } else {
+            // US m/d/yyyy, with an optional time part after a space.
+            let datePart = bytes.firstIndex(of: 0x20) ?? bytes.count
+            let slashes = bytes[..<datePart].indices.filter { bytes[$0] == UInt8(ascii: "/") }
+            if slashes.count == 2, let m = digits(0..<slashes[0]), let d = digits((slashes[0] + 1)..<slashes[1]),
+               let y = digits((slashes[1] + 1)..<datePart),
+               datePart - slashes[1] - 1 == 4, (1...2).contains(slashes[0]), (1...2).contains(slashes[1] - slashes[0] - 1) {
+                parsed = (y, m, d, false)
             }
-            if bytes.count == 8, let y = digits(0..<4), let m = digits(4..<6), let d = digits(6..<8) {
-                return (y, m, d, false)
-            }
-            return nil
-        } ?? {
-            let parts = text.split(separator: " ", maxSplits: 1).first?.split(separator: "/", omittingEmptySubsequences: false) ?? []
-            guard parts.count == 3, parts.allSatisfy({ $0.allSatisfy(\.isASCIIDigit) }), parts[2].count == 4, (1...2).contains(parts[0].count), (1...2).contains(parts[1].count),
-                  let m = Int(parts[0]), let d = Int(parts[1]), let y = Int(parts[2]) else { return nil }
-            return (y, m, d, false)
-        }()
+        }
         guard let (year, month, day, isISO) = parsed,
               (1000...9999).contains(year), (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year)
         else { return nil }
-        // Already `yyyy-mm-dd`: keep the string rather than build an equal one.
-        if isISO { return text }
-        return "\(year)-\(month < 10 ? "0" : "")\(month)-\(day < 10 ? "0" : "")\(day)"
+        return isISO ? .iso : .other(year: year, month: month, day: day)
+    }
+
+    /// `yyyy-mm-dd`.
+    static func iso(year: Int, month: Int, day: Int) -> String {
+        "\(year)-\(month < 10 ? "0" : "")\(month)-\(day < 10 ? "0" : "")\(day)"
+    }
+
+    @inline(__always)
+    static func isDigit(_ b: UInt8) -> Bool { b >= 48 && b <= 57 }
+
+    private static let powersOfTen: [Double] = (0...22).map { exponent in
+        var value = 1.0
+        for _ in 0..<exponent { value *= 10 }
+        return value
     }
 
     private static func daysIn(month: Int, year: Int) -> Int {
@@ -81,7 +175,16 @@ struct ExtraJSON {
 
     var isEmpty: Bool { bytes.isEmpty }
 
+    /// Empties the object, keeping its storage for the next record.
+    mutating func reset() { bytes.removeAll(keepingCapacity: true) }
+
     mutating func append(key: String, value: String) {
+        var key = key, value = value
+        key.withUTF8 { key in value.withUTF8 { value in append(key: key, value: value) } }
+    }
+
+    /// Appends a member whose key and value are UTF-8 text.
+    mutating func append(key: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         if bytes.isEmpty {
             bytes.reserveCapacity(128)
             bytes.append(UInt8(ascii: "{"))
@@ -94,21 +197,24 @@ struct ExtraJSON {
     }
 
     func finished() -> String? {
-        guard !bytes.isEmpty else { return nil }
-        return String(unsafeUninitializedCapacity: bytes.count + 1) { buffer in
-            _ = buffer.initialize(from: bytes)
-            buffer[bytes.count] = UInt8(ascii: "}")
-            return bytes.count + 1
-        }
+        withFinished { $0.map { String(decoding: $0, as: UTF8.self) } }
     }
 
-    /// Appends `string` as a JSON string literal: quoted, with `"`, `\\` and control characters escaped.
-    static func appendQuoted(_ string: String, to out: inout [UInt8]) {
+    /// Calls `body` with the object's UTF-8 text, or nil when it has no members.
+    func withFinished<R>(_ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
+        guard !bytes.isEmpty else { return body(nil) }
+        var closed = bytes
+        closed.append(UInt8(ascii: "}"))
+        return closed.withUnsafeBufferPointer { body($0) }
+    }
+
+    /// Appends `text` (UTF-8) as a JSON string literal: quoted, with `"`, `\\` and control characters escaped.
+    static func appendQuoted(_ text: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        if !needsEscape(string) {
-            out.append(contentsOf: string.utf8)
+        if !text.contains(where: needsEscape) {
+            out.append(contentsOf: text)
         } else {
-            for b in string.utf8 {
+            for b in text {
                 switch b {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), b]
                 case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
@@ -132,18 +238,16 @@ struct ExtraJSON {
             out += "\""
             return
         }
-        var bytes: [UInt8] = []
-        appendQuoted(string, to: &bytes)
+        var bytes: [UInt8] = [], string = string
+        string.withUTF8 { appendQuoted($0, to: &bytes) }
         out += String(decoding: bytes, as: UTF8.self)
     }
 
     private static func needsEscape(_ string: String) -> Bool {
-        func needs(_ b: UInt8) -> Bool { b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") }
         // The contiguous bytes when the string has them (native strings do): a plain loop, not UTF8View's iterator.
-        return string.utf8.withContiguousStorageIfAvailable { $0.contains(where: needs) } ?? string.utf8.contains(where: needs)
+        string.utf8.withContiguousStorageIfAvailable { $0.contains(where: needsEscape) } ?? string.utf8.contains(where: needsEscape)
     }
-}
 
-private extension Character {
-    var isASCIIDigit: Bool { isASCII && isNumber }
+    @inline(__always)
+    private static func needsEscape(_ b: UInt8) -> Bool { b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") }
 }

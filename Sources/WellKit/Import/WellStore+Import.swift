@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import GRDB
 
@@ -24,10 +23,11 @@ extension WellStore {
     ///   `DatabaseError` when SQLite fails.
     /// - Complexity: O(n log n) for n records; memory holds the validated records until the write.
     public func load(csvAt path: String, options: LoadOptions = LoadOptions()) throws -> LoadSummary {
+        if options.dryRun { return try Self.dryRun(csvAt: path, options: options) }
         let clock = ContinuousClock.now
         let startedAt = Date()
-        var (summary, staged, rejects, mapping) = try Self.stage(csvAt: path, options: options)
-        if options.dryRun { return summary }
+        let scan = try Self.scan(csvAt: path, options: options)
+        var summary = scan.summary
         summary.phases["read"] = (ContinuousClock.now - clock).seconds
         var commitStart = ContinuousClock.now
         try pool.writeWithoutTransaction { db in
@@ -38,19 +38,18 @@ extension WellStore {
             defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
             try db.inTransaction(.immediate) {
                 var writer = BulkWriter(db)
-                let (inserted, updated) = try writer.write(staged)
+                let (inserted, updated, badValues) = try writer.write(scan)
                 summary.inserted = inserted
                 summary.updated = updated
+                summary.count(badValues: badValues)
                 summary.phases.merge(writer.phases) { $1 }
                 summary.seconds = (ContinuousClock.now - clock).seconds
-                summary.loadID = try writer.record(summary, startedAt: startedAt, mapping: mapping, rejects: rejects)
+                summary.loadID = try writer.record(summary, startedAt: startedAt, mapping: scan.mapping, rejects: scan.rejects)
                 commitStart = ContinuousClock.now
                 return .commit
             }
         }
         summary.phases["commit"] = (ContinuousClock.now - commitStart).seconds
-        staged.removeAll()
-        rejects.removeAll()
         summary.seconds = (ContinuousClock.now - clock).seconds
         return summary
     }
@@ -60,29 +59,38 @@ extension WellStore {
     ///
     /// - Throws: ``ImportError`` when the file cannot be read or has no usable coordinate columns.
     public static func dryRun(csvAt path: String, options: LoadOptions = LoadOptions()) throws -> LoadSummary {
-        var options = options
-        options.dryRun = true
-        return try stage(csvAt: path, options: options).summary
+        let clock = ContinuousClock.now
+        let scan = try scan(csvAt: path, options: options)
+        var summary = scan.summary
+        // The rows are built as a load builds them, in file order, so the counts of bad values are the load's.
+        let builder = scan.makeBuilder()
+        try RowPipeline.run(scan.records, order: Array(scan.records.indices), builder: builder) { batch in
+            for k in 0..<batch.rows.count where batch.rows.lowerBound + k < options.previewCount {
+                summary.preview.append(scan.preview(of: batch.row(k), in: batch))
+            }
+        }
+        summary.count(badValues: builder.badValues)
+        summary.inserted = scan.records.count
+        summary.seconds = (ContinuousClock.now - clock).seconds
+        return summary
     }
 
-    /// Reads, maps and validates every record of the file, and settles duplicate identifiers.
-    static func stage(csvAt path: String, options: LoadOptions) throws
-        -> (summary: LoadSummary, staged: [StagedWell], rejects: [Reject], mapping: ColumnMapping)
-    {
+    /// Reads the file, locates every record, and settles duplicate identifiers.
+    static func scan(csvAt path: String, options: LoadOptions) throws -> ScannedFile {
         if path == "-" {
-            // Standard input is spooled to a file: the parse reads it in two parts, and rejects re-read it.
+            // Standard input is spooled to a file, which is mapped like any other.
             let spool = FileManager.default.temporaryDirectory.appendingPathComponent("wells-stdin-\(getpid()).csv").path
             guard FileManager.default.createFile(atPath: spool, contents: FileHandle.standardInput.readDataToEndOfFile()) else {
                 throw ImportError(.cannotOpen, "cannot spool standard input to \(spool)", file: "-")
             }
             defer { try? FileManager.default.removeItem(atPath: spool) }
-            var result = try stage(csvAt: spool, options: options)
+            var result = try scan(csvAt: spool, options: options)
             result.summary.file = "-"
             return result
         }
         let clock = ContinuousClock.now
-        let source = try HashingSource(FileSource(path: path))
-        let reader = try CSVReader(source: source, delimiter: options.delimiter, chunkSize: 1 << 20)
+        // The header through the streaming reader, which skips a byte order mark and detects the delimiter.
+        let reader = try CSVReader(source: FileSource(path: path), delimiter: options.delimiter, chunkSize: 1 << 16)
         guard let header = try reader.next() else {
             throw ImportError(.emptyFile, "the file is empty; expected a header line and data records", file: path)
         }
@@ -93,55 +101,89 @@ extension WellStore {
         summary.mapping = Dictionary(uniqueKeysWithValues: mapping.fieldColumns.map { ($0.field, $0.column) })
         summary.extraColumns = mapping.unmappedIndices.map { mapping.header[$0] }
 
-        var part = try PartitionedParse.run(reader: reader, path: path, mapping: mapping, options: options)
-        options.progress?(reader.totalBytes ?? reader.offset, reader.totalBytes)
-        summary.records = part.records
+        let file = try MappedFile(path: path)
+        let validator = RecordValidator(mapping: mapping, file: path, coordinates: options.coordinates)
+        let part = PartitionedParse.run(file: file, from: reader.offset, line: reader.line, delimiter: reader.delimiter,
+                                        validator: validator, options: options)
+        options.progress?(file.bytes.count, file.bytes.count)
+        summary.records = part.count
+        summary.sha256 = part.sha256 ?? ""
         summary.phases["parse"] = (ContinuousClock.now - clock).seconds
-        summary.sha256 = try source.finish()
-        summary.phases["hash"] = (ContinuousClock.now - clock).seconds - summary.phases["parse"]!
-        var rejects = part.rejects
-        let staged = try settleDuplicates(part.staged, rule: options.onDuplicate, path: path,
-                                          idColumn: mapping.column(for: .identifier), rejects: &rejects)
-        part.staged = []
-        summary.duplicates = rejects.count - part.rejects.count
-        summary.rejected = rejects.count
-        for reject in rejects { summary.rejectReasons[reject.kind, default: 0] += 1 }
-        rejects.sort { $0.line < $1.line }
-        for well in staged {
-            if well.generatedIdentifier { summary.generatedIdentifiers += 1 }
-            var bits = well.badSlots
-            while bits != 0 {
-                let slot = bits.trailingZeroBitCount
-                summary.badValuesByField[StagedWell.detailFields[slot].rawValue, default: 0] += 1
-                bits &= bits - 1
-            }
-        }
-        summary.badValues = summary.badValuesByField.values.reduce(0, +)
-        try describeTransformations(staged, options: options.coordinates, into: &summary)
-        if options.dryRun {
-            summary.preview = staged.prefix(options.previewCount).map(\.preview)
-            summary.inserted = staged.count
-        }
-        summary.seconds = (ContinuousClock.now - clock).seconds
-        return (summary, staged, rejects, mapping)
+        var scan = ScannedFile(summary: summary, file: file, validator: validator, delimiter: reader.delimiter,
+                               records: part.records, rejects: part.rejects, mapping: mapping)
+        try scan.settleDuplicates(rule: options.onDuplicate)
+        scan.summary.rejected = scan.rejects.count
+        for reject in scan.rejects { scan.summary.rejectReasons[reject.kind, default: 0] += 1 }
+        scan.rejects.sort { $0.line < $1.line }
+        scan.summary.generatedIdentifiers = scan.records.count { $0.generatedIdentifier }
+        try describeTransformations(scan, options: options.coordinates, into: &scan.summary)
+        scan.summary.seconds = (ContinuousClock.now - clock).seconds
+        return scan
+    }
+}
+
+/// A file read and located: the records that are wells, in file order, and the rejects.
+struct ScannedFile {
+    var summary: LoadSummary
+    let file: MappedFile
+    let validator: RecordValidator
+    let delimiter: UInt8
+    var records: [ScannedRecord]
+    var rejects: [Reject]
+    let mapping: ColumnMapping
+
+    /// The record's identifier, as stored.
+    func identifier(of record: ScannedRecord) -> String {
+        guard let span = record.identifier else { return validator.generatedIdentifier(line: record.line) }
+        return fieldText(file.bytes, span)
     }
 
+    func makeBuilder() -> RowBuilder { RowBuilder(validator: validator, file: file, delimiter: delimiter) }
+
     /// Keeps one record per identifier, by `rule`, and rejects the others with their raw text.
-    private static func settleDuplicates(_ wells: [StagedWell], rule: LoadOptions.DuplicateRule, path: String,
-                                         idColumn: String?, rejects: inout [Reject]) throws -> [StagedWell] {
-        let (kept, losers) = DuplicateIdentifiers.resolve(wells.map(\.uwi), rule: rule)
-        guard !losers.isEmpty else { return wells }
-        let file = try FileSource(path: path)
+    mutating func settleDuplicates(rule: LoadOptions.DuplicateRule) throws {
+        let records = self.records
+        let (kept, losers) = DuplicateIdentifiers.resolve(
+            count: records.count, rule: rule, hash: { records[$0].hash },
+            same: { identifier(of: records[$0]).utf8.elementsEqual(identifier(of: records[$1]).utf8) })
+        guard !losers.isEmpty else { return }
+        let idColumn = mapping.column(for: .identifier)
         for (loser, winner) in losers {
-            let well = wells[loser], line = wells[winner].line
+            let record = records[loser], uwi = identifier(of: record), line = records[winner].line
             let reason = rule == .first
-                ? "identifier \"\(well.uwi)\" already appears on line \(line), which was kept; "
+                ? "identifier \"\(uwi)\" already appears on line \(line), which was kept; "
                     + "make it unique, or load with --on-duplicate last to keep the later row"
-                : "identifier \"\(well.uwi)\" appears again on line \(line), which replaced this row (--on-duplicate last)"
-            rejects.append(Reject(line: well.line, column: idColumn, kind: "duplicate identifier", reason: reason,
-                                  raw: try file.text(at: well.bytes)))
+                : "identifier \"\(uwi)\" appears again on line \(line), which replaced this row (--on-duplicate last)"
+            rejects.append(Reject(line: record.line, column: idColumn, kind: "duplicate identifier", reason: reason,
+                                  raw: file.text(at: record.range)))
         }
-        return kept.map { wells[$0] }
+        summary.duplicates = losers.count
+        self.records = kept.map { records[$0] }
+    }
+
+    /// A built row as field name → text, for `--dry-run`.
+    func preview(of row: ArraySlice<Cell>, in batch: RowBatch) -> [String: String] {
+        var result: [String: String] = [:]
+        func put(_ key: String, _ column: Int) {
+            if let text = batch.text(of: row[row.startIndex + column]) { result[key] = text }
+        }
+        put("name", RowBatch.Column.name)
+        put("lat", RowBatch.Column.lat)
+        put("lon", RowBatch.Column.lon)
+        put("uwi", RowBatch.Column.identifier)
+        for (k, field) in WellField.detailValueFields.enumerated() { put(field.rawValue, RowBatch.Column.values + k) }
+        put("extra", RowBatch.Column.extra)
+        return result
+    }
+}
+
+extension LoadSummary {
+    /// Adds the counts of detail values that did not parse, per field of ``WellField/detailValueFields``.
+    mutating func count(badValues: [Int]) {
+        for (field, count) in zip(WellField.detailValueFields, badValues) where count > 0 {
+            badValuesByField[field.rawValue, default: 0] += count
+        }
+        self.badValues = badValuesByField.values.reduce(0, +)
     }
 }
 
@@ -163,20 +205,21 @@ extension WellStore {
     }
 
     /// Records, per source CRS, the operation PROJ used and its accuracy, and warns when a better one needs a missing grid.
-    static func describeTransformations(_ wells: [StagedWell], options: CoordinateOptions, into summary: inout LoadSummary) throws {
-        var counts: [String: Int] = [:]
-        var extent: [String: (west: Double, south: Double, east: Double, north: Double)] = [:]
-        for well in wells {
-            guard let crs = well.source?.crs else { continue }
+    static func describeTransformations(_ scan: ScannedFile, options: CoordinateOptions, into summary: inout LoadSummary) throws {
+        var counts: [Int: Int] = [:]
+        var extent: [Int: (west: Double, south: Double, east: Double, north: Double)] = [:]
+        for record in scan.records {
+            guard let crs = record.source?.crs else { continue }
             counts[crs, default: 0] += 1
-            let e = extent[crs] ?? (well.lon, well.lat, well.lon, well.lat)
-            extent[crs] = (min(e.west, well.lon), min(e.south, well.lat), max(e.east, well.lon), max(e.north, well.lat))
+            let e = extent[crs] ?? (record.lon, record.lat, record.lon, record.lat)
+            extent[crs] = (min(e.west, record.lon), min(e.south, record.lat), max(e.east, record.lon), max(e.north, record.lat))
         }
         summary.crs = options.datumColumn != nil ? "per-row datum (\(options.datumColumn!))" : (options.crs ?? "EPSG:4326")
-        for (crs, wells) in counts.sorted(by: { $0.key < $1.key }) {
+        for (index, wells) in counts.sorted(by: { scan.validator.crsNames[$0.key] < scan.validator.crsNames[$1.key] }) {
+            let crs = scan.validator.crsNames[index]
             let operation = try TransformCache.shared.transformer(from: crs, to: "EPSG:4326").operation
             summary.transformations.append(Transformation(source: crs, wells: wells, operation: operation.name, accuracyMeters: operation.accuracy))
-            let e = extent[crs]!
+            let e = extent[index]!
             let area = CRSInfo.Area(west: e.west, south: e.south, east: e.east, north: e.north)
             if let warning = try CRSInfo.describe(crs).accuracyReport(to: "EPSG:4326", area: area).warning {
                 summary.warnings.append(warning)
@@ -185,49 +228,7 @@ extension WellStore {
     }
 }
 
-extension StagedWell {
-    /// The well as field name → text, for `--dry-run`.
-    var preview: [String: String] {
-        var result = ["uwi": uwi, "lat": String(lat), "lon": String(lon)]
-        if let name { result["name"] = name }
-        for (field, value) in zip(Self.detailFields, values) {
-            switch value {
-            case .null: break
-            case .text(let text): result[field.rawValue] = text
-            case .real(let number): result[field.rawValue] = String(number)
-            }
-        }
-        if let extra { result["extra"] = extra }
-        return result
-    }
-}
-
 extension Duration {
     /// The duration in seconds, as a `Double`.
     public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
-}
-
-// MARK: - HashingSource
-
-/// Computes the SHA-256 of everything read through it while the first half of the file is parsed;
-/// ``finish()`` reads on to the end, the half that ``PartitionedParse`` parsed on its other thread.
-final class HashingSource: ByteSource {
-    private let base: ByteSource
-    private var hasher = SHA256()
-    var size: Int? { base.size }
-
-    init(_ base: ByteSource) { self.base = base }
-
-    func read(into buffer: UnsafeMutableBufferPointer<UInt8>) throws -> Int {
-        let n = try base.read(into: buffer)
-        hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[0..<n]))
-        return n
-    }
-
-    /// Reads whatever the reader left unread, then returns the hex SHA-256 of the whole input.
-    func finish() throws -> String {
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while try buffer.withUnsafeMutableBufferPointer({ try read(into: $0) }) > 0 {}
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
-    }
 }

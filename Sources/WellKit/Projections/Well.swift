@@ -33,17 +33,17 @@ public struct WellDetail: Sendable, Hashable {
     public var loadID: Int64?
 
     /// The detail columns, in the order a full fetch selects them.
-    static let columns = ["uwi"] + StagedWell.detailFields.map(\.column) + ["source_x", "source_y", "source_crs", "extra", "load_id"]
+    static let columns = ["uwi"] + WellField.detailValueFields.map(\.column) + ["source_x", "source_y", "source_crs", "extra", "load_id"]
 
     init(row: Row, from start: Int) {
         identifier = row[start]
         var values: [WellField: DatabaseValue] = [:]
-        for (k, field) in StagedWell.detailFields.enumerated() {
+        for (k, field) in WellField.detailValueFields.enumerated() {
             let value = row[start + 1 + k] as DatabaseValue
             if !value.isNull { values[field] = value }
         }
         self.values = values
-        let tail = start + 1 + StagedWell.detailFields.count
+        let tail = start + 1 + WellField.detailValueFields.count
         sourceX = row[tail]
         sourceY = row[tail + 1]
         sourceCRS = row[tail + 2]

@@ -56,6 +56,8 @@ public enum WellField: String, CaseIterable, Sendable, Codable {
 
     /// The fields that live in `details`, in column order.
     public static let detailFields: [WellField] = allCases.filter { $0.table == .details }
+    /// The detail fields after the identifier, in column order: the typed values of a detail row.
+    static let detailValueFields: [WellField] = detailFields.filter { $0 != .identifier }
 
     /// The fields a loader can map from a source column (all but the generated `id`).
     public static let mappable: [WellField] = allCases.filter { $0 != .id }

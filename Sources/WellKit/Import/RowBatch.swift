@@ -1,0 +1,213 @@
+import GRDBSQLite
+
+/// Rows ready to bind: for each well, the cells of its pin and its detail.
+///
+/// A text cell points into the mapped file when the field's bytes are already the text to store
+/// (most are), or into the batch's ``arena`` when they had to be made: unescaped quotes,
+/// Latin-1 turned into UTF-8, a date rewritten as `yyyy-mm-dd`, the JSON of the other columns.
+/// So a field is copied once, by SQLite, from the file's pages into the database's.
+final class RowBatch: @unchecked Sendable {
+    /// The cells of a row, in this order.
+    enum Column {
+        static let name = 0, lat = 1, lon = 2, identifier = 3, values = 4
+        static let sourceX = values + WellField.detailValueFields.count
+        static let sourceY = sourceX + 1, sourceCRS = sourceX + 2, extra = sourceX + 3
+        static let width = sourceX + 4
+    }
+
+    /// How many rows a batch holds.
+    static let capacity = 1024
+
+    /// The positions, in the write order, of this batch's rows.
+    var rows: Range<Int> = 0..<0
+    var cells: [Cell] = []
+    /// Text made for this batch's rows.
+    var arena: [UInt8] = []
+
+    init() {
+        cells.reserveCapacity(Self.capacity * Column.width)
+        arena.reserveCapacity(Self.capacity * 160)
+    }
+
+    func reset(rows: Range<Int>) {
+        self.rows = rows
+        cells.removeAll(keepingCapacity: true)
+        arena.removeAll(keepingCapacity: true)
+    }
+
+    /// The cells of the `k`-th row of the batch.
+    @inline(__always) func row(_ k: Int) -> ArraySlice<Cell> {
+        cells[(k * Column.width)..<((k + 1) * Column.width)]
+    }
+
+    /// Appends `bytes` to the arena and returns a text cell for them.
+    @inline(__always) func arenaText(_ bytes: UnsafeBufferPointer<UInt8>) -> Cell {
+        let offset = arena.count
+        arena.append(contentsOf: bytes)
+        return Cell(kind: .arenaText, count: Int32(bytes.count), payload: UInt64(offset))
+    }
+
+    /// A cell as text, for `--dry-run`'s preview; nil for a null.
+    func text(of cell: Cell) -> String? {
+        switch cell.kind {
+        case .null: return nil
+        case .real: return String(Double(bitPattern: cell.payload))
+        case .mappedText, .arenaText: return withText(cell) { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    @inline(__always) private func withText<R>(_ cell: Cell, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if cell.kind == .mappedText {
+            return body(UnsafeBufferPointer(start: UnsafePointer(bitPattern: UInt(cell.payload)), count: Int(cell.count)))
+        }
+        return arena.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[Int(cell.payload)..<(Int(cell.payload) + Int(cell.count))])) }
+    }
+
+    /// Binds `cells` to parameters `first`, `first + 1`… of `statement`.
+    ///
+    /// Text is bound without a copy (`SQLITE_STATIC`): the mapped file and the arena outlive the
+    /// statement's step, and the writer clears the bindings before the batch is refilled.
+    func bind(_ cells: ArraySlice<Cell>, to statement: OpaquePointer, from first: Int32) {
+        arena.withUnsafeBufferPointer { arena in
+            var index = first
+            for cell in cells {
+                switch cell.kind {
+                case .null:
+                    sqlite3_bind_null(statement, index)
+                case .real:
+                    sqlite3_bind_double(statement, index, Double(bitPattern: cell.payload))
+                case .mappedText:
+                    sqlite3_bind_text(statement, index, UnsafeRawPointer(bitPattern: UInt(cell.payload))?.assumingMemoryBound(to: CChar.self),
+                                      cell.count, SQLITE_STATIC)
+                case .arenaText:
+                    sqlite3_bind_text(statement, index, UnsafeRawPointer(arena.baseAddress! + Int(cell.payload)).assumingMemoryBound(to: CChar.self),
+                                      cell.count, SQLITE_STATIC)
+                }
+                index += 1
+            }
+        }
+    }
+}
+
+/// One value of a row: null, a real, or UTF-8 text in the mapped file or a batch's arena.
+struct Cell: Sendable {
+    enum Kind: UInt8, Sendable {
+        case null, real, mappedText, arenaText
+    }
+
+    var kind: Kind
+    /// The text's length in bytes.
+    var count: Int32
+    /// The real's bits, the address of mapped text, or the offset of arena text.
+    var payload: UInt64
+
+    static let null = Cell(kind: .null, count: 0, payload: 0)
+
+    @inline(__always) static func real(_ value: Double) -> Cell { Cell(kind: .real, count: 0, payload: value.bitPattern) }
+
+    @inline(__always) static func mapped(_ bytes: UnsafeBufferPointer<UInt8>) -> Cell {
+        Cell(kind: .mappedText, count: Int32(bytes.count), payload: UInt64(UInt(bitPattern: bytes.baseAddress)))
+    }
+}
+
+private let SQLITE_STATIC = unsafeBitCast(0, to: sqlite3_destructor_type.self)
+
+// MARK: - RowBuilder
+
+/// Builds the rows of located records: the typed detail values and the JSON of the rest.
+///
+/// One builder per thread: it keeps the spans of the record in hand and the counts of bad values.
+final class RowBuilder: @unchecked Sendable {
+    private let validator: RecordValidator
+    private let buffer: UnsafeBufferPointer<UInt8>
+    private let scanner: CSVScanner
+    private var spans: [FieldSpan] = []
+    private var extra = ExtraJSON()
+    /// The header names as UTF-8, the keys of the JSON.
+    private let keys: [[UInt8]]
+    private let crsNames: [[UInt8]]
+    /// Per detail field (as in ``WellField/detailValueFields``), how many values did not parse.
+    private(set) var badValues: [Int]
+
+    init(validator: RecordValidator, file: MappedFile, delimiter: UInt8) {
+        self.validator = validator
+        self.buffer = file.bytes
+        self.scanner = CSVScanner(delimiter: delimiter)
+        self.keys = validator.header.map { Array($0.utf8) }
+        self.crsNames = validator.crsNames.map { Array($0.utf8) }
+        self.badValues = Array(repeating: 0, count: WellField.detailValueFields.count)
+        spans.reserveCapacity(keys.count)
+    }
+
+    /// Appends the row of `record` to `batch`.
+    func build(_ record: ScannedRecord, into batch: RowBatch) {
+        _ = scanner.scan(buffer, from: record.range.lowerBound, to: buffer.count, atEOF: true, line: record.line, fields: &spans)
+        let fields = RecordFields(buffer: buffer, spans: spans)
+        batch.cells.append(validator.nameIndex.map { text(fields, $0, batch) } ?? .null)
+        batch.cells.append(.real(record.lat))
+        batch.cells.append(.real(record.lon))
+        if let idIndex = validator.idIndex, record.identifier != nil {
+            batch.cells.append(text(fields, idIndex, batch))
+        } else {
+            var generated = validator.generatedIdentifier(line: record.line)
+            batch.cells.append(generated.withUTF8 { batch.arenaText($0) })
+        }
+        extra.reset()
+        for (slot, (field, index)) in validator.detailSlots.enumerated() {
+            guard let index, !fields.isEmpty(index) else {
+                batch.cells.append(.null)
+                continue
+            }
+            var cell: Cell?
+            switch field.kind {
+            case .real:
+                cell = fields.withBytes(index, ValueParsing.number).map(Cell.real)
+            case .date:
+                switch fields.withBytes(index, ValueParsing.date) {
+                case .iso: cell = text(fields, index, batch)
+                case .other(let year, let month, let day):
+                    var iso = ValueParsing.iso(year: year, month: month, day: day)
+                    cell = iso.withUTF8 { batch.arenaText($0) }
+                case nil: cell = nil
+                }
+            case .text, .integer:
+                cell = text(fields, index, batch)
+            }
+            if let cell {
+                batch.cells.append(cell)
+            } else {
+                badValues[slot] += 1
+                appendExtra(fields, index)
+                batch.cells.append(.null)
+            }
+        }
+        for index in validator.extraIndices where !fields.isEmpty(index) {
+            appendExtra(fields, index)
+        }
+        if let source = record.source {
+            batch.cells.append(.real(source.x))
+            batch.cells.append(.real(source.y))
+            batch.cells.append(crsNames[source.crs].withUnsafeBufferPointer { batch.arenaText($0) })
+        } else {
+            batch.cells.append(contentsOf: repeatElement(.null, count: 3))
+        }
+        batch.cells.append(extra.withFinished { $0.map(batch.arenaText) } ?? .null)
+    }
+
+    /// A text cell for a non-empty field: in place in the file when its bytes are the text, else made in the arena.
+    @inline(__always) private func text(_ fields: RecordFields, _ index: Int, _ batch: RowBatch) -> Cell {
+        let span = fields.spans[index]
+        if span.isEmpty { return .null }
+        if !span.escaped {
+            let bytes = UnsafeBufferPointer(rebasing: buffer[span.start..<span.end])
+            if isASCII(bytes) || String(validating: bytes, as: UTF8.self) != nil { return .mapped(bytes) }
+        }
+        return fields.withText(index) { batch.arenaText($0) }
+    }
+
+    private func appendExtra(_ fields: RecordFields, _ index: Int) {
+        keys[index].withUnsafeBufferPointer { key in
+            fields.withText(index) { extra.append(key: key, value: $0) }
+        }
+    }
+}

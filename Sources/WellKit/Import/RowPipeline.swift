@@ -1,0 +1,51 @@
+import Dispatch
+import Synchronization
+
+/// Builds rows on a second thread while the calling thread writes them.
+///
+/// The writer is the load's bottleneck: SQLite inserts one row at a time on one connection.
+/// Building a row (re-splitting the record, parsing numbers and dates, the JSON of the other
+/// columns) is done ahead of it, in batches, on the other core; a few batches circulate between
+/// the two threads, so memory stays bounded.
+enum RowPipeline {
+    /// How many batches circulate.
+    static let depth = 4
+
+    /// Builds the rows of `records` in `order` with `builder`, and hands each batch to `consume`.
+    ///
+    /// - Throws: what `consume` throws; the builder's thread is stopped and joined first.
+    static func run(_ records: [ScannedRecord], order: [Int], builder: RowBuilder,
+                    consume: (RowBatch) throws -> Void) throws {
+        let batches = (0..<depth).map { _ in RowBatch() }
+        let free = DispatchSemaphore(value: depth), ready = DispatchSemaphore(value: 0)
+        let stop = Stop()
+        let chunks = stride(from: 0, to: order.count, by: RowBatch.capacity).map { $0..<min($0 + RowBatch.capacity, order.count) }
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            for (k, rows) in chunks.enumerated() {
+                free.wait()
+                if stop.flag.load(ordering: .relaxed) { return }
+                let batch = batches[k % depth]
+                batch.reset(rows: rows)
+                for position in rows { builder.build(records[order[position]], into: batch) }
+                ready.signal()
+            }
+        }
+        defer { group.wait() }
+        for k in chunks.indices {
+            ready.wait()
+            do {
+                try consume(batches[k % depth])
+            } catch {
+                stop.flag.store(true, ordering: .relaxed)
+                free.signal()
+                throw error
+            }
+            free.signal()
+        }
+    }
+
+    private final class Stop: Sendable {
+        let flag = Atomic<Bool>(false)
+    }
+}
