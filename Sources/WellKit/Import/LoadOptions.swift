@@ -68,6 +68,9 @@ public struct LoadSummary: Sendable, Codable {
     /// Warnings worth reading, such as a grid PROJ needs for a better transformation.
     public var warnings: [String] = []
     public var seconds = 0.0
+    /// The journal the load committed through: "delete" (a rollback journal, for the first load
+    /// into an empty store) or "wal"; nil for a dry run.
+    public var journal: String?
     /// Seconds spent in each phase: read (parse and validate), rows, index, commit.
     public var phases: [String: Double] = [:]
     /// Wells loaded, new or updated.

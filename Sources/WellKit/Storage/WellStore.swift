@@ -31,6 +31,9 @@ public final class WellStore: Sendable {
         case readOnly
     }
 
+    /// How long a connection waits for another's lock before it fails with SQLITE_BUSY.
+    static let busyTimeout: TimeInterval = 10
+
     /// The path of the store file.
     public let path: String
     /// The GRDB connections to the file: a `DatabasePool`, or for ``OpenMode/readOnly`` a single
@@ -61,7 +64,7 @@ public final class WellStore: Sendable {
         var config = Configuration()
         config.readonly = readOnly
         config.foreignKeysEnabled = true
-        config.busyMode = .timeout(10)
+        config.busyMode = .timeout(Self.busyTimeout)
         config.prepareDatabase { db in
             if !readOnly { try SpatiaLite.initialize(db) }
             TextFolding.register(db)

@@ -17,6 +17,11 @@ import Testing
         let summary = try store.load(csvAt: path)
         #expect(summary.inserted == wells)
         #expect(summary.loaded + summary.rejected == summary.records)
+        // A first load commits through a rollback journal, and leaves the file in WAL mode
+        // (header bytes 18 and 19, the file format versions, are 2 for WAL).
+        #expect(summary.journal == "delete")
+        let header = try FileHandle(forReadingFrom: URL(fileURLWithPath: store.path)).read(upToCount: 20) ?? Data()
+        #expect(Array(header.suffix(2)) == [2, 2])
         #expect(summary.records == (try Fixtures.naiveRecordCount(path)))
         try store.pool.read { (db: Database) throws -> Void in
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM pins") == wells)
@@ -63,6 +68,16 @@ import Testing
 
     // MARK: - Idempotence
 
+    /// A reader connection open on the empty store may keep the first load in WAL; either way it loads.
+    @Test func firstLoadWithAReaderOpenStillLoads() throws {
+        let store = try Fixtures.makeStore()
+        #expect(try store.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM pins") } == 0)
+        let summary = try store.load(csvAt: Fixtures.sharedData("al-sogb-wells-multiline.csv"))
+        #expect(summary.inserted == 25 && summary.journal != nil)
+        #expect(try store.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM pins") } == 25)
+        #expect(try store.pool.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") } == "wal")
+    }
+
     @Test func loadingTwiceUpdatesInsteadOfDuplicating() throws {
         let store = try Fixtures.makeStore()
         let path = Fixtures.sharedData("tn-oilgas-wells.csv")
@@ -71,6 +86,7 @@ import Testing
         let second = try store.load(csvAt: path)
         #expect(second.inserted == 0)
         #expect(second.updated == first.inserted)
+        #expect(first.journal == "delete" && second.journal == "wal")
         #expect(second.sha256 == first.sha256)
         try store.pool.read { (db: Database) throws -> Void in
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM pins") == first.inserted)
