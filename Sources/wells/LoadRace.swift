@@ -7,6 +7,8 @@ struct LoadRace {
         var name: String
         var medianSeconds: Double
         var runs: [Double]
+        /// The median, over the rounds, of wells' time divided by this tool's in the same round.
+        var wellsRatio: Double
     }
 
     struct Report: Codable {
@@ -47,14 +49,19 @@ struct LoadRace {
             lat = summary.mapping["lat"] ?? lat
             lon = summary.mapping["lon"] ?? lon
         }))
+        let referenceWork = ["--order", "hilbert", "--rtree", "packed", "--uwi-index"]
         if let referenceLoad {
             contenders.append(("C reference (limit_load, WAL, Hilbert, packed R*Tree, uwi index)", {
-                try Subprocess.run(referenceLoad, ["--journal", "wal", "--order", "hilbert", "--rtree", "packed", "--uwi-index", csv, fresh("ref.db")])
+                try Subprocess.run(referenceLoad, ["--journal", "wal"] + referenceWork + [csv, fresh("ref.db")])
+            }))
+            // wells commits a first load through a rollback journal: this is the reference in that mode.
+            contenders.append(("C reference, rollback journal (limit_load --journal delete)", {
+                try Subprocess.run(referenceLoad, ["--journal", "delete"] + referenceWork + [csv, fresh("ref-delete.db")])
             }))
         }
         if let sameSchemaLoad {
-            contenders.append(("C, WellKit's schema and synchronous=NORMAL (limit_load_wellkit)", {
-                try Subprocess.run(sameSchemaLoad, ["--journal", "wal", "--sync", "normal", "--order", "hilbert", "--rtree", "packed", "--uwi-index", csv, fresh("same.db")])
+            contenders.append(("C, WellKit's schema, rollback journal, synchronous=FULL (limit_load_wellkit)", {
+                try Subprocess.run(sameSchemaLoad, ["--journal", "delete", "--sync", "full"] + referenceWork + [csv, fresh("same.db")])
             }))
         }
         if Subprocess.which("sqlite3") != nil {
@@ -76,7 +83,10 @@ struct LoadRace {
                 runs[k].append((ContinuousClock.now - start).seconds)
             }
         }
-        let tools = zip(contenders, runs).map { Tool(name: $0.name, medianSeconds: Statistics.median($1), runs: $1) }
+        let tools = zip(contenders, runs).map { contender, times in
+            Tool(name: contender.name, medianSeconds: Statistics.median(times), runs: times,
+                 wellsRatio: Statistics.median(zip(runs[0], times).map { $0 / $1 }))
+        }
         return Report(file: file ?? "a generated list (seed 1)", rows: rows, bytes: bytes, tools: tools)
     }
 }
