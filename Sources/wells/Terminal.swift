@@ -49,29 +49,24 @@ func grouped(_ number: Int) -> String {
     return (number < 0 ? "-" : "") + out
 }
 
-/// A one-line progress bar on standard error, redrawn at most ten times a second.
+/// A one-line progress bar on standard error, redrawn at most ten times a second and whenever its label changes.
 final class ProgressBar: @unchecked Sendable {
-    private let label: String
+    private var label = ""
     private var lastDraw = ContinuousClock.now - .seconds(1)
     private let lock = NSLock()
 
-    init(label: String) { self.label = label }
-
-    func update(done: Int, total: Int?) {
+    /// Shows `done` of `total`, each written by `unit`, such as "25.0 MB" or "110,000 wells".
+    func update(label: String, done: Int, total: Int, unit: (Int) -> String) {
         lock.lock()
         defer { lock.unlock() }
         let now = ContinuousClock.now
-        guard now - lastDraw > .milliseconds(100) else { return }
+        guard now - lastDraw > .milliseconds(100) || label != self.label else { return }
         lastDraw = now
-        let megabytes = String(format: "%.1f", Double(done) / 1_048_576)
-        if let total, total > 0 {
-            let fraction = min(1, Double(done) / Double(total))
-            let filled = Int(fraction * 30)
-            let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: 30 - filled)
-            Terminal.errorRaw("\r\u{1B}[2K\(label) \(bar) \(Int(fraction * 100))% \(megabytes)/\(String(format: "%.1f", Double(total) / 1_048_576)) MB")
-        } else {
-            Terminal.errorRaw("\r\u{1B}[2K\(label) \(megabytes) MB")
-        }
+        self.label = label
+        let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 0
+        let filled = Int(fraction * 30)
+        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: 30 - filled)
+        Terminal.errorRaw("\r\u{1B}[2K\(label) \(bar) \(Int(fraction * 100))% \(unit(done)) of \(unit(total))")
     }
 
     func finish() {

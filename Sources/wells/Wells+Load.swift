@@ -113,8 +113,19 @@ extension Wells {
             options.onDuplicate = onDuplicate
             options.onMissingIdentifier = onMissingID
             options.dryRun = dryRun
-            let bar = !quiet && Terminal.stderrIsTerminal ? ProgressBar(label: "loading") : nil
-            if let bar { options.progress = { bar.update(done: $0, total: $1) } }
+            let bar = !quiet && Terminal.stderrIsTerminal ? ProgressBar() : nil
+            if let bar {
+                options.progress = { progress in
+                    switch progress.phase {
+                    case .reading:
+                        bar.update(label: "reading", done: progress.done, total: progress.total) {
+                            String(format: "%.1f MB", Double($0) / 1_048_576)
+                        }
+                    case .writing:
+                        bar.update(label: "writing", done: progress.done, total: progress.total) { "\(grouped($0)) wells" }
+                    }
+                }
+            }
             let summary: LoadSummary
             do {
                 if dryRun {

@@ -19,7 +19,8 @@ struct BulkWriter {
     /// The rows are built on a second thread (``RowPipeline``) while this one binds and steps.
     ///
     /// - Returns: the counts of inserted and updated wells, and of bad values per detail field.
-    mutating func write(_ scan: ScannedFile) throws -> (inserted: Int, updated: Int, badValues: [Int]) {
+    mutating func write(_ scan: ScannedFile, progress: (@Sendable (LoadProgress) -> Void)? = nil) throws
+        -> (inserted: Int, updated: Int, badValues: [Int]) {
         let clock = ContinuousClock.now
         let records = scan.records
         // A big page cache keeps the index B-trees in memory while they grow; back to the default after.
@@ -81,6 +82,7 @@ struct BulkWriter {
                 batch.bind(row[(row.startIndex + values)...], to: detail, from: 2)
                 try step(detail)
             }
+            progress?(LoadProgress(phase: .writing, done: batch.rows.upperBound, total: records.count))
         }
         if rebuildIdentifierIndex { try db.execute(sql: "CREATE UNIQUE INDEX details_uwi ON details(uwi)") }
         try SpatialIndex.restoreTriggers(triggers, in: db)

@@ -28,10 +28,24 @@ public struct LoadOptions: Sendable {
     public var dryRun = false
     /// How many parsed records a dry run shows.
     public var previewCount = 5
-    /// Called now and then with (bytes read, total bytes if known).
-    public var progress: (@Sendable (Int, Int?) -> Void)?
+    /// Called now and then, from the loading threads, with how far the load has got.
+    public var progress: (@Sendable (LoadProgress) -> Void)?
 
     public init() {}
+}
+
+/// How far a load has got: the file read, then the wells written.
+public struct LoadProgress: Sendable, Equatable {
+    public enum Phase: String, Sendable {
+        /// Reading and validating the file; counted in bytes.
+        case reading
+        /// Writing the wells; counted in wells.
+        case writing
+    }
+
+    public var phase: Phase
+    public var done: Int
+    public var total: Int
 }
 
 /// What a load did, as printed by `wells load` and recorded in the `loads` table.

@@ -109,7 +109,8 @@ enum PartitionedParse {
                 part.count += 1
                 if recordStarts { part.starts.append((start, recordLine)) }
                 if part.count & 4095 == 0, let progress = options.progress {
-                    progress(min(offset * (until == nil ? 1 : 2), buffer.count), buffer.count)
+                    // The first half reports for both: its offset, doubled while the second half runs.
+                    progress(LoadProgress(phase: .reading, done: min(offset * (until == nil ? 1 : 2), buffer.count), total: buffer.count))
                 }
                 switch validator.locate(RecordFields(buffer: buffer, spans: spans), issue: issue, line: recordLine, range: start..<end,
                                         missingIdentifier: options.onMissingIdentifier) {

@@ -57,7 +57,7 @@ extension WellStore {
             summary.journal = rollbackJournal ? "delete" : "wal"
             try db.inTransaction(.immediate) {
                 var writer = BulkWriter(db)
-                let (inserted, updated, badValues) = try writer.write(scan)
+                let (inserted, updated, badValues) = try writer.write(scan, progress: options.progress)
                 summary.inserted = inserted
                 summary.updated = updated
                 summary.count(badValues: badValues)
@@ -124,7 +124,7 @@ extension WellStore {
         let validator = RecordValidator(mapping: mapping, file: path, coordinates: options.coordinates)
         let part = PartitionedParse.run(file: file, from: reader.offset, line: reader.line, delimiter: reader.delimiter,
                                         validator: validator, options: options)
-        options.progress?(file.bytes.count, file.bytes.count)
+        options.progress?(LoadProgress(phase: .reading, done: file.bytes.count, total: file.bytes.count))
         summary.records = part.count
         summary.sha256 = part.sha256 ?? ""
         summary.phases["parse"] = (ContinuousClock.now - clock).seconds

@@ -68,6 +68,32 @@ import Testing
 
     // MARK: - Idempotence
 
+    /// Progress goes through the file in bytes, then through the wells, each to its end.
+    @Test func progressReportsReadingThenWriting() throws {
+        final class Events: @unchecked Sendable {
+            let lock = NSLock()
+            var list: [LoadProgress] = []
+        }
+        let events = Events()
+        var options = LoadOptions()
+        options.progress = { progress in
+            events.lock.lock()
+            events.list.append(progress)
+            events.lock.unlock()
+        }
+        let path = Fixtures.sharedData("tn-oilgas-wells.csv")
+        let summary = try Fixtures.makeStore().load(csvAt: path, options: options)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        let reading = events.list.prefix { $0.phase == .reading }, writing = events.list.dropFirst(reading.count)
+        #expect(reading.count > 1 && writing.count > 1)
+        #expect(writing.allSatisfy { $0.phase == .writing && $0.total == summary.loaded })
+        #expect(reading.allSatisfy { $0.total == size })
+        for list in [Array(reading), Array(writing)] {
+            #expect(zip(list, list.dropFirst()).allSatisfy { $0.done <= $1.done })
+            #expect(list.last.map { $0.done == $0.total } == true)
+        }
+    }
+
     /// A reader connection open on the empty store may keep the first load in WAL; either way it loads.
     @Test func firstLoadWithAReaderOpenStillLoads() throws {
         let store = try Fixtures.makeStore()
