@@ -18,11 +18,17 @@ extension WellStore {
     /// updates the wells the first load inserted. New pins get ids in Hilbert order, so that
     /// nearby wells share pages; the R*Tree is packed afterwards. Every rejected record goes to
     /// the `rejects` table with its line, column, reason and raw text. If the load fails or the
-    /// process dies part-way, the transaction rolls back and the store is left as it was.
+    /// process dies part-way, the transaction rolls back and the store is left as it was. The
+    /// first load into an empty store commits through a rollback journal rather than WAL (see the
+    /// comment in the body); ``LoadSummary/journal`` says which.
+    ///
+    /// The file is mapped and read in place: it is located on two cores, then each well's row is
+    /// built on one thread while SQLite writes on another (``PartitionedParse``, ``RowPipeline``).
     ///
     /// - Throws: ``ImportError`` when the file cannot be read or has no usable coordinate columns;
     ///   `DatabaseError` when SQLite fails.
-    /// - Complexity: O(n log n) for n records; memory holds the validated records until the write.
+    /// - Complexity: O(n log n) for n records; memory holds about 100 bytes per record besides
+    ///   the mapped file, and a few batches of rows.
     public func load(csvAt path: String, options: LoadOptions = LoadOptions()) throws -> LoadSummary {
         if options.dryRun { return try Self.dryRun(csvAt: path, options: options) }
         let clock = ContinuousClock.now
