@@ -24,6 +24,9 @@ struct LoadRace {
     var referenceLoad: String?
     /// `Benchmarks/Reference/limit_load_wellkit.c` built: the C loader writing WellKit's own schema.
     var sameSchemaLoad: String?
+    /// `Benchmarks/Reference/peer_geopandas.py`, run by `python`: geopandas, pyogrio and Arrow to GeoPackage.
+    var geopandasScript: String?
+    var python = "python3"
 
     func run() throws -> Report {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wells-bench-load-\(getpid())")
@@ -67,6 +70,11 @@ struct LoadRace {
         if Subprocess.which("sqlite3") != nil {
             contenders.append(("sqlite3 .import (one plain table, no index)", {
                 try Subprocess.run("sqlite3", [fresh("import.db")], stdin: ".mode csv\n.import '\(csv)' wells\n")
+            }))
+        }
+        if let geopandasScript {
+            contenders.append(("geopandas + pyogrio + Arrow to GeoPackage (with spatial index)", {
+                try Subprocess.run(python, [geopandasScript, csv, fresh("peer.gpkg"), lat, lon])
             }))
         }
         if Subprocess.which("ogr2ogr") != nil {

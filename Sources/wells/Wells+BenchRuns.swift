@@ -133,7 +133,8 @@ extension Wells.Bench {
                 first load. --reference-same-schema names a build of Benchmarks/Reference/limit_load_wellkit.c, the \
                 same loader writing WellKit's own, wider schema (geometry blobs, the unmapped columns as JSON) with a \
                 rollback journal and synchronous=FULL like a first wells load: the SQLite work of wells load, at C \
-                speed, without validation.
+                speed, without validation. --reference-geopandas names Benchmarks/Reference/peer_geopandas.py, \
+                run by --python: geopandas with pyogrio and Arrow writing a GeoPackage, the fastest peer.
                 """)
 
         @Option(help: "The well list to load (default: a generated synthetic file).")
@@ -151,12 +152,20 @@ extension Wells.Bench {
         @Option(name: .customLong("reference-same-schema"), help: "A build of Benchmarks/Reference/limit_load_wellkit.c to run beside wells.")
         var sameSchemaLoad: String?
 
+        @Option(name: .customLong("reference-geopandas"),
+                help: "Benchmarks/Reference/peer_geopandas.py, to run the geopandas + pyogrio + Arrow peer beside wells.")
+        var geopandasScript: String?
+
+        @Option(help: "The Python that runs --reference-geopandas, with geopandas, pyogrio and pyarrow installed.")
+        var python = "python3"
+
         @Option(help: "The report format.")
         var format: ReportFormat = .table
 
         func run() async throws {
             do {
-                let report = try LoadRace(file: file, count: count, repeats: repeats, referenceLoad: referenceLoad, sameSchemaLoad: sameSchemaLoad).run()
+                let report = try LoadRace(file: file, count: count, repeats: repeats, referenceLoad: referenceLoad, sameSchemaLoad: sameSchemaLoad,
+                                          geopandasScript: geopandasScript, python: python).run()
                 if format == .json {
                     print(String(decoding: try JSONEncoder.pretty.encode(report), as: UTF8.self))
                 } else {

@@ -28,6 +28,17 @@ import Testing
         }
     }
 
+    /// Starts `wells load FILE --db STORE --quiet`.
+    static func startLoad(_ file: String, into store: String) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: wells)
+        process.arguments = ["load", file, "--db", store, "--quiet"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
     @Test(arguments: [SIGKILL, SIGINT])
     func killedLoadLeavesStoreUnchanged(signal: Int32) throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.wells), "build the wells executable first")
@@ -42,12 +53,7 @@ import Testing
         _ = try WellStore(path: store).load(csvAt: small)
         let before = try Self.fingerprint(store)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.wells)
-        process.arguments = ["load", big, "--db", store, "--quiet"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try Self.startLoad(big, into: store)
         // Wait until the load is writing (its WAL grows past the small load's), then kill it.
         let wal = store + "-wal"
         let deadline = Date().addingTimeInterval(120)
@@ -82,12 +88,7 @@ import Testing
         _ = try WellStore(path: store)
         let before = try Self.fingerprint(store)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.wells)
-        process.arguments = ["load", big, "--db", store, "--quiet"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try Self.startLoad(big, into: store)
         // Wait until the load's transaction has had a journal for 0.2 s (SQLite also makes and
         // deletes one within a millisecond when it switches journal modes), then kill it.
         let journal = store + "-journal"
