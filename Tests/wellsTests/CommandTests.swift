@@ -49,6 +49,37 @@ import Testing
         #expect((feature?["properties"] as? [String: Any])?["name"] as? String == "A \"quoted\" well")
     }
 
+    /// Standard input (`-`) and pipes (`/dev/stdin` here) are spooled and loaded like files, and
+    /// a row without an identifier gets the same generated one each time, so a reload updates it.
+    @Test func loadsStandardInputAndPipesWithStableGeneratedIdentifiers() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wells-stdin-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("wells.sqlite").path
+        let csv = "api,well_name,latitude,longitude\n1,A,36.1,-85.1\n,B,36.2,-85.2\n3,C,36.3,-85.3\n"
+        func load(_ source: String) throws -> [String: Any] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: InterruptedLoadTests.wells)
+            process.arguments = ["load", source, "--db", store, "--format", "json", "--quiet"]
+            let input = Pipe(), output = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            try process.run()
+            input.fileHandleForWriting.write(Data(csv.utf8))
+            try input.fileHandleForWriting.close()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        }
+        let first = try load("-"), second = try load("-"), piped = try load("/dev/stdin")
+        #expect(first["inserted"] as? Int == 3 && first["generatedIdentifiers"] as? Int == 1 && first["file"] as? String == "-")
+        #expect(second["inserted"] as? Int == 0 && second["updated"] as? Int == 3)
+        #expect(piped["inserted"] as? Int == 0 && piped["updated"] as? Int == 3 && piped["file"] as? String == "/dev/stdin")
+        let identifiers = try WellStore(path: store, mode: .readOnly).pool.read { try String.fetchAll($0, sql: "SELECT uwi FROM details ORDER BY uwi") }
+        #expect(identifiers == ["1", "3", "stdin:3"])
+    }
+
     /// Runs the `wells` executable with the dynamic loader's log on; returns the log and the exit status.
     private func wellsLoadingLog(_ arguments: [String]) throws -> (log: String, status: Int32) {
         let process = Process()

@@ -6,7 +6,9 @@ import Glibc
 /// kept record's row in spatial order while the rows are written, and it fetches rejected
 /// records' raw text. Mapping the file lets all three read its bytes in place: fields are bound to
 /// SQLite straight from the mapping, with no `String` per field. The mapping lives until the load
-/// ends, so the pages stay shared with the page cache rather than copied into the heap.
+/// ends, so the pages stay shared with the page cache rather than copied into the heap. (If another
+/// program truncates the file during a load, reading the lost pages kills the process; the load's
+/// transaction then rolls back like any other interrupted load.)
 final class MappedFile: @unchecked Sendable {
     let path: String
     let bytes: UnsafeBufferPointer<UInt8>
@@ -30,7 +32,10 @@ final class MappedFile: @unchecked Sendable {
             bytes = UnsafeBufferPointer(start: nil, count: 0)
             return
         }
-        guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0), address != MAP_FAILED else {
+        // Pages are read in up front for files that fit comfortably in memory: the two halves and
+        // the row builder then never stop on a page fault. A bigger file is paged in as it is read.
+        let populate = size < 1 << 30 ? MAP_POPULATE : 0
+        guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE | populate, fd, 0), address != MAP_FAILED else {
             throw ImportError(.cannotOpen, "cannot map file: \(String(cString: strerror(errno)))", file: path)
         }
         bytes = UnsafeBufferPointer(start: address.assumingMemoryBound(to: UInt8.self), count: size)

@@ -12,7 +12,7 @@
 struct RecordValidator: Sendable {
     let mapping: ColumnMapping
     let header: [String]
-    let file: String
+    /// The file's name without its directory, the `FILE` of generated identifiers.
     let fileLabel: String
     let detailSlots: [(field: WellField, index: Int?)]
     let extraIndices: [Int]
@@ -23,11 +23,11 @@ struct RecordValidator: Sendable {
     /// Every CRS a record's coordinates may be in; ``ScannedRecord/Source/crs`` indexes it.
     let crsNames: [String]
 
+    /// - Parameter file: The file as the user named it: its name goes into generated identifiers.
     init(mapping: ColumnMapping, file: String, coordinates: CoordinateOptions = CoordinateOptions()) {
         self.mapping = mapping
         self.coordinates = coordinates
         self.header = mapping.header
-        self.file = file
         self.fileLabel = file.split(separator: "/").last.map(String.init) ?? file
         detailSlots = WellField.detailValueFields.map { ($0, mapping.indices[$0]) }
         extraIndices = mapping.unmappedIndices

@@ -101,16 +101,22 @@ extension WellStore {
     }
 
     /// Reads the file, locates every record, and settles duplicate identifiers.
-    static func scan(csvAt path: String, options: LoadOptions) throws -> ScannedFile {
-        if path == "-" {
-            // Standard input is spooled to a file, which is mapped like any other.
-            let spool = FileManager.default.temporaryDirectory.appendingPathComponent("wells-stdin-\(getpid()).csv").path
-            guard FileManager.default.createFile(atPath: spool, contents: FileHandle.standardInput.readDataToEndOfFile()) else {
-                throw ImportError(.cannotOpen, "cannot spool standard input to \(spool)", file: "-")
+    ///
+    /// - Parameter name: The file as the user named it, when `path` is a spooled copy.
+    static func scan(csvAt path: String, options: LoadOptions, name: String? = nil) throws -> ScannedFile {
+        let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
+        if path == "-" || (type != nil && type != .typeRegular) {
+            // Standard input and pipes, such as `<(gunzip -c wells.csv.gz)`, are spooled to a
+            // file, which is mapped like any other. Generated identifiers name them "stdin" or
+            // the path given, not the spool, so that they stay stable across reloads.
+            let input = path == "-" ? FileHandle.standardInput : try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            let spool = FileManager.default.temporaryDirectory.appendingPathComponent("wells-spool-\(getpid()).csv").path
+            guard FileManager.default.createFile(atPath: spool, contents: input.readDataToEndOfFile()) else {
+                throw ImportError(.cannotOpen, "cannot spool the input to \(spool)", file: path)
             }
             defer { try? FileManager.default.removeItem(atPath: spool) }
-            var result = try scan(csvAt: spool, options: options)
-            result.summary.file = "-"
+            var result = try scan(csvAt: spool, options: options, name: path == "-" ? "stdin" : path)
+            result.summary.file = path
             return result
         }
         let clock = ContinuousClock.now
@@ -127,7 +133,7 @@ extension WellStore {
         summary.extraColumns = mapping.unmappedIndices.map { mapping.header[$0] }
 
         let file = try MappedFile(path: path)
-        let validator = RecordValidator(mapping: mapping, file: path, coordinates: options.coordinates)
+        let validator = RecordValidator(mapping: mapping, file: name ?? path, coordinates: options.coordinates)
         let part = PartitionedParse.run(file: file, from: reader.offset, line: reader.line, delimiter: reader.delimiter,
                                         validator: validator, options: options)
         options.progress?(LoadProgress(phase: .reading, done: file.bytes.count, total: file.bytes.count))
