@@ -70,17 +70,18 @@ struct BulkWriter {
         for detail in [statements[1], statements[3]] { sqlite3_bind_int64(detail, Int32(columns.count), loadID) }
         let values = RowBatch.Column.identifier
         try RowPipeline.run(records, order: newOnes.map(\.index) + updates.map(\.index), builder: builder) { batch in
-            for (k, position) in batch.rows.enumerated() {
-                let row = batch.row(k)
-                let isNew = position < newOnes.count
-                let id = isNew ? firstNewID + Int64(position) : updates[position - newOnes.count].id
-                let pin = statements[isNew ? 0 : 2], detail = statements[isNew ? 1 : 3]
-                sqlite3_bind_int64(pin, 1, id)
-                batch.bind(row[row.startIndex..<(row.startIndex + values)], to: pin, from: 2)
-                try step(pin)
-                sqlite3_bind_int64(detail, 1, id)
-                batch.bind(row[(row.startIndex + values)...], to: detail, from: 2)
-                try step(detail)
+            try batch.withRows { rows in
+                for (k, position) in batch.rows.enumerated() {
+                    let isNew = position < newOnes.count
+                    let id = isNew ? firstNewID + Int64(position) : updates[position - newOnes.count].id
+                    let pin = statements[isNew ? 0 : 2], detail = statements[isNew ? 1 : 3]
+                    sqlite3_bind_int64(pin, 1, id)
+                    rows.bind(row: k, 0..<values, to: pin, from: 2)
+                    try step(pin)
+                    sqlite3_bind_int64(detail, 1, id)
+                    rows.bind(row: k, values..<RowBatch.Column.width, to: detail, from: 2)
+                    try step(detail)
+                }
             }
             progress?(LoadProgress(phase: .writing, done: batch.rows.upperBound, total: records.count))
         }

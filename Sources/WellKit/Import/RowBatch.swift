@@ -63,28 +63,41 @@ final class RowBatch: @unchecked Sendable {
         return arena.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[Int(cell.payload)..<(Int(cell.payload) + Int(cell.count))])) }
     }
 
-    /// Binds `cells` to parameters `first`, `first + 1`… of `statement`.
+    /// Calls `body` with the batch's cells and arena in place, to bind its rows.
+    func withRows<R>(_ body: (BindableRows) throws -> R) rethrows -> R {
+        try cells.withUnsafeBufferPointer { cells in
+            try arena.withUnsafeBufferPointer { arena in try body(BindableRows(cells: cells, arena: arena.baseAddress)) }
+        }
+    }
+}
+
+/// A batch's rows in place, bound to statements row by row without a copy.
+struct BindableRows {
+    let cells: UnsafeBufferPointer<Cell>
+    let arena: UnsafePointer<UInt8>?
+
+    /// Binds the cells `columns` of row `k` to parameters `first`, `first + 1`… of `statement`.
     ///
     /// Text is bound without a copy (`SQLITE_STATIC`): the mapped file and the arena outlive the
     /// statement's step, and the writer clears the bindings before the batch is refilled.
-    func bind(_ cells: ArraySlice<Cell>, to statement: OpaquePointer, from first: Int32) {
-        arena.withUnsafeBufferPointer { arena in
-            var index = first
-            for cell in cells {
-                switch cell.kind {
-                case .null:
-                    sqlite3_bind_null(statement, index)
-                case .real:
-                    sqlite3_bind_double(statement, index, Double(bitPattern: cell.payload))
-                case .mappedText:
-                    sqlite3_bind_text(statement, index, UnsafeRawPointer(bitPattern: UInt(cell.payload))?.assumingMemoryBound(to: CChar.self),
-                                      cell.count, SQLITE_STATIC)
-                case .arenaText:
-                    sqlite3_bind_text(statement, index, UnsafeRawPointer(arena.baseAddress! + Int(cell.payload)).assumingMemoryBound(to: CChar.self),
-                                      cell.count, SQLITE_STATIC)
-                }
-                index += 1
+    @inline(__always)
+    func bind(row k: Int, _ columns: Range<Int>, to statement: OpaquePointer, from first: Int32) {
+        var index = first
+        for column in columns {
+            let cell = cells[k * RowBatch.Column.width + column]
+            switch cell.kind {
+            case .null:
+                sqlite3_bind_null(statement, index)
+            case .real:
+                sqlite3_bind_double(statement, index, Double(bitPattern: cell.payload))
+            case .mappedText:
+                sqlite3_bind_text(statement, index, UnsafeRawPointer(bitPattern: UInt(cell.payload))?.assumingMemoryBound(to: CChar.self),
+                                  cell.count, SQLITE_STATIC)
+            case .arenaText:
+                sqlite3_bind_text(statement, index, UnsafeRawPointer(arena! + Int(cell.payload)).assumingMemoryBound(to: CChar.self),
+                                  cell.count, SQLITE_STATIC)
             }
+            index += 1
         }
     }
 }
