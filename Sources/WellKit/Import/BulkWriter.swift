@@ -43,6 +43,8 @@ struct BulkWriter {
             }
         }
         newOnes.sort { $0.key < $1.key || ($0.key == $1.key && $0.index < $1.index) }
+        // Updates in id order walk the pins and details B-trees from one end to the other.
+        updates.sort { $0.id < $1.id }
         let firstNewID = (try Int64.fetchOne(db, sql: "SELECT max(id) FROM pins") ?? 0) + 1
 
         let triggers = try SpatialIndex.suspendTriggers(db)
@@ -61,10 +63,14 @@ struct BulkWriter {
             VALUES (\(columns.indices.map { "?\($0 + 1)" }.joined(separator: ", ")))
             """
         let insertDetail = try db.makeStatement(sql: "INSERT " + detailSQL)
-        let replaceDetail = try db.makeStatement(sql: "INSERT OR REPLACE " + detailSQL)
+        // The identifier matched, so it stays: its index entry is left alone (REPLACE would delete and re-insert it).
+        let updateDetail = try db.makeStatement(sql: """
+            UPDATE details SET \(columns.indices.dropFirst(2).map { "\(columns[$0].quotedDatabaseIdentifier) = ?\($0 + 1)" }.joined(separator: ", "))
+            WHERE pin_id = ?1 AND uwi = ?2
+            """)
         let loadID = try nextLoadID()
         let builder = scan.makeBuilder()
-        let statements = [insertPin, insertDetail, updatePin, replaceDetail].map(\.sqliteStatement)
+        let statements = [insertPin, insertDetail, updatePin, updateDetail].map(\.sqliteStatement)
         // Text is bound in place (SQLITE_STATIC): no statement may point into the batches once they are gone.
         defer { for statement in statements { sqlite3_clear_bindings(statement) } }
         for detail in [statements[1], statements[3]] { sqlite3_bind_int64(detail, Int32(columns.count), loadID) }

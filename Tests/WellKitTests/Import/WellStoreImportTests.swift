@@ -135,6 +135,28 @@ import Testing
         }
     }
 
+    /// A reload leaves each updated well exactly as a first load of the new file would: every
+    /// detail value replaced, emptied ones null, unparseable ones and unmapped columns in `extra`.
+    @Test func reloadReplacesEveryDetailValue() throws {
+        let header = "uwi,name,lat,lon,operator,spud_date,total_depth,comment\n"
+        let old = header + "A,Old A,51,-114,Acme,2001-01-12,1200,first\nB,Old B,52,-115,Acme,1/2/2003,900,\n"
+        let new = header + "A,New A,51.5,-114,,2002-02-02,NA,second\nB,,52,-115,\"Beta, Inc.\",,950.5,\"x\ny\"\n"
+        let reloaded = try Fixtures.makeStore(), fresh = try Fixtures.makeStore()
+        _ = try reloaded.load(csvAt: try Fixtures.file(old))
+        let summary = try reloaded.load(csvAt: try Fixtures.file(new))
+        #expect((summary.inserted, summary.updated, summary.badValues) == (0, 2, 1))
+        _ = try fresh.load(csvAt: try Fixtures.file(new))
+        let columns = (["p.name", "p.lat", "p.lon"] + WellDetail.columns.filter { $0 != "load_id" }.map { "d.\($0)" }).joined(separator: ", ")
+        func wells(_ store: WellStore) throws -> [[String]] {
+            try store.pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT \(columns) FROM pins p JOIN details d ON d.pin_id = p.id ORDER BY d.uwi")
+                    .map { row in row.databaseValues.map(\.description) }
+            }
+        }
+        #expect(try wells(reloaded) == (try wells(fresh)))
+        #expect(try wells(reloaded).count == 2)
+    }
+
     // MARK: - Validation
 
     @Test func rejectsEachBadRowWithLineColumnAndReason() throws {
