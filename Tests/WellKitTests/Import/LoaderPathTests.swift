@@ -8,7 +8,8 @@ import Testing
 @Suite struct LoaderPathTests {
     // MARK: - Random well lists
 
-    private static let latin1 = "\u{FFFD}"  // placeholder, replaced by the byte 0xE9 (é in Latin-1, invalid UTF-8)
+    /// A placeholder that ``randomWellList(seed:rows:)`` writes as the byte 0xE9: é in Latin-1, invalid as UTF-8.
+    private static let latin1: Unicode.Scalar = "\u{FFFD}"
 
     /// A well list with quoted fields, doubled quotes, line breaks in quotes, Latin-1 bytes, padding,
     /// CRLF, values that do not parse, bad rows and repeated identifiers.
@@ -35,7 +36,7 @@ import Testing
             }
             out += fields.joined(separator: ",") + (k % 3 == 0 ? "\r\n" : "\n")
         }
-        return out.unicodeScalars.flatMap { $0 == "\u{FFFD}" ? [UInt8(0xE9)] : Array(String($0).utf8) }
+        return out.unicodeScalars.flatMap { $0 == latin1 ? [UInt8(0xE9)] : Array(String($0).utf8) }
     }
 
     private static func write(_ bytes: [UInt8]) throws -> String {
