@@ -123,6 +123,8 @@ extension Wells {
                         }
                     case .writing:
                         bar.update(label: "writing", done: progress.done, total: progress.total) { "\(grouped($0)) wells" }
+                    case .indexing:
+                        bar.update(label: "indexing", done: progress.done, total: progress.total) { "\($0)" }
                     }
                 }
             }

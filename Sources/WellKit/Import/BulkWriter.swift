@@ -91,9 +91,11 @@ struct BulkWriter {
             }
             progress?(LoadProgress(phase: .writing, done: batch.rows.upperBound, total: records.count))
         }
+        progress?(LoadProgress(phase: .indexing, done: 0, total: 3))
         if rebuildIdentifierIndex { try db.execute(sql: "CREATE UNIQUE INDEX details_uwi ON details(uwi)") }
         try SpatialIndex.restoreTriggers(triggers, in: db)
         phases["rows"] = (ContinuousClock.now - clock).seconds
+        progress?(LoadProgress(phase: .indexing, done: 1, total: 3))
         if existing.isEmpty && firstNewID == 1 {
             // A first load: the new pins are every pin, already in Hilbert order; no need to read them back.
             try SpatialIndex.write(newOnes.enumerated().map { (Int64($0.offset + 1), records[$0.element.index].lon, records[$0.element.index].lat) },

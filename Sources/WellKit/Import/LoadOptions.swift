@@ -41,6 +41,8 @@ public struct LoadProgress: Sendable, Equatable {
         case reading
         /// Writing the wells; counted in wells.
         case writing
+        /// Building the identifier index, then the spatial index, then committing; counted in these 3 steps.
+        case indexing
     }
 
     public var phase: Phase

@@ -70,11 +70,13 @@ extension WellStore {
                 summary.phases.merge(writer.phases) { $1 }
                 summary.seconds = (ContinuousClock.now - clock).seconds
                 summary.loadID = try writer.record(summary, startedAt: startedAt, mapping: scan.mapping, rejects: scan.rejects)
+                options.progress?(LoadProgress(phase: .indexing, done: 2, total: 3))
                 commitStart = ContinuousClock.now
                 return .commit
             }
         }
         summary.phases["commit"] = (ContinuousClock.now - commitStart).seconds
+        options.progress?(LoadProgress(phase: .indexing, done: 3, total: 3))
         summary.seconds = (ContinuousClock.now - clock).seconds
         return summary
     }

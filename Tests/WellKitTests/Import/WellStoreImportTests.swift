@@ -68,7 +68,7 @@ import Testing
 
     // MARK: - Idempotence
 
-    /// Progress goes through the file in bytes, then through the wells, each to its end.
+    /// Progress goes through the file in bytes, then through the wells, then the 3 indexing steps, each to its end.
     @Test func progressReportsReadingThenWriting() throws {
         final class Events: @unchecked Sendable {
             let lock = NSLock()
@@ -84,10 +84,13 @@ import Testing
         let path = Fixtures.sharedData("tn-oilgas-wells.csv")
         let summary = try Fixtures.makeStore().load(csvAt: path, options: options)
         let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
-        let reading = events.list.prefix { $0.phase == .reading }, writing = events.list.dropFirst(reading.count)
+        let reading = events.list.prefix { $0.phase == .reading }
+        let writing = events.list.dropFirst(reading.count).prefix { $0.phase == .writing }
+        let indexing = events.list.dropFirst(reading.count + writing.count)
         #expect(reading.count > 1 && writing.count > 1)
-        #expect(writing.allSatisfy { $0.phase == .writing && $0.total == summary.loaded })
+        #expect(writing.allSatisfy { $0.total == summary.loaded })
         #expect(reading.allSatisfy { $0.total == size })
+        #expect(indexing.map(\.done) == [0, 1, 2, 3] && indexing.allSatisfy { $0.phase == .indexing && $0.total == 3 })
         for list in [Array(reading), Array(writing)] {
             #expect(zip(list, list.dropFirst()).allSatisfy { $0.done <= $1.done })
             #expect(list.last.map { $0.done == $0.total } == true)
