@@ -75,13 +75,20 @@ enum QueryRunner {
                 values[values.count - 1] = ((meters * 10).rounded() / 10).databaseValue
             }
             if let transformer, let lon = Double.fromDatabaseValue(values[lonIndex]), let lat = Double.fromDatabaseValue(values[latIndex]) {
-                let p = try transformer.transform(x: lon, y: lat)
-                values += [((p.x * 1000).rounded() / 1000).databaseValue, ((p.y * 1000).rounded() / 1000).databaseValue]
+                values += try transformer.outputXY(longitude: lon, latitude: lat)
             }
             writer.write(values)
         }
         writer.finish()
         output.flush()
+    }
+}
+
+extension CoordinateTransformer {
+    /// The `x` and `y` columns of `--to-crs`: the position in the target CRS, to the millimetre.
+    func outputXY(longitude: Double, latitude: Double) throws -> [DatabaseValue] {
+        let p = try transform(x: longitude, y: latitude)
+        return [((p.x * 1000).rounded() / 1000).databaseValue, ((p.y * 1000).rounded() / 1000).databaseValue]
     }
 }
 

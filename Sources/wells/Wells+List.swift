@@ -48,15 +48,14 @@ extension Wells {
                 var request = try query.request()
                 if request.sortDescriptors.isEmpty { request.sortDescriptors = [SortDescriptor(.id)] }
                 let sectionKey = try section.map { try WellField(keyPath: $0) }
-                // An index for the sort lets performFetch read ids in order (measured: 330 ms → 25 ms on 244,292 wells).
-                var sorts = request.sortDescriptors.filter { $0.field != sectionKey }
-                if let sectionKey { sorts.insert(request.sortDescriptors.first { $0.field == sectionKey } ?? SortDescriptor(sectionKey), at: 0) }
-                try opened.ensureSortIndex(sorts)
+                let results = try BatchedResults<Well>(store: opened, request: request, batchSize: batchSize, sectionKey: sectionKey)
+                // An index for the controller's sort (the section key first) lets performFetch read ids
+                // in order (measured: 330 ms → 25 ms on 244,292 wells).
+                try opened.ensureSortIndex(results.request.sortDescriptors)
                 if measure {
                     print(try ListMeasurement.run(store: opened, request: request, sectionKey: sectionKey, batchSize: batchSize))
                     return
                 }
-                let results = try BatchedResults<Well>(store: opened, request: request, batchSize: batchSize, sectionKey: sectionKey)
                 try results.performFetch()
                 let output = try render(results)
                 FileHandle.standardOutput.write(Data(output.utf8))
@@ -88,10 +87,7 @@ extension Wells {
                 let path = snapshot.indexPath(ofOffset: offset)
                 let well = try results.object(at: path)
                 var values = fields.map { $0.value(in: well) }
-                if let transformer {
-                    let p = try transformer.transform(x: well.pin.longitude, y: well.pin.latitude)
-                    values += [((p.x * 1000).rounded() / 1000).databaseValue, ((p.y * 1000).rounded() / 1000).databaseValue]
-                }
+                if let transformer { values += try transformer.outputXY(longitude: well.pin.longitude, latitude: well.pin.latitude) }
                 rows.append((path.section, values))
             }
             let columns = fields.map(\.rawValue) + (transformer == nil ? [] : ["x", "y"])

@@ -52,32 +52,31 @@ import Testing
     /// Standard input (`-`) and pipes (`/dev/stdin` here) are spooled and loaded like files, and
     /// a row without an identifier gets the same generated one each time, so a reload updates it.
     @Test func loadsStandardInputAndPipesWithStableGeneratedIdentifiers() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wells-stdin-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = directory.appendingPathComponent("wells.sqlite").path
-        let csv = "api,well_name,latitude,longitude\n1,A,36.1,-85.1\n,B,36.2,-85.2\n3,C,36.3,-85.3\n"
-        func load(_ source: String) throws -> [String: Any] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: InterruptedLoadTests.wells)
-            process.arguments = ["load", source, "--db", store, "--format", "json", "--quiet"]
-            let input = Pipe(), output = Pipe()
-            process.standardInput = input
-            process.standardOutput = output
-            try process.run()
-            input.fileHandleForWriting.write(Data(csv.utf8))
-            try input.fileHandleForWriting.close()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
-            return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        try withTemporaryDirectory("wells-stdin") { directory in
+            let store = directory.appendingPathComponent("wells.sqlite").path
+            let csv = "api,well_name,latitude,longitude\n1,A,36.1,-85.1\n,B,36.2,-85.2\n3,C,36.3,-85.3\n"
+            func load(_ source: String) throws -> [String: Any] {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: InterruptedLoadTests.wells)
+                process.arguments = ["load", source, "--db", store, "--format", "json", "--quiet"]
+                let input = Pipe(), output = Pipe()
+                process.standardInput = input
+                process.standardOutput = output
+                try process.run()
+                input.fileHandleForWriting.write(Data(csv.utf8))
+                try input.fileHandleForWriting.close()
+                let data = output.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0)
+                return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+            }
+            let first = try load("-"), second = try load("-"), piped = try load("/dev/stdin")
+            #expect(first["inserted"] as? Int == 3 && first["generatedIdentifiers"] as? Int == 1 && first["file"] as? String == "-")
+            #expect(second["inserted"] as? Int == 0 && second["updated"] as? Int == 3)
+            #expect(piped["inserted"] as? Int == 0 && piped["updated"] as? Int == 3 && piped["file"] as? String == "/dev/stdin")
+            let identifiers = try WellStore(path: store, mode: .readOnly).pool.read { try String.fetchAll($0, sql: "SELECT uwi FROM details ORDER BY uwi") }
+            #expect(identifiers == ["1", "3", "stdin:3"])
         }
-        let first = try load("-"), second = try load("-"), piped = try load("/dev/stdin")
-        #expect(first["inserted"] as? Int == 3 && first["generatedIdentifiers"] as? Int == 1 && first["file"] as? String == "-")
-        #expect(second["inserted"] as? Int == 0 && second["updated"] as? Int == 3)
-        #expect(piped["inserted"] as? Int == 0 && piped["updated"] as? Int == 3 && piped["file"] as? String == "/dev/stdin")
-        let identifiers = try WellStore(path: store, mode: .readOnly).pool.read { try String.fetchAll($0, sql: "SELECT uwi FROM details ORDER BY uwi") }
-        #expect(identifiers == ["1", "3", "stdin:3"])
     }
 
     /// Runs the `wells` executable with the dynamic loader's log on; returns the log and the exit status.
@@ -96,20 +95,19 @@ import Testing
     }
 
     @Test func queriesLoadNeitherSpatiaLiteNorPROJ() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wells-libs-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let csv = directory.appendingPathComponent("wells.csv").path
-        let db = directory.appendingPathComponent("wells.sqlite").path
-        try "uwi,name,lat,lon\nA,Alpha,51.05,-114.07\n".write(toFile: csv, atomically: true, encoding: .utf8)
-        // A load writes geometries, so it loads SpatiaLite, and the log shows it.
-        let load = try wellsLoadingLog(["load", csv, "--db", db, "--quiet"])
-        #expect(load.status == 0)
-        #expect(load.log.contains("libspatialite"))
-        for command in [["bbox", "-115,51,-114,52"], ["show", "A"], ["find", "--where", "name = Alpha"], ["--help"]] {
-            let run = try wellsLoadingLog(command + (command == ["--help"] ? [] : ["--db", db]))
-            #expect(run.status == 0, "\(command)")
-            #expect(!run.log.contains("libspatialite") && !run.log.contains("libproj"), "wells \(command.joined(separator: " ")) loaded SpatiaLite or PROJ")
+        try withTemporaryDirectory("wells-libs") { directory in
+            let csv = directory.appendingPathComponent("wells.csv").path
+            let db = directory.appendingPathComponent("wells.sqlite").path
+            try "uwi,name,lat,lon\nA,Alpha,51.05,-114.07\n".write(toFile: csv, atomically: true, encoding: .utf8)
+            // A load writes geometries, so it loads SpatiaLite, and the log shows it.
+            let load = try wellsLoadingLog(["load", csv, "--db", db, "--quiet"])
+            #expect(load.status == 0)
+            #expect(load.log.contains("libspatialite"))
+            for command in [["bbox", "-115,51,-114,52"], ["show", "A"], ["find", "--where", "name = Alpha"], ["--help"]] {
+                let run = try wellsLoadingLog(command + (command == ["--help"] ? [] : ["--db", db]))
+                #expect(run.status == 0, "\(command)")
+                #expect(!run.log.contains("libspatialite") && !run.log.contains("libproj"), "wells \(command.joined(separator: " ")) loaded SpatiaLite or PROJ")
+            }
         }
     }
 }

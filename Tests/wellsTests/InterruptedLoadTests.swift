@@ -42,73 +42,71 @@ import Testing
     @Test(arguments: [SIGKILL, SIGINT])
     func killedLoadLeavesStoreUnchanged(signal: Int32) throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.wells), "build the wells executable first")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wells-kill-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = directory.appendingPathComponent("wells.sqlite").path
-        let small = directory.appendingPathComponent("small.csv").path
-        let big = directory.appendingPathComponent("big.csv").path
-        try WellGenerator(count: 2_000, seed: 5).write(toFileAt: small)
-        try WellGenerator(count: 244_292, seed: 6).write(toFileAt: big)
-        _ = try WellStore(path: store).load(csvAt: small)
-        let before = try Self.fingerprint(store)
+        try withTemporaryDirectory("wells-kill") { directory in
+            let store = directory.appendingPathComponent("wells.sqlite").path
+            let small = directory.appendingPathComponent("small.csv").path
+            let big = directory.appendingPathComponent("big.csv").path
+            try WellGenerator(count: 2_000, seed: 5).write(toFileAt: small)
+            try WellGenerator(count: 244_292, seed: 6).write(toFileAt: big)
+            _ = try WellStore(path: store).load(csvAt: small)
+            let before = try Self.fingerprint(store)
 
-        let process = try Self.startLoad(big, into: store)
-        // Wait until the load is writing (its WAL grows past the small load's), then kill it.
-        let wal = store + "-wal"
-        let deadline = Date().addingTimeInterval(120)
-        var walAtStart: Int?
-        while process.isRunning && Date() < deadline {
-            let size = (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
-            if walAtStart == nil { walAtStart = size }
-            if size > (walAtStart ?? 0) + 4_000_000 { break }
-            Thread.sleep(forTimeInterval: 0.005)
+            let process = try Self.startLoad(big, into: store)
+            // Wait until the load is writing (its WAL grows past the small load's), then kill it.
+            let wal = store + "-wal"
+            let deadline = Date().addingTimeInterval(120)
+            var walAtStart: Int?
+            while process.isRunning && Date() < deadline {
+                let size = (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
+                if walAtStart == nil { walAtStart = size }
+                if size > (walAtStart ?? 0) + 4_000_000 { break }
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+            #expect(process.isRunning, "the load finished before it could be interrupted")
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal)
+
+            #expect(try Self.fingerprint(store) == before)
+            // And the store still takes a load afterwards.
+            let summary = try WellStore(path: store).load(csvAt: small)
+            #expect(summary.updated == 2_000)
         }
-        #expect(process.isRunning, "the load finished before it could be interrupted")
-        kill(process.processIdentifier, signal)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
-
-        #expect(try Self.fingerprint(store) == before)
-        // And the store still takes a load afterwards.
-        let summary = try WellStore(path: store).load(csvAt: small)
-        #expect(summary.updated == 2_000)
     }
 
     /// The first load into an empty store commits through a rollback journal, not WAL: killed
     /// part-way, it leaves a hot journal, which the next open rolls back to the empty store.
     @Test(arguments: [SIGKILL, SIGINT])
     func killedFirstLoadLeavesEmptyStore(signal: Int32) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wells-kill-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = directory.appendingPathComponent("wells.sqlite").path
-        let big = directory.appendingPathComponent("big.csv").path
-        try WellGenerator(count: 244_292, seed: 7).write(toFileAt: big)
-        _ = try WellStore(path: store)
-        let before = try Self.fingerprint(store)
+        try withTemporaryDirectory("wells-kill") { directory in
+            let store = directory.appendingPathComponent("wells.sqlite").path
+            let big = directory.appendingPathComponent("big.csv").path
+            try WellGenerator(count: 244_292, seed: 7).write(toFileAt: big)
+            _ = try WellStore(path: store)
+            let before = try Self.fingerprint(store)
 
-        let process = try Self.startLoad(big, into: store)
-        // Wait until the load's transaction has had a journal for 0.2 s (SQLite also makes and
-        // deletes one within a millisecond when it switches journal modes), then kill it.
-        let journal = store + "-journal"
-        let deadline = Date().addingTimeInterval(120)
-        var journalSince: Date?
-        while process.isRunning && Date() < deadline {
-            if !FileManager.default.fileExists(atPath: journal) { journalSince = nil }
-            else if let since = journalSince { if Date().timeIntervalSince(since) > 0.2 { break } }
-            else { journalSince = Date() }
-            Thread.sleep(forTimeInterval: 0.001)
+            let process = try Self.startLoad(big, into: store)
+            // Wait until the load's transaction has had a journal for 0.2 s (SQLite also makes and
+            // deletes one within a millisecond when it switches journal modes), then kill it.
+            let journal = store + "-journal"
+            let deadline = Date().addingTimeInterval(120)
+            var journalSince: Date?
+            while process.isRunning && Date() < deadline {
+                if !FileManager.default.fileExists(atPath: journal) { journalSince = nil }
+                else if let since = journalSince { if Date().timeIntervalSince(since) > 0.2 { break } }
+                else { journalSince = Date() }
+                Thread.sleep(forTimeInterval: 0.001)
+            }
+            #expect(process.isRunning, "the load finished before it could be interrupted")
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal)
+            #expect(FileManager.default.fileExists(atPath: journal), "a killed rollback-journal load leaves its journal")
+
+            #expect(try Self.fingerprint(store) == before)
+            #expect(!FileManager.default.fileExists(atPath: journal), "opening the store rolled the journal back")
+            let summary = try WellStore(path: store).load(csvAt: big)
+            #expect(summary.inserted == 244_292 && summary.journal == "delete")
         }
-        #expect(process.isRunning, "the load finished before it could be interrupted")
-        kill(process.processIdentifier, signal)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
-        #expect(FileManager.default.fileExists(atPath: journal), "a killed rollback-journal load leaves its journal")
-
-        #expect(try Self.fingerprint(store) == before)
-        #expect(!FileManager.default.fileExists(atPath: journal), "opening the store rolled the journal back")
-        let summary = try WellStore(path: store).load(csvAt: big)
-        #expect(summary.inserted == 244_292 && summary.journal == "delete")
     }
 }

@@ -83,10 +83,10 @@ struct BulkWriter {
                     let pin = statements[isNew ? 0 : 2], detail = statements[isNew ? 1 : 3]
                     sqlite3_bind_int64(pin, 1, id)
                     rows.bind(row: k, 0..<values, to: pin, from: 2)
-                    try step(pin)
+                    try stepToDone(pin)
                     sqlite3_bind_int64(detail, 1, id)
                     rows.bind(row: k, values..<RowBatch.Column.width, to: detail, from: 2)
-                    try step(detail)
+                    try stepToDone(detail)
                 }
             }
             progress?(LoadProgress(phase: .writing, done: batch.rows.upperBound, total: records.count))
@@ -144,15 +144,6 @@ struct BulkWriter {
             try insert.execute(arguments: [id, reject.line, reject.column, reject.reason, reject.raw])
         }
         return id
-    }
-
-    private func step(_ statement: OpaquePointer) throws {
-        let code = sqlite3_step(statement)
-        sqlite3_reset(statement)
-        guard code == SQLITE_DONE else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(statement))),
-                                sql: String(cString: sqlite3_sql(statement)))
-        }
     }
 }
 

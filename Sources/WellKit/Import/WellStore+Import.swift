@@ -52,7 +52,7 @@ extension WellStore {
             // to WAL after the commit. If another connection has the file open, SQLite keeps
             // WAL, and the load simply runs in WAL.
             let firstLoad = try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pins)")!
-            let rollbackJournal = try firstLoad && Self.leaveWAL(db)
+            let rollbackJournal = firstLoad && Self.leaveWAL(db)
             if rollbackJournal { try db.execute(sql: "PRAGMA synchronous = FULL") }
             defer {
                 if rollbackJournal {

@@ -38,9 +38,9 @@ extension BatchedResults {
     func batch(containing offset: Int, in snapshot: ResultsSnapshot) throws -> [Element?] {
         let index = offset / batchSize
         tick += 1
-        if cache[index] != nil {
-            cache[index]!.lastUse = tick
-            return cache[index]!.objects
+        if let hit = cache[index] {
+            cache[index]?.lastUse = tick
+            return hit.objects
         }
         let ids = Array(snapshot.ids[index * batchSize ..< min(snapshot.ids.count, (index + 1) * batchSize)])
         let clock = ContinuousClock.now

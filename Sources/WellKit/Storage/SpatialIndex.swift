@@ -122,11 +122,7 @@ enum SpatialIndex {
             for entry in leafOf {
                 sqlite3_bind_int64(stmt, 1, entry.id)
                 sqlite3_bind_int64(stmt, 2, entry.node)
-                let code = sqlite3_step(stmt)
-                sqlite3_reset(stmt)
-                guard code == SQLITE_DONE else {
-                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "writing \(name)_rowid")
-                }
+                try stepToDone(stmt)
             }
         }
     }
@@ -185,4 +181,14 @@ func withStatement<T>(_ statement: Statement, _ body: (OpaquePointer) throws -> 
     let stmt = statement.sqliteStatement
     defer { sqlite3_reset(stmt) }
     return try body(stmt)
+}
+
+/// Steps a raw statement that returns no rows, resets it, and throws SQLite's error as GRDB does.
+func stepToDone(_ statement: OpaquePointer) throws {
+    let code = sqlite3_step(statement)
+    sqlite3_reset(statement)
+    guard code == SQLITE_DONE else {
+        throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(statement))),
+                            sql: String(cString: sqlite3_sql(statement)))
+    }
 }
