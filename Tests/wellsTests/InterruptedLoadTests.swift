@@ -39,6 +39,17 @@ import Testing
         return process
     }
 
+    /// Polls `ready` until it holds (for at most two minutes), then sends `signal` to the load and
+    /// checks that it was still running and died of the signal.
+    static func interrupt(_ process: Process, with signal: Int32, pollingEvery interval: TimeInterval, when ready: () -> Bool) {
+        let deadline = Date().addingTimeInterval(120)
+        while process.isRunning && Date() < deadline && !ready() { Thread.sleep(forTimeInterval: interval) }
+        #expect(process.isRunning, "the load finished before it could be interrupted")
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+    }
+
     @Test(arguments: [SIGKILL, SIGINT])
     func killedLoadLeavesStoreUnchanged(signal: Int32) throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.wells), "build the wells executable first")
@@ -52,20 +63,14 @@ import Testing
             let before = try Self.fingerprint(store)
 
             let process = try Self.startLoad(big, into: store)
-            // Wait until the load is writing (its WAL grows past the small load's), then kill it.
+            // Kill the load once it is writing (its WAL grows past the small load's).
             let wal = store + "-wal"
-            let deadline = Date().addingTimeInterval(120)
             var walAtStart: Int?
-            while process.isRunning && Date() < deadline {
+            Self.interrupt(process, with: signal, pollingEvery: 0.005) {
                 let size = (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
                 if walAtStart == nil { walAtStart = size }
-                if size > (walAtStart ?? 0) + 4_000_000 { break }
-                Thread.sleep(forTimeInterval: 0.005)
+                return size > (walAtStart ?? 0) + 4_000_000
             }
-            #expect(process.isRunning, "the load finished before it could be interrupted")
-            kill(process.processIdentifier, signal)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal)
 
             #expect(try Self.fingerprint(store) == before)
             // And the store still takes a load afterwards.
@@ -86,21 +91,19 @@ import Testing
             let before = try Self.fingerprint(store)
 
             let process = try Self.startLoad(big, into: store)
-            // Wait until the load's transaction has had a journal for 0.2 s (SQLite also makes and
-            // deletes one within a millisecond when it switches journal modes), then kill it.
+            // Kill the load once its transaction has had a journal for 0.2 s (SQLite also makes and
+            // deletes one within a millisecond when it switches journal modes).
             let journal = store + "-journal"
-            let deadline = Date().addingTimeInterval(120)
             var journalSince: Date?
-            while process.isRunning && Date() < deadline {
-                if !FileManager.default.fileExists(atPath: journal) { journalSince = nil }
-                else if let since = journalSince { if Date().timeIntervalSince(since) > 0.2 { break } }
-                else { journalSince = Date() }
-                Thread.sleep(forTimeInterval: 0.001)
+            Self.interrupt(process, with: signal, pollingEvery: 0.001) {
+                guard FileManager.default.fileExists(atPath: journal) else {
+                    journalSince = nil
+                    return false
+                }
+                if let since = journalSince { return Date().timeIntervalSince(since) > 0.2 }
+                journalSince = Date()
+                return false
             }
-            #expect(process.isRunning, "the load finished before it could be interrupted")
-            kill(process.processIdentifier, signal)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal)
             #expect(FileManager.default.fileExists(atPath: journal), "a killed rollback-journal load leaves its journal")
 
             #expect(try Self.fingerprint(store) == before)
