@@ -14,6 +14,10 @@ struct LoadReport {
             lines.append("Dry run of \(file): nothing was written.")
             lines.append("Column mapping (field ← source column):")
             lines.append(summary.mappingDescription)
+            if !summary.inferences.isEmpty {
+                lines.append("Inferred from the file (with the evidence, and the flag that overrides each):")
+                for inference in summary.inferences { lines.append("  \(inference)") }
+            }
             lines.append("First records as they would be stored:")
             for (k, record) in summary.preview.enumerated() {
                 lines.append("  [\(k + 1)] " + record.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "  "))
@@ -31,6 +35,14 @@ struct LoadReport {
         if summary.duplicates > 0 {
             lines.append("  duplicate identifiers  \(grouped(summary.duplicates)) (rows rejected so that one row per identifier loads)")
         }
+        if !summary.suspects.isEmpty {
+            let reasons = summary.suspectReasons.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+            lines.append("  suspect coordinates    \(grouped(summary.suspects.count)) (\(dryRun ? "would load" : "loaded") and flagged; --reject-suspects rejects them)")
+            for (reason, n) in reasons { lines.append("    \(reason.padding(toLength: 28, withPad: " ", startingAt: 0)) \(grouped(n))") }
+            for suspect in summary.suspects.prefix(5) {
+                lines.append("    line \(suspect.line) \(suspect.identifier): \(suspect.reason); \(suspect.detail)")
+            }
+        }
         if summary.generatedIdentifiers > 0 {
             lines.append("  generated identifiers  \(grouped(summary.generatedIdentifiers)) (rows without one got FILE:LINE)")
         }
@@ -43,6 +55,9 @@ struct LoadReport {
             for transformation in summary.transformations { lines.append("    \(transformation)") }
         }
         for warning in summary.warnings { lines.append("warning: \(warning)") }
+        if !summary.suspects.isEmpty && !dryRun {
+            lines.append("Suspect wells: sqlite3 \(store) \"SELECT line, reason, detail FROM suspects WHERE load_id = \(summary.loadID ?? 0)\"")
+        }
         if summary.rejected > 0 && !dryRun {
             lines.append("Rejected rows: sqlite3 \(store) \"SELECT line, \\\"column\\\", reason FROM rejects WHERE load_id = \(summary.loadID ?? 0)\"")
         }

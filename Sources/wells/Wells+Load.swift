@@ -10,15 +10,23 @@ extension Wells {
         static let configuration = CommandConfiguration(
             abstract: "Load a well list (CSV, TSV or other delimited text) into a store, in one transaction.",
             discussion: """
-                Columns are mapped automatically (uwi/api/site_no, well_name/station_nm, latitude/lat/dec_lat_va, …); \
-                override with --map. Rows with missing, unparseable, out-of-range or 0/0 coordinates are rejected \
-                and kept with their line and reason in the store's rejects table. Loading the same file again \
-                updates the wells it loaded before.
+                Columns are inferred from their names and values: the identifier (Well API, UWI, site_no, …, the most \
+                unique), the coordinates (decimal degrees, compact DMS such as 344512.3, or DMS text), their hemisphere \
+                and a datum column (NAD27/NAD83/WGS84 per row); --dry-run shows each inference with its evidence, and \
+                --map, --id, --dms, --implied-west, --datum-column and --no-infer override them. `#` comment lines \
+                before the header (USGS NWIS RDB) are skipped, and UTF-16 text is read. Rows with missing, \
+                unparseable, out-of-range or 0/0 coordinates are rejected and kept with their line and reason in the \
+                store's rejects table. If an identifier column repeats over different wells, it is not a key: every \
+                well loads with a generated FILE:LINE identifier, and the summary says so. Wells whose coordinates \
+                look wrong (a lost sign or digit, swapped, far from the rest) load and are flagged in the suspects \
+                table. Loading the same file again updates the wells it loaded before.
 
                 Examples:
                   wells load tn-oilgas-wells.csv --db wells.sqlite
                   wells load wells.csv --map operator=Licensee --rejects rejects.csv
                   wells load wells.tsv --dry-run
+                  wells load nwis-sites.rdb --reject-suspects --format json
+                  wells load damaged-api.csv --id none
                 """)
 
         @Argument(help: "The well list to load, or - for standard input.")
@@ -47,8 +55,20 @@ extension Wells {
         @Flag(help: "Read coordinates as degrees-minutes-seconds, compact (875013.67) or with symbols (36°54'1.2\"N).")
         var dms = false
 
-        @Flag(name: .customLong("implied-west"), help: "With --dms, treat unsigned longitudes as west, as US lists write them.")
+        @Flag(name: .customLong("implied-west"), help: "With DMS coordinates, treat unsigned longitudes as west, as US lists write them.")
         var impliedWest = false
+
+        @Flag(name: .customLong("implied-east"), help: "With DMS coordinates, treat unsigned longitudes as east.")
+        var impliedEast = false
+
+        @Option(help: ArgumentHelp("The identifier column, taken as a key (repeats are rejected), or none for generated FILE:LINE identifiers.", valueName: "column|none"))
+        var id: String?
+
+        @Flag(name: .customLong("no-infer"), help: "Do not infer coordinate columns, DMS, hemisphere or datum from the values; use the names and flags only.")
+        var noInfer = false
+
+        @Flag(name: .customLong("reject-suspects"), help: "Reject wells whose coordinates look wrong instead of loading and flagging them.")
+        var rejectSuspects = false
 
         @Option(help: "The delimiter: comma, tab, semicolon or pipe (default: detected from the header).")
         var delimiter: Delimiter?
@@ -96,6 +116,8 @@ extension Wells {
             }
             if (x == nil) != (y == nil) { throw ValidationError("give both --x and --y, or neither") }
             if x != nil && crs == nil { throw ValidationError("--x and --y need --crs, the CRS of those columns, such as --crs EPSG:26916") }
+            if impliedWest && impliedEast { throw ValidationError("give --implied-west or --implied-east, not both") }
+            if id == "" { throw ValidationError("--id needs a column name, or none") }
         }
 
         func run() async throws {
@@ -105,7 +127,11 @@ extension Wells {
                 options.mapping[String(parts[0])] = String(parts[1])
             }
             options.delimiter = delimiter?.byte
-            options.coordinates = CoordinateOptions(crs: crs, xColumn: x, yColumn: y, datumColumn: datumColumn, dms: dms, impliedWest: impliedWest)
+            options.coordinates = CoordinateOptions(crs: crs, xColumn: x, yColumn: y, datumColumn: datumColumn, dms: dms,
+                                                    impliedWest: impliedWest, impliedEast: impliedEast)
+            options.identifier = id.map { $0.lowercased() == "none" ? .none : .column($0) } ?? .automatic
+            options.infer = !noInfer
+            options.rejectSuspects = rejectSuspects
             for datum in datums {
                 let parts = datum.split(separator: "=", maxSplits: 1).map(String.init)
                 options.coordinates.datums[parts[0]] = parts[1]

@@ -128,7 +128,7 @@ struct BulkWriter {
             sql: """
                 UPDATE loads SET file = ?, sha256 = ?, started_at = ?, seconds = ?, records = ?, inserted = ?, updated = ?,
                   rejected = ?, bad_values = ?, duplicates = ?, generated_ids = ?, mapping = ?, crs = ?,
-                  transformation = ?, accuracy_m = ?, warnings = ?
+                  transformation = ?, accuracy_m = ?, warnings = ?, inferences = ?, suspects = ?
                 WHERE id = ?
                 """,
             arguments: [
@@ -137,11 +137,27 @@ struct BulkWriter {
                 summary.duplicates, summary.generatedIdentifiers, mappingJSON, summary.crs,
                 summary.transformations.isEmpty ? nil : summary.transformations.map(\.description).joined(separator: "; "),
                 summary.transformations.compactMap(\.accuracyMeters).max(),
-                summary.warnings.isEmpty ? nil : summary.warnings.joined(separator: "\n"), id,
+                summary.warnings.isEmpty ? nil : summary.warnings.joined(separator: "\n"),
+                summary.inferences.isEmpty ? nil : String(decoding: try JSONEncoder.sorted.encode(summary.inferences), as: UTF8.self),
+                summary.suspects.count, id,
             ])
         let insert = try db.makeStatement(sql: "INSERT INTO rejects(load_id, line, \"column\", reason, raw) VALUES (?, ?, ?, ?, ?)")
         for reject in rejects {
             try insert.execute(arguments: [id, reject.line, reject.column, reject.reason, reject.raw])
+        }
+        // A well's flag belongs to the load that last wrote it: this load's wells lose their old
+        // flags (only reloads have any), and its suspects are flagged by identifier.
+        if summary.updated > 0 {
+            // Visits the few flags, each with a primary-key lookup, rather than every detail.
+            try db.execute(sql: "DELETE FROM suspects WHERE (SELECT load_id FROM details d WHERE d.pin_id = suspects.pin_id) = ?",
+                           arguments: [id])
+        }
+        let flag = try db.makeStatement(sql: """
+            INSERT OR REPLACE INTO suspects(pin_id, load_id, line, reason, detail)
+            SELECT pin_id, ?, ?, ?, ? FROM details WHERE uwi = ?
+            """)
+        for suspect in summary.suspects {
+            try flag.execute(arguments: [id, suspect.line, suspect.reason, suspect.detail, suspect.identifier])
         }
         return id
     }

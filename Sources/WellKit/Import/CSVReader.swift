@@ -15,6 +15,8 @@ import Glibc
 /// - Records end with LF, CRLF or a lone CR; a UTF-8 byte order mark is skipped.
 /// - The delimiter is detected from the first line unless given.
 /// - Unquoted fields are trimmed of spaces and tabs; quoted fields are kept as written.
+/// - In tab-separated text a quote inside an unquoted field is a plain character (`6" Well`).
+/// - The loader skips `#` comment lines before the header (USGS NWIS RDB).
 /// - Text that is not valid UTF-8 is read as Latin-1, byte for byte, so nothing is lost.
 /// - A malformed record (an unterminated quote, a quote inside an unquoted field, text after
 ///   a closing quote) is returned with its ``CSVRecord/issue`` set, not thrown, so a loader
@@ -37,6 +39,8 @@ public final class CSVReader {
     var line: Int { nextLine }
     /// The file offset of the reader's first byte.
     let baseOffset: Int
+    /// Lines starting with `#` that came before the header and were skipped (with `skipCommentLines`).
+    private(set) var commentLines = 0
 
     private let source: ByteSource
     private var buffer: [UInt8]
@@ -64,7 +68,10 @@ public final class CSVReader {
         try self.init(source: MemorySource(bytes), delimiter: delimiter, chunkSize: chunkSize)
     }
 
-    init(source: ByteSource, delimiter: UInt8?, chunkSize: Int, firstLine: Int = 1, baseOffset: Int = 0) throws {
+    /// - Parameter skipCommentLines: Skip lines that start with `#` before the first record, as
+    ///   USGS NWIS RDB files have; their lines still count in ``CSVRecord/line``.
+    init(source: ByteSource, delimiter: UInt8?, chunkSize: Int, firstLine: Int = 1, baseOffset: Int = 0,
+         skipCommentLines: Bool = false) throws {
         precondition(chunkSize > 0, "CSVReader: chunkSize must be positive")
         self.source = source
         self.baseOffset = baseOffset
@@ -78,6 +85,7 @@ public final class CSVReader {
             start += 3
             bytesConsumed = 3
         }
+        if skipCommentLines { try skipComments() }
         if delimiter == nil {
             self.delimiter = try detectDelimiter()
         }
@@ -127,6 +135,35 @@ public final class CSVReader {
             if buffer.count < end + want { buffer.append(contentsOf: repeatElement(0, count: end + want - buffer.count)) }
             let n = try buffer.withUnsafeMutableBufferPointer { try source.read(into: UnsafeMutableBufferPointer(rebasing: $0[end..<(end + want)])) }
             if n == 0 { atEOF = true } else { end += n }
+        }
+    }
+
+    /// Skips whole lines that start with `#`, counting them as lines.
+    private func skipComments() throws {
+        while true {
+            try fill(minimum: 1)
+            guard start < end, buffer[start] == UInt8(ascii: "#") else { return }
+            // Offsets from `start`: `fill` compacts the buffer, which moves `start` to 0.
+            var r = 0
+            while true {
+                if start + r == end {
+                    if atEOF { break }
+                    try fill(minimum: r + chunkSize)
+                    continue
+                }
+                let byte = buffer[start + r]
+                r += 1
+                if byte == 0x0A { break }
+                if byte == 0x0D {
+                    if start + r == end, !atEOF { try fill(minimum: r + 1) }
+                    if start + r < end, buffer[start + r] == 0x0A { r += 1 }
+                    break
+                }
+            }
+            bytesConsumed += r
+            start += r
+            nextLine += 1
+            commentLines += 1
         }
     }
 

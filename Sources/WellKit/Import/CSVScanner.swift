@@ -87,7 +87,9 @@ struct CSVScanner: Sendable {
                     guard i < end else { break }
                     let b = buf[i]
                     if b == delimiter || b == lf || b == cr { break }
-                    if b == quote && issue == nil { issue = .quoteInUnquotedField(field: fields.count) }
+                    // In tab-separated text (IANA text/tab-separated-values, USGS NWIS RDB) a quote
+                    // inside a field is a plain character, as in `Dorfay 6" Well`; only CSV forbids it.
+                    if b == quote && issue == nil && delimiter != 0x09 { issue = .quoteInUnquotedField(field: fields.count) }
                     i += 1
                 }
                 // Unquoted fields are trimmed of spaces and tabs.

@@ -67,6 +67,13 @@ public struct ColumnMapping: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The same mapping with `field` fed by no column.
+    func without(_ field: WellField) -> ColumnMapping {
+        var copy = self
+        copy.indices[field] = nil
+        return copy
+    }
+
     /// The source column that feeds `field`, if any.
     public func column(for field: WellField) -> String? {
         indices[field].map { header[$0] }

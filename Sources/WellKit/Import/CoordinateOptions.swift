@@ -27,14 +27,20 @@ public struct CoordinateOptions: Sendable, Equatable {
     public var dms = false
     /// With ``dms``: longitudes without a sign or hemisphere are west (negated), as in US lists.
     public var impliedWest = false
+    /// With ``dms``: longitudes without a sign or hemisphere are east, and need no inference.
+    public var impliedEast = false
+    /// The datum of rows whose ``datumColumn`` cell is empty; nil rejects such rows as an unknown datum.
+    public var emptyDatum: String?
 
-    public init(crs: String? = nil, xColumn: String? = nil, yColumn: String? = nil, datumColumn: String? = nil, dms: Bool = false, impliedWest: Bool = false) {
+    public init(crs: String? = nil, xColumn: String? = nil, yColumn: String? = nil, datumColumn: String? = nil, dms: Bool = false,
+                impliedWest: Bool = false, impliedEast: Bool = false) {
         self.crs = crs
         self.xColumn = xColumn
         self.yColumn = yColumn
         self.datumColumn = datumColumn
         self.dms = dms
         self.impliedWest = impliedWest
+        self.impliedEast = impliedEast
     }
 
     /// Common North American datum codes (as NWIS writes them) and their geographic CRSs.
@@ -51,7 +57,8 @@ public struct CoordinateOptions: Sendable, Equatable {
     /// The CRS a row's coordinates are in, given its datum cell.
     func crs(forDatum datum: String?) -> String? {
         guard datumColumn != nil else { return crs ?? "EPSG:4326" }
-        let name = (datum ?? "").trimmingCharacters(in: .whitespaces).uppercased()
+        var name = (datum ?? "").trimmingCharacters(in: .whitespaces).uppercased()
+        if name.isEmpty, let emptyDatum { name = emptyDatum.uppercased() }
         return datums.first { $0.key.uppercased() == name }?.value
     }
 }

@@ -17,6 +17,8 @@ public struct ImportError: Error, CustomStringConvertible, Sendable {
         case duplicateHeader
         case invalidOption
         case interrupted
+        case notText
+        case ambiguousCoordinates
     }
 
     public let code: Code

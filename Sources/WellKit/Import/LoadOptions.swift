@@ -16,6 +16,23 @@ public struct LoadOptions: Sendable {
         case reject
     }
 
+    /// Which column identifies a well.
+    public enum IdentifierChoice: Sendable, Equatable {
+        /// The column whose header names an identifier and whose values are the most unique; if its
+        /// values repeat over clearly different wells, it is not a key, and wells get generated identifiers.
+        case automatic
+        /// This column, as a key: repeated values are duplicates (`--id COLUMN`).
+        case column(String)
+        /// No column: every well gets a generated `FILE:LINE` identifier (`--id none`).
+        case none
+    }
+
+    /// Which column identifies a well (`--id`).
+    public var identifier: IdentifierChoice = .automatic
+    /// Infer coordinate columns, their format, hemisphere and datum from the values (`--no-infer` turns it off).
+    public var infer = true
+    /// Reject wells whose coordinates look wrong instead of loading and flagging them (`--reject-suspects`).
+    public var rejectSuspects = false
     /// Field name → source column, overriding the automatic mapping (`--map field=Column`).
     public var mapping: [String: String] = [:]
     /// Which columns hold the position, in which CRS or datum, and whether as DMS text.
@@ -93,6 +110,39 @@ public struct LoadSummary: Sendable, Codable {
     public var loaded: Int { inserted + updated }
     /// For a dry run: the first records as they would be stored.
     public var preview: [[String: String]] = []
+    /// Lines starting with `#` before the header, skipped (USGS NWIS RDB files have them).
+    public var commentLines = 0
+    /// What the loader inferred about the columns, with the evidence for each.
+    public var inferences: [Inference] = []
+    /// Set when the identifier column turned out not to be a key for this file.
+    public var identifierNotKey: IdentifierReport?
+    /// Wells whose coordinates look wrong: loaded and flagged, or rejected with `rejectSuspects`.
+    public var suspects: [Suspect] = []
+    /// Suspect counts by reason.
+    public var suspectReasons: [String: Int] {
+        Dictionary(suspects.map { ($0.reason, 1) }, uniquingKeysWith: +)
+    }
+}
+
+/// Why an identifier column is not a key for a file: its values repeat over different wells.
+public struct IdentifierReport: Sendable, Codable, Equatable {
+    public var column: String
+    public var rows: Int
+    public var distinct: Int
+    public var mostRepeated: String
+    public var mostRepeatedCount: Int
+    /// Rows whose identifier repeats one at another location or under another name.
+    public var differentWells: Int
+}
+
+/// A well whose coordinates are valid numbers but almost certainly wrong.
+public struct Suspect: Sendable, Codable, Equatable {
+    public var line: Int
+    public var identifier: String
+    /// A short reason for counting: "longitude sign", "latitude sign", "swapped", "lost digit", "far from the others".
+    public var reason: String
+    /// What was found, such as "with the sign flipped it lies 3 km from other wells".
+    public var detail: String
 }
 
 /// A coordinate operation a load used: from which CRS, how many wells, by which PROJ operation, how accurate.
@@ -102,9 +152,13 @@ public struct Transformation: Sendable, Codable, CustomStringConvertible {
     public var operation: String
     /// PROJ's stated accuracy in metres; nil when PROJ does not know it.
     public var accuracyMeters: Double?
+    /// The grid files the operation reads, such as NOAA's NADCON `us_noaa_conus.tif` for NAD27.
+    public var grids: [String] = []
 
     public var description: String {
-        "\(source) → EPSG:4326 for \(wells) wells by '\(operation)' (" + (accuracyMeters.map { "stated accuracy \($0) m" } ?? "accuracy unknown") + ")"
+        "\(source) → EPSG:4326 for \(wells) wells by '\(operation)'"
+            + (grids.isEmpty ? "" : " with grid \(grids.joined(separator: ", "))")
+            + " (" + (accuracyMeters.map { "stated accuracy \($0) m" } ?? "accuracy unknown") + ")"
     }
 }
 

@@ -116,6 +116,11 @@ struct RecordValidator: Sendable {
         return .success(record)
     }
 
+    /// The same validator with the identifier column kept as an attribute: every record gets a generated identifier.
+    func withoutIdentifier() -> RecordValidator {
+        RecordValidator(mapping: mapping.without(.identifier), file: fileLabel, coordinates: coordinates)
+    }
+
     /// The identifier a record without one gets: `FILE:LINE`, stable across reloads of the same file.
     func generatedIdentifier(line: Int) -> String { "\(fileLabel):\(line)" }
 

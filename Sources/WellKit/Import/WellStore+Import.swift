@@ -121,22 +121,58 @@ extension WellStore {
             result.summary.file = path
             return result
         }
+        if case .utf16 = try TextEncoding.sniff(path: path) {
+            // UTF-16 (Excel's "Unicode text") is rewritten as UTF-8 once, then mapped like any file.
+            let spool = FileManager.default.temporaryDirectory.appendingPathComponent("wells-utf8-\(getpid()).csv").path
+            defer { try? FileManager.default.removeItem(atPath: spool) }
+            try TextEncoding.transcodeUTF16(path: path, to: spool)
+            var result = try scan(csvAt: spool, options: options, name: name ?? path)
+            result.summary.file = name ?? path
+            return result
+        }
         let clock = ContinuousClock.now
-        // The header through the streaming reader, which skips a byte order mark and detects the delimiter.
-        let reader = try CSVReader(source: FileSource(path: path), delimiter: options.delimiter, chunkSize: 1 << 16)
+        // The header through the streaming reader, which skips a byte order mark and `#` comment
+        // lines, and detects the delimiter; then the first records, from which columns are inferred.
+        let reader = try CSVReader(source: FileSource(path: path), delimiter: options.delimiter, chunkSize: 1 << 16,
+                                   skipCommentLines: true)
         guard let header = try reader.next() else {
             throw ImportError(.emptyFile, "the file is empty; expected a header line and data records", file: path)
         }
+        var data = (offset: reader.offset, line: reader.line)
+        var sample: [[String]] = []
+        var formatLine = false
+        while sample.count < ColumnInference.sampleSize, let record = try reader.next() {
+            if sample.isEmpty && !formatLine && record.issue == nil && Self.isRDBFormatLine(record.fields, header: header.fields) {
+                // NWIS RDB's column-format line (`5s 15s 50s …`) follows the header: not a record.
+                data = (reader.offset, reader.line)
+                formatLine = true
+                continue
+            }
+            sample.append(record.fields)
+        }
+        var inference = ColumnInference(header: header.fields, sample: sample, file: name ?? path)
+        let identifierGiven = options.identifier != .automatic || options.mapping[WellField.identifier.rawValue] != nil
+        let options = try inference.infer(options)
         let mapping = try ColumnMapping(header: header.fields, overrides: options.mapping,
                                         requireCoordinates: options.coordinates.xColumn == nil, file: path)
         try Self.checkCoordinateOptions(options.coordinates, header: header.fields, path: path)
         var summary = LoadSummary(file: path, sha256: "")
         summary.mapping = Dictionary(uniqueKeysWithValues: mapping.fieldColumns.map { ($0.field, $0.column) })
         summary.extraColumns = mapping.unmappedIndices.map { mapping.header[$0] }
+        summary.commentLines = reader.commentLines
+        summary.inferences = inference.inferences
+        if reader.commentLines > 0 || formatLine {
+            summary.inferences.insert(Inference(
+                subject: "comments", column: nil,
+                value: "\(reader.commentLines) comment line\(reader.commentLines == 1 ? "" : "s") before the header skipped"
+                    + (formatLine ? "; the RDB column-format line after it skipped" : ""),
+                evidence: "lines starting with #" + (formatLine ? "; every field of line \(header.line + 1) is a width and type such as 5s" : ""),
+                override: ""), at: 0)
+        }
 
         let file = try MappedFile(path: path)
         let validator = RecordValidator(mapping: mapping, file: name ?? path, coordinates: options.coordinates)
-        let part = PartitionedParse.run(file: file, from: reader.offset, line: reader.line, delimiter: reader.delimiter,
+        let part = PartitionedParse.run(file: file, from: data.offset, line: data.line, delimiter: reader.delimiter,
                                         validator: validator, options: options)
         options.progress?(LoadProgress(phase: .reading, done: file.bytes.count, total: file.bytes.count))
         summary.records = part.count
@@ -144,7 +180,8 @@ extension WellStore {
         summary.phases["parse"] = (ContinuousClock.now - clock).seconds
         var scan = ScannedFile(summary: summary, file: file, validator: validator, delimiter: reader.delimiter,
                                records: part.records, rejects: part.rejects, mapping: mapping)
-        try scan.settleDuplicates(rule: options.onDuplicate)
+        try scan.settleDuplicates(rule: options.onDuplicate, identifierIsKey: identifierGiven)
+        scan.flagSuspects(reject: options.rejectSuspects)
         scan.summary.rejected = scan.rejects.count
         for reject in scan.rejects { scan.summary.rejectReasons[reject.kind, default: 0] += 1 }
         scan.rejects.sort { $0.line < $1.line }
@@ -159,11 +196,11 @@ extension WellStore {
 struct ScannedFile {
     var summary: LoadSummary
     let file: MappedFile
-    let validator: RecordValidator
+    var validator: RecordValidator
     let delimiter: UInt8
     var records: [ScannedRecord]
     var rejects: [Reject]
-    let mapping: ColumnMapping
+    var mapping: ColumnMapping
 
     /// The record's identifier, as stored.
     func identifier(of record: ScannedRecord) -> String {
@@ -174,12 +211,23 @@ struct ScannedFile {
     func makeBuilder() -> RowBuilder { RowBuilder(validator: validator, file: file, delimiter: delimiter) }
 
     /// Keeps one record per identifier, by `rule`, and rejects the others with their raw text.
-    mutating func settleDuplicates(rule: LoadOptions.DuplicateRule) throws {
+    ///
+    /// When the identifier was inferred rather than given (`identifierIsKey` false) and its values
+    /// repeat over clearly different wells (at another location) on at least 2% of the rows (and 10),
+    /// the column is not a key for this file: see ``treatIdentifierAsAttribute(differentWells:)``.
+    mutating func settleDuplicates(rule: LoadOptions.DuplicateRule, identifierIsKey: Bool) throws {
         let records = self.records
         let (kept, losers) = DuplicateIdentifiers.resolve(
             count: records.count, rule: rule, hash: { records[$0].hash },
             same: { identifier(of: records[$0]).utf8.elementsEqual(identifier(of: records[$1]).utf8) })
         guard !losers.isEmpty else { return }
+        if !identifierIsKey, mapping.column(for: .identifier) != nil {
+            let different = losers.count { !Self.sameLocation(records[$0.0], records[$0.1]) }
+            if different >= max(10, records.count / 50) {
+                treatIdentifierAsAttribute(differentWells: different)
+                return
+            }
+        }
         let idColumn = mapping.column(for: .identifier)
         for (loser, winner) in losers {
             let record = records[loser], uwi = identifier(of: record), line = records[winner].line
@@ -192,6 +240,80 @@ struct ScannedFile {
         }
         summary.duplicates = losers.count
         self.records = kept.map { records[$0] }
+    }
+
+    /// Two records at the same place, to about a metre.
+    static func sameLocation(_ a: ScannedRecord, _ b: ScannedRecord) -> Bool {
+        abs(a.lat - b.lat) < 1e-5 && abs(a.lon - b.lon) < 1e-5
+    }
+
+    /// Loads every well of a file whose identifier column is not a key: the column's value stays
+    /// as an attribute (in `extra`), and each well gets the generated identifier `FILE:LINE`,
+    /// stable across reloads of the same file. Records that are the same well (the same value at
+    /// the same location) remain duplicates: the first loads, the others are rejected.
+    mutating func treatIdentifierAsAttribute(differentWells: Int) {
+        let records = self.records
+        let column = mapping.column(for: .identifier)!
+        var counts: [UInt64: (count: Int, first: Int)] = [:]
+        for (index, record) in records.enumerated() where record.identifier != nil {
+            counts[record.hash, default: (0, index)].count += 1
+        }
+        let top = counts.values.max { ($0.count, $1.first) < ($1.count, $0.first) }
+        summary.identifierNotKey = IdentifierReport(
+            column: column, rows: records.count, distinct: counts.count,
+            mostRepeated: top.map { identifier(of: records[$0.first]) } ?? "", mostRepeatedCount: top?.count ?? 0,
+            differentWells: differentWells)
+        summary.warnings.append(
+            "column \"\(column)\" is not a key for this file: \(grouped(counts.count)) distinct values over \(grouped(records.count)) rows, "
+                + "and \"\(summary.identifierNotKey!.mostRepeated)\" alone repeats \(grouped(top?.count ?? 0)) times at different locations. "
+                + "Every well was loaded with a generated identifier (FILE:LINE) and the column kept as an attribute; "
+                + "load with --id \(shellQuoted(column)) to treat it as a key anyway (repeats rejected), or --id none to say so")
+        let (kept, losers) = DuplicateIdentifiers.resolve(
+            count: records.count, rule: .first,
+            hash: { records[$0].hash ^ UInt64(bitPattern: Int64((records[$0].lat * 1e4).rounded())) &* 0x9E37_79B9_7F4A_7C15 },
+            same: { a, b in
+                records[a].identifier != nil && records[b].identifier != nil && Self.sameLocation(records[a], records[b])
+                    && identifier(of: records[a]).utf8.elementsEqual(identifier(of: records[b]).utf8)
+            })
+        for (loser, winner) in losers {
+            let record = records[loser]
+            rejects.append(Reject(
+                line: record.line, column: column, kind: "duplicate well",
+                reason: "the same well as line \(records[winner].line), which was kept: \(column) \"\(identifier(of: record))\" at the same location",
+                raw: file.text(at: record.range)))
+        }
+        summary.duplicates = losers.count
+        validator = validator.withoutIdentifier()
+        mapping = validator.mapping
+        summary.mapping[WellField.identifier.rawValue] = nil
+        summary.extraColumns = mapping.unmappedIndices.map { mapping.header[$0] }
+        self.records = kept.map {
+            var record = records[$0]
+            record.identifier = nil
+            return record
+        }
+    }
+
+    /// Flags wells whose coordinates look wrong (``SuspectCoordinates``), or rejects them with `reject`.
+    mutating func flagSuspects(reject: Bool) {
+        let findings = SuspectCoordinates.find(records.map { ($0.lat, $0.lon) })
+        guard !findings.isEmpty else { return }
+        for finding in findings {
+            let record = records[finding.index]
+            if reject {
+                rejects.append(Reject(line: record.line, column: mapping.column(for: .longitude), kind: "suspect: \(finding.reason)",
+                                      reason: "coordinates look wrong (\(finding.reason)): \(finding.detail); "
+                                        + "correct them, or load without --reject-suspects to keep the well flagged",
+                                      raw: file.text(at: record.range)))
+            } else {
+                summary.suspects.append(Suspect(line: record.line, identifier: identifier(of: record),
+                                                reason: finding.reason, detail: finding.detail))
+            }
+        }
+        if reject {
+            let drop = Set(findings.map(\.index))
+            records = records.enumerated().filter { !drop.contains($0.offset) }.map(\.element)
+        }
     }
 
     /// A built row as field name → text, for `--dry-run`.
@@ -229,6 +351,14 @@ extension WellStore {
         return (try? String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")) == "delete"
     }
 
+    /// Whether a record is NWIS RDB's column-format line: as many fields as the header, each a width and a type (`5s`, `16n`, `10d`).
+    static func isRDBFormatLine(_ fields: [String], header: [String]) -> Bool {
+        fields.count == header.count && fields.allSatisfy { field in
+            guard let type = field.last, "sndt".contains(type), field.count >= 2 else { return false }
+            return field.dropLast().allSatisfy { $0.isASCII && $0.isNumber }
+        }
+    }
+
     /// Fails early, with the header, when --x, --y or --datum-column name no column, or the CRS is unknown.
     static func checkCoordinateOptions(_ coordinates: CoordinateOptions, header: [String], path: String) throws {
         for (option, column) in [("--x", coordinates.xColumn), ("--y", coordinates.yColumn), ("--datum-column", coordinates.datumColumn)] {
@@ -259,7 +389,8 @@ extension WellStore {
         for (index, wells) in counts.sorted(by: { scan.validator.crsNames[$0.key] < scan.validator.crsNames[$1.key] }) {
             let crs = scan.validator.crsNames[index]
             let operation = try TransformCache.shared.transformer(from: crs, to: "EPSG:4326").operation
-            summary.transformations.append(Transformation(source: crs, wells: wells, operation: operation.name, accuracyMeters: operation.accuracy))
+            summary.transformations.append(Transformation(source: crs, wells: wells, operation: operation.name, accuracyMeters: operation.accuracy,
+                                                          grids: operation.grids.map(\.shortName)))
             let e = extent[index]!
             let area = CRSInfo.Area(west: e.west, south: e.south, east: e.east, north: e.north)
             if let warning = try CRSInfo.describe(crs).accuracyReport(to: "EPSG:4326", area: area).warning {

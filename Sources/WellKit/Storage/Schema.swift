@@ -8,11 +8,16 @@ import GRDB
 /// - `details(pin_id → pins.id ON DELETE CASCADE, uwi UNIQUE, typed attributes,
 ///   source coordinates, extra JSON, load_id)`;
 /// - `loads`: provenance of every load; `rejects`: every row that did not load.
+///
+/// Version 2:
+/// - `loads.inferences` (JSON: what the loader inferred about the columns, with its evidence) and `loads.suspects`;
+/// - `suspects(pin_id → pins.id ON DELETE CASCADE, load_id, line, reason, detail)`: wells whose
+///   coordinates look wrong (see `SuspectCoordinates`), flagged by the load that last wrote them.
 enum Schema {
     /// `PRAGMA application_id` of a WellKit store: "WELL" in ASCII.
     static let applicationID: Int32 = 0x5745_4C4C
     /// The schema version this build writes, kept in `PRAGMA user_version`.
-    static let version: Int32 = 1
+    static let version: Int32 = 2
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -65,7 +70,21 @@ enum Schema {
                 CREATE INDEX rejects_load ON rejects(load_id);
                 """)
             try db.execute(sql: "PRAGMA application_id = \(applicationID)")
-            try db.execute(sql: "PRAGMA user_version = \(version)")
+            try db.execute(sql: "PRAGMA user_version = 1")
+        }
+        // Version 2: what each load inferred, and the wells whose coordinates look wrong.
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: """
+                ALTER TABLE loads ADD COLUMN inferences TEXT;
+                ALTER TABLE loads ADD COLUMN suspects INTEGER NOT NULL DEFAULT 0;
+                CREATE TABLE suspects(
+                  pin_id INTEGER PRIMARY KEY REFERENCES pins(id) ON DELETE CASCADE,
+                  load_id INTEGER NOT NULL REFERENCES loads(id),
+                  line INTEGER NOT NULL,
+                  reason TEXT NOT NULL,
+                  detail TEXT NOT NULL);
+                """)
+            try db.execute(sql: "PRAGMA user_version = 2")
         }
         return migrator
     }

@@ -1,0 +1,283 @@
+/// One thing the loader inferred about a file, with its evidence and the flag that overrides it.
+///
+/// `wells load --dry-run` prints them; `LoadSummary.inferences` and the `loads` table keep them.
+public struct Inference: Sendable, Codable, Equatable, CustomStringConvertible {
+    /// What was inferred: `identifier`, `latitude`, `longitude`, `hemisphere`, `datum` or `comments`.
+    public var subject: String
+    /// The source column it concerns, if any.
+    public var column: String?
+    /// The conclusion, such as "compact DMS" or "west".
+    public var value: String
+    /// Why, such as "2,000 of 2,000 sampled values parse".
+    public var evidence: String
+    /// The flag that overrides it, such as "--map lat=COLUMN"; empty when nothing needs one.
+    public var override: String
+
+    public var description: String {
+        "\(subject)\(column.map { " ← \($0)" } ?? ""): \(value) (\(evidence)\(override.isEmpty ? "" : "; override with \(override)"))"
+    }
+}
+
+/// Infers, from the header and the values of the first records, which columns are the identifier
+/// and the coordinates, how the coordinates are written, their hemisphere and their datum.
+///
+/// Names propose, values decide: a column named like a latitude must also hold latitudes, and
+/// a column of values such as `NAD27`/`NAD83` is a datum column whatever its name. Options the
+/// user gave are never second-guessed; each inference says which flag overrides it.
+struct ColumnInference {
+    let header: [String]
+    /// The first records of the file, each with as many fields as the header.
+    let sample: [[String]]
+    let file: String
+    private(set) var inferences: [Inference] = []
+
+    /// How many records the loader samples for inference.
+    static let sampleSize = 2_000
+
+    init(header: [String], sample: [[String]], file: String) {
+        self.header = header
+        self.sample = sample.filter { $0.count == header.count }
+        self.file = file
+    }
+
+    /// Returns `options` completed with what the file's columns show.
+    mutating func infer(_ options: LoadOptions) throws -> LoadOptions {
+        var options = options
+        chooseIdentifier(&options)
+        guard options.infer, options.coordinates.xColumn == nil else { return options }
+        try inferCoordinates(&options)
+        return options
+    }
+
+    // MARK: - Identifier
+
+    /// Picks the identifier among the columns whose header words name one (`Well API`, `API#`,
+    /// `UWI`, `site_no`, `Permit_Number`, `WELL_ID`): the most unique in the sample, then the
+    /// strongest name (API and UWI before permits and other ids, before `OBJECTID`).
+    private mutating func chooseIdentifier(_ options: inout LoadOptions) {
+        switch options.identifier {
+        case .none:
+            options.mapping[WellField.identifier.rawValue] = ""
+            return
+        case .column(let column):
+            options.mapping[WellField.identifier.rawValue] = column
+            return
+        case .automatic:
+            guard options.mapping[WellField.identifier.rawValue] == nil else { return }
+        }
+        let candidates = header.indices.compactMap { index in Self.identifierRank(header[index]).map { (index, $0) } }
+        guard !candidates.isEmpty else { return }
+        let scored = candidates.map { index, rank -> (index: Int, rank: Int, unique: Double) in
+            let values = sample.map { $0[index] }.filter { !$0.isEmpty }
+            let unique = sample.isEmpty ? 1 : Double(Set(values).count) / Double(sample.count)
+            return (index, rank, (unique * 100).rounded() / 100)
+        }
+        let best = scored.min { ($1.unique, $0.rank, $0.index) < ($0.unique, $1.rank, $1.index) }!
+        options.mapping[WellField.identifier.rawValue] = header[best.index]
+        let others = scored.filter { $0.index != best.index }.map { header[$0.index] }
+        inferences.append(Inference(
+            subject: "identifier", column: header[best.index], value: "text, leading zeros kept",
+            evidence: "header names an identifier; \(Int(best.unique * 100))% of \(grouped(sample.count)) sampled values distinct"
+                + (others.isEmpty ? "" : "; other candidates: \(others.joined(separator: ", "))"),
+            override: "--id COLUMN or --id none"))
+    }
+
+    /// How strongly a header names an identifier: 0 for API/UWI/well or site numbers, 1 for permits
+    /// and other ids, 2 for row ids such as `OBJECTID`; nil when it names none.
+    static func identifierRank(_ name: String) -> Int? {
+        let words = headerWords(name)
+        guard !words.isEmpty, !words.contains(where: { ["date", "type", "status", "name", "desc", "description", "count"].contains($0) })
+        else { return nil }
+        let numberWords: Set<String> = ["id", "no", "num", "nbr", "number", "identifier", "key", "cd", "code"]
+        if words.contains(where: { $0.hasPrefix("api") || $0.hasPrefix("uwi") }) { return 0 }
+        if (words.contains("well") || words.contains("site")) && words.contains(where: numberWords.contains) { return 0 }
+        if ["wellid", "siteno", "siteid", "wellno", "wellnum", "wellnumber"].contains(words.joined()) { return 0 }
+        if words.contains(where: { $0.hasPrefix("permit") }) { return 1 }
+        if words == ["id"] || ["objectid", "fid", "gid", "rowid", "oid", "ogcfid"].contains(words.joined()) { return 2 }
+        if words.contains("id") || words.contains("identifier") { return 1 }
+        return nil
+    }
+
+    /// A header split into lower-case words at punctuation, spaces and camel-case humps:
+    /// `Well API#` → `well api`, `Permit_Number` → `permit number`, `siteNo` → `site no`.
+    static func headerWords(_ name: String) -> [String] {
+        var words: [String] = [], word = ""
+        var previousLower = false
+        for scalar in name.unicodeScalars {
+            let isUpper = ("A"..."Z").contains(scalar), isLower = ("a"..."z").contains(scalar), isDigit = ("0"..."9").contains(scalar)
+            guard isUpper || isLower || isDigit else {
+                if !word.isEmpty { words.append(word.lowercased()); word = "" }
+                previousLower = false
+                continue
+            }
+            if isUpper && previousLower { words.append(word.lowercased()); word = "" }
+            word.unicodeScalars.append(scalar)
+            previousLower = isLower || isDigit
+        }
+        if !word.isEmpty { words.append(word.lowercased()) }
+        return words
+    }
+
+    // MARK: - Coordinates
+
+    /// How a column's sampled values are written.
+    struct ColumnFormat: Equatable {
+        enum Kind: String { case decimal = "decimal degrees", compactDMS = "compact DMS", symbolDMS = "DMS text" }
+        var kind: Kind
+        var parsed: Int
+        var nonEmpty: Int
+        /// Some value carries a sign or a hemisphere letter.
+        var signed: Bool
+    }
+
+    /// Classifies a column's values as latitudes (limit 90) or longitudes (180), or nil when fewer
+    /// than 90% of its non-empty values read as any one form.
+    func format(ofColumn index: Int, limit: Double) -> ColumnFormat? {
+        let values = sample.map { $0[index] }.filter { !$0.isEmpty }
+        guard !values.isEmpty else { return nil }
+        var counts: [ColumnFormat.Kind: Int] = [:]
+        var signed = false
+        for text in values {
+            if text.contains(where: { $0 == "-" || "NSEWnsew".contains($0) }) { signed = true }
+            if let value = ValueParsing.number(text), abs(value) <= limit, !Self.looksCompact(text) {
+                counts[.decimal, default: 0] += 1
+            } else if let value = DMS.degrees(text, impliedHemisphere: limit == 90 ? .north : .east), abs(value) <= limit {
+                counts[Self.looksCompact(text) ? .compactDMS : .symbolDMS, default: 0] += 1
+            }
+        }
+        guard let (kind, parsed) = counts.max(by: { $0.value < $1.value }), parsed * 10 >= values.count * 9 else { return nil }
+        return ColumnFormat(kind: kind, parsed: parsed, nonEmpty: values.count, signed: signed)
+    }
+
+    /// A plain number with 5 to 7 integer digits: `344512.3`, `0864032.17`.
+    static func looksCompact(_ text: String) -> Bool {
+        var digits = 0
+        for (k, c) in text.enumerated() {
+            if c.isASCII && c.isNumber { digits += 1 } else if c == "." { break } else if !(k == 0 && (c == "-" || c == "+")) { return false }
+        }
+        return (5...7).contains(digits)
+    }
+
+    private mutating func inferCoordinates(_ options: inout LoadOptions) throws {
+        let named = try ColumnMapping(header: header, overrides: options.mapping, requireCoordinates: false, file: file)
+        let latWords = header.indices.filter { Self.headerWords(header[$0]).contains { $0 == "lat" || $0.hasPrefix("latitude") } }
+        let lonWords = header.indices.filter {
+            Self.headerWords(header[$0]).contains { ["lon", "long", "lng"].contains($0) || $0.hasPrefix("longitude") }
+        }
+        let latCandidates = ([named.indices[.latitude]].compactMap { $0 } + latWords).uniqued()
+        let lonCandidates = ([named.indices[.longitude]].compactMap { $0 } + lonWords).uniqued()
+        let lat = latCandidates.compactMap { i in format(ofColumn: i, limit: 90).map { (i, $0) } }.first
+        let lon = lonCandidates.compactMap { i in format(ofColumn: i, limit: 180).map { (i, $0) } }.first
+        guard let (latIndex, latFormat) = lat, let (lonIndex, lonFormat) = lon else {
+            if named.indices[.latitude] == nil || named.indices[.longitude] == nil {
+                throw ProjectedCandidates(header: header, sample: sample, file: file).error()
+            }
+            return  // named columns whose values read as nothing: the loader rejects each row with its reason
+        }
+        let userNamed = options.mapping["lat"] != nil || options.mapping["lon"] != nil
+        options.mapping["lat"] = header[latIndex]
+        options.mapping["lon"] = header[lonIndex]
+        let dms = latFormat.kind != .decimal || lonFormat.kind != .decimal
+        if dms && !options.coordinates.dms { options.coordinates.dms = true }
+        for (subject, index, format) in [("latitude", latIndex, latFormat), ("longitude", lonIndex, lonFormat)] {
+            inferences.append(Inference(
+                subject: subject, column: header[index], value: format.kind.rawValue,
+                evidence: "\(grouped(format.parsed)) of \(grouped(format.nonEmpty)) sampled values parse"
+                    + (userNamed ? "; column given with --map" : ""),
+                override: "--map \(subject == "latitude" ? "lat" : "lon")=COLUMN" + (format.kind == .decimal ? ", --dms" : ", --no-infer")))
+        }
+        let datum = inferDatumColumn(&options)
+        if dms && !lonFormat.signed && !options.coordinates.impliedWest && !options.coordinates.impliedEast {
+            try inferHemisphere(&options, lonColumn: header[lonIndex], datum: datum)
+        }
+    }
+
+    /// Finds a column whose values are datum names (NAD27, NAD83, WGS84, OLDHI, …) and applies it per row.
+    /// Returns the datums seen, most common first.
+    private mutating func inferDatumColumn(_ options: inout LoadOptions) -> [String] {
+        guard options.coordinates.crs == nil else { return [] }
+        let known = Set(options.coordinates.datums.keys.map { $0.uppercased() })
+        let given = options.coordinates.datumColumn.flatMap { header.firstIndex(of: $0) }
+        for index in given.map({ [$0] }) ?? Array(header.indices) {
+            // A quick look at a few values first: most columns are plainly not datums.
+            let first = sample.lazy.map { $0[index] }.filter { !$0.isEmpty }.prefix(20)
+            guard given != nil || first.contains(where: { known.contains($0.trimmingCharacters(in: .whitespaces).uppercased()) })
+            else { continue }
+            let values = sample.map { $0[index].trimmingCharacters(in: .whitespaces).uppercased() }.filter { !$0.isEmpty }
+            guard !values.isEmpty else { continue }
+            let counts = Dictionary(values.map { ($0, 1) }, uniquingKeysWith: +)
+            let matching = counts.filter { known.contains($0.key) }.values.reduce(0, +)
+            guard given != nil || matching * 100 >= values.count * 95 else { continue }
+            let ranked = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map(\.key)
+            if given == nil { options.coordinates.datumColumn = header[index] }
+            if options.coordinates.emptyDatum == nil, let common = ranked.first(where: known.contains),
+               values.count < sample.count {
+                options.coordinates.emptyDatum = common
+            }
+            let empties = sample.count - values.count
+            inferences.append(Inference(
+                subject: "datum", column: header[index], value: "per row: " + ranked.prefix(4).map { "\($0) \(grouped(counts[$0]!))" }.joined(separator: ", "),
+                evidence: given != nil ? "given with --datum-column"
+                    : "\(grouped(matching)) of \(grouped(values.count)) sampled values name a datum"
+                    + (empties > 0 && options.coordinates.emptyDatum != nil ? "; \(grouped(empties)) empty cells taken as \(options.coordinates.emptyDatum!)" : ""),
+                override: "--datum-column COLUMN, or --crs EPSG:CODE for one CRS"))
+            return ranked
+        }
+        return []
+    }
+
+    /// Decides whether unsigned DMS longitudes are west or east from a country, state or datum
+    /// column; without evidence, asks the user.
+    private mutating func inferHemisphere(_ options: inout LoadOptions, lonColumn: String, datum: [String]) throws {
+        let americas: Set<String> = ["US", "USA", "UNITED STATES", "CA", "CAN", "CANADA", "MX", "MEX", "MEXICO"]
+        var evidence: String?
+        for index in header.indices {
+            let words = Self.headerWords(header[index])
+            let values = sample.map { $0[index].trimmingCharacters(in: .whitespaces).uppercased() }.filter { !$0.isEmpty }
+            guard !values.isEmpty else { continue }
+            if words.contains(where: { $0.hasPrefix("country") }) {
+                let hits = values.count { americas.contains($0) }
+                if hits * 10 >= values.count * 9 { evidence = "\(header[index]) is \(Set(values).sorted().prefix(3).joined(separator: "/")) on \(grouped(hits)) of \(grouped(values.count)) sampled rows"; break }
+            }
+            if words.contains(where: { $0 == "state" || $0 == "stusps" || $0 == "province" || $0 == "prov" }) {
+                let hits = values.count { Self.northAmericanRegions.contains($0) }
+                if hits * 10 >= values.count * 9 { evidence = "\(header[index]) names US states or Canadian provinces on \(grouped(hits)) of \(grouped(values.count)) sampled rows"; break }
+            }
+        }
+        if evidence == nil, let first = datum.first, ["NAD27", "NAD83", "OLDHI"].contains(where: { first.hasPrefix($0) }) {
+            evidence = "the datum column names \(first), a North American datum"
+        }
+        guard let evidence else {
+            throw ImportError(.ambiguousCoordinates,
+                "longitudes in \"\(lonColumn)\" are DMS without a sign or hemisphere letter, and no country, state or datum column says "
+                    + "which hemisphere they are in; load with --implied-west (the Americas) or --implied-east", file: file, column: lonColumn)
+        }
+        options.coordinates.impliedWest = true
+        inferences.append(Inference(subject: "hemisphere", column: lonColumn, value: "west (unsigned longitudes negated)",
+                                    evidence: evidence, override: "--implied-east"))
+    }
+
+    /// US state and Canadian province abbreviations.
+    static let northAmericanRegions: Set<String> = Set((
+        "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD "
+            + "TN TX UT VT VA WA WV WI WY PR GU AS VI MP AB BC MB NB NL NS NT NU ON PE QC SK YT").split(separator: " ").map(String.init))
+}
+
+extension Array where Element: Hashable {
+    /// The elements in order, each only the first time it appears.
+    func uniqued() -> [Element] {
+        var seen = Set<Element>()
+        return filter { seen.insert($0).inserted }
+    }
+}
+
+/// A count with thousands separators: `10,696`.
+func grouped(_ n: Int) -> String {
+    let digits = String(abs(n))
+    var out = ""
+    for (k, c) in digits.enumerated() {
+        if k > 0 && (digits.count - k) % 3 == 0 { out.append(",") }
+        out.append(c)
+    }
+    return n < 0 ? "-" + out : out
+}

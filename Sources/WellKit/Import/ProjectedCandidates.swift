@@ -1,0 +1,144 @@
+/// For a file with projected x/y columns and no latitude or longitude: the CRSs the columns could
+/// be in, each with its evidence and the exact command to load with it. It never chooses one
+/// silently: the loader fails with this list, and the user picks.
+///
+/// For example, Indiana's orphaned-wells list has `Utmx`/`Utmy` and `x`/`y`:
+///
+/// ```
+/// EPSG:3857 for x/y: as WGS 84 / Pseudo-Mercator the points fall around 39.1°N 86.9°W
+/// EPSG:26916 for Utmx/Utmy: UTM zone 16N, where x/y put the points; agrees with x/y as EPSG:3857 within 1.3 m
+/// ```
+struct ProjectedCandidates {
+    let header: [String]
+    let sample: [[String]]
+    let file: String
+
+    struct Candidate: Equatable {
+        var crs: String
+        var xColumn: String
+        var yColumn: String
+        var evidence: String
+
+        func command(file: String) -> String {
+            "wells load \(shellQuoted(file)) --crs \(crs) --x \(shellQuoted(xColumn)) --y \(shellQuoted(yColumn))"
+        }
+    }
+
+    /// Column pairs whose names differ by x ↔ y (`Utmx`/`Utmy`, `X_COORD`/`Y_COORD`) or are easting/northing.
+    func pairs() -> [(x: Int, y: Int)] {
+        var result: [(x: Int, y: Int)] = []
+        for (x, name) in header.enumerated() {
+            let lower = name.lowercased()
+            var partners: [String] = []
+            if let r = lower.range(of: "x", options: .backwards) { partners.append(lower.replacingCharacters(in: r, with: "y")) }
+            if lower.contains("easting") { partners.append(lower.replacingOccurrences(of: "easting", with: "northing")) }
+            guard !partners.isEmpty,
+                  let y = header.firstIndex(where: { $0.lowercased() != lower && partners.contains($0.lowercased()) }) else { continue }
+            result.append((x, y))
+        }
+        return result
+    }
+
+    /// The median of the numbers in a column, or nil when fewer than 90% of its non-empty values are numbers.
+    private func numbers(_ index: Int) -> [Double]? {
+        let values = sample.map { $0[index] }.filter { !$0.isEmpty }
+        let numbers = values.compactMap(ValueParsing.number)
+        guard !numbers.isEmpty, numbers.count * 10 >= values.count * 9 else { return nil }
+        return numbers
+    }
+
+    /// Candidate CRSs for every x/y pair, best supported first.
+    func find() -> [Candidate] {
+        var candidates: [Candidate] = []
+        var webMercator: (pair: (x: Int, y: Int), points: [(x: Double, y: Double)], lonLat: [(x: Double, y: Double)])?
+        var utmPairs: [(x: Int, y: Int)] = []
+        for pair in pairs() {
+            guard let xs = numbers(pair.x), let ys = numbers(pair.y) else { continue }
+            let (mx, my) = (median(xs), median(ys))
+            if (100_000...900_000).contains(mx) && (0...10_000_000).contains(my) { utmPairs.append(pair); continue }
+            guard abs(mx) > 180 || abs(my) > 90, abs(mx) <= 20_037_508.35, abs(my) <= 20_048_966.11 else { continue }
+            let points = rows(pair)
+            var lonLat = points
+            guard (try? TransformCache.shared.transformer(from: "EPSG:3857", to: "EPSG:4326").transform(&lonLat)) != nil else { continue }
+            let center = (lon: median(lonLat.map(\.x)), lat: median(lonLat.map(\.y)))
+            webMercator = (pair, points, lonLat)
+            candidates.append(Candidate(crs: "EPSG:3857", xColumn: header[pair.x], yColumn: header[pair.y],
+                                        evidence: "as WGS 84 / Pseudo-Mercator the points fall around \(Self.place(center.lat, center.lon))"))
+        }
+        var utm: [Candidate] = []
+        for pair in utmPairs {
+            if let webMercator {
+                // The zone where the other pair puts the points; the datum that agrees with it best.
+                let lon = median(webMercator.lonLat.map(\.x)), lat = median(webMercator.lonLat.map(\.y))
+                let zone = Int(((lon + 180) / 6).rounded(.down)) + 1
+                let options = (lat >= 0 ? [26900, 32600] : [32700]).map { "EPSG:\($0 + zone)" }
+                let scored = options.compactMap { crs -> (String, Double)? in
+                    guard let worst = agreement(pair, crs: crs, with: webMercator.pair, lonLat: webMercator.lonLat) else { return nil }
+                    return (crs, worst)
+                }.sorted { $0.1 < $1.1 }
+                for (crs, worst) in scored {
+                    utm.append(Candidate(
+                        crs: crs, xColumn: header[pair.x], yColumn: header[pair.y],
+                        evidence: "UTM zone \(zone)\(lat >= 0 ? "N" : "S"), where \(header[webMercator.pair.x])/\(header[webMercator.pair.y]) "
+                            + "put the points; agrees with them as EPSG:3857 within \(worst.projDecimal(1)) m"))
+                }
+            } else {
+                utm.append(Candidate(crs: "EPSG:269ZZ", xColumn: header[pair.x], yColumn: header[pair.y],
+                                            evidence: "values look like UTM metres, but nothing in the file names the zone ZZ (NAD83; EPSG:326ZZ for WGS 84)"))
+            }
+        }
+        return utm + candidates
+    }
+
+    /// The error for a file without latitude/longitude columns: the candidates and the exact commands.
+    func error() -> ImportError {
+        let candidates = find()
+        var message = "no latitude/longitude columns among: \(header.joined(separator: ", "))."
+        if candidates.isEmpty {
+            message += " If a column holds decimal degrees or DMS, name it with --map lat=COLUMN --map lon=COLUMN;"
+                + " if the file has projected x/y, give their CRS with --crs EPSG:CODE --x COLUMN --y COLUMN"
+        } else {
+            message += " The file has projected x/y columns; candidate CRSs:"
+            for candidate in candidates {
+                message += "\n  \(candidate.crs) for \(candidate.xColumn)/\(candidate.yColumn): \(candidate.evidence)\n    \(candidate.command(file: file))"
+            }
+        }
+        return ImportError(.noCoordinateColumns, message, file: file)
+    }
+
+    private func rows(_ pair: (x: Int, y: Int)) -> [(x: Double, y: Double)] {
+        sample.compactMap { row in
+            guard let x = ValueParsing.number(row[pair.x]), let y = ValueParsing.number(row[pair.y]) else { return nil }
+            return (x, y)
+        }
+    }
+
+    /// The worst distance, in metres, between a pair read in `crs` and the Web Mercator pair, over the sampled rows.
+    private func agreement(_ pair: (x: Int, y: Int), crs: String, with other: (x: Int, y: Int), lonLat: [(x: Double, y: Double)]) -> Double? {
+        guard let transformer = try? TransformCache.shared.transformer(from: crs, to: "EPSG:4326") else { return nil }
+        var worst = 0.0
+        for row in sample.prefix(200) {
+            guard let x = ValueParsing.number(row[pair.x]), let y = ValueParsing.number(row[pair.y]),
+                  let ox = ValueParsing.number(row[other.x]), let oy = ValueParsing.number(row[other.y]),
+                  let a = try? transformer.transform(x: x, y: y),
+                  let b = try? TransformCache.shared.transform(x: ox, y: oy, from: "EPSG:3857", to: "EPSG:4326") else { continue }
+            worst = max(worst, Geodesic.distance(fromLatitude: a.y, longitude: a.x, toLatitude: b.y, longitude: b.x))
+        }
+        return worst
+    }
+
+    private func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted[sorted.count / 2]
+    }
+
+    static func place(_ lat: Double, _ lon: Double) -> String {
+        "\(abs(lat).projDecimal(1))°\(lat >= 0 ? "N" : "S") \(abs(lon).projDecimal(1))°\(lon >= 0 ? "E" : "W")"
+    }
+}
+
+/// `text` quoted for a POSIX shell when it needs it.
+func shellQuoted(_ text: String) -> String {
+    let plain = text.allSatisfy { $0.isLetter || $0.isNumber || "-_./:=@".contains($0) }
+    return plain && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+}

@@ -1,0 +1,138 @@
+/// Finds wells whose coordinates are valid numbers but almost certainly wrong.
+///
+/// The rule, stated so that users can judge it:
+///
+/// 1. A well is **isolated** when no other well of the file lies in its cell or the 8 cells around
+///    it, on a grid of 0.2° (so nothing within about 20 km, and often much more).
+/// 2. An isolated well is flagged when one simple slip explains it: with the longitude's or the
+///    latitude's sign flipped, latitude and longitude swapped, or one digit put back into the whole
+///    degrees (`-14.52` for `-114.52`), it lands next to other wells of the file. The reason names
+///    the slip: `longitude sign`, `latitude sign`, `swapped`, `lost digit`.
+/// 3. An isolated well that no slip explains is flagged `far from the others` only when the file's
+///    wells (all but the isolated ones, 1st to 99th percentile) fit in 60° of longitude and 40° of
+///    latitude, and the well is more than 1,000 km, and more than that extent's diagonal, outside it.
+///
+/// A well among others is never flagged, and a file that legitimately spans oceans (the Pacific
+/// NWIS list: Hawaii, Guam, Samoa, on both sides of the antimeridian) is never "far": its extent
+/// is too wide for rule 3, and its island groups are not isolated. Files of fewer than 20 wells
+/// are not judged.
+///
+/// - Complexity: O(n) for n wells: one hash of grid cells; the repairs are tried only for isolated wells.
+enum SuspectCoordinates {
+    /// The grid cell, in degrees.
+    static let cell = 0.2
+    static let columns = Int((360 / cell).rounded())
+    static let minimumWells = 20
+
+    struct Finding: Equatable {
+        var index: Int
+        var reason: String
+        var detail: String
+    }
+
+    /// The suspects among `points` (latitude, longitude), by index.
+    static func find(_ points: [(lat: Double, lon: Double)]) -> [Finding] {
+        guard points.count >= minimumWells else { return [] }
+        var cells: [Int: Int32] = [:]
+        cells.reserveCapacity(min(points.count, 1 << 16))
+        for p in points { cells[key(p.lat, p.lon), default: 0] += 1 }
+
+        /// Wells in the 3 × 3 cells around (lat, lon), not counting `excluding`.
+        func neighbours(_ lat: Double, _ lon: Double, excluding: (lat: Double, lon: Double)?) -> Int {
+            guard (-90...90).contains(lat), (-180...180).contains(lon) else { return 0 }
+            let row = Int(((lat + 90) / cell).rounded(.down)), column = Int(((lon + 180) / cell).rounded(.down))
+            var count = 0
+            for dr in -1...1 {
+                for dc in -1...1 {
+                    count += Int(cells[(row + dr) * columns + (column + dc + columns) % columns] ?? 0)
+                }
+            }
+            if let excluding {
+                let r = Int(((excluding.lat + 90) / cell).rounded(.down)), c = Int(((excluding.lon + 180) / cell).rounded(.down))
+                if abs(r - row) <= 1 && (abs(c - column) <= 1 || abs(c - column) == columns - 1) { count -= 1 }
+            }
+            return count
+        }
+
+        var isolated: [Int] = []
+        for (index, p) in points.enumerated() where cells[key(p.lat, p.lon)] == 1 && neighbours(p.lat, p.lon, excluding: p) == 0 {
+            isolated.append(index)
+        }
+        guard !isolated.isEmpty else { return [] }
+
+        var findings: [Finding] = []
+        var unexplained: [Int] = []
+        for index in isolated {
+            let p = points[index]
+            if let (reason, lat, lon) = repair(p, landsAmongOthers: { neighbours($0, $1, excluding: p) > 0 }) {
+                findings.append(Finding(index: index, reason: reason,
+                                        detail: "no other well within about 20 km; as \(format(lat)), \(format(lon)) it lies among other wells"))
+            } else {
+                unexplained.append(index)
+            }
+        }
+        if !unexplained.isEmpty, let core = coreExtent(points, excluding: Set(isolated)) {
+            for index in unexplained {
+                let p = points[index]
+                let lat = min(max(p.lat, core.south), core.north), lon = min(max(p.lon, core.west), core.east)
+                let distance = Geodesic.distance(fromLatitude: p.lat, longitude: p.lon, toLatitude: lat, longitude: lon)
+                if distance > max(1_000_000, core.diagonal) {
+                    findings.append(Finding(index: index, reason: "far from the others",
+                                            detail: "\(Int(distance / 1000)) km outside the extent of the file's other wells"))
+                }
+            }
+        }
+        return findings.sorted { $0.index < $1.index }
+    }
+
+    /// The first slip that puts `p` among other wells: the reason and the repaired position.
+    static func repair(_ p: (lat: Double, lon: Double), landsAmongOthers: (Double, Double) -> Bool) -> (String, Double, Double)? {
+        if p.lon != 0, landsAmongOthers(p.lat, -p.lon) { return ("longitude sign", p.lat, -p.lon) }
+        if p.lat != 0, landsAmongOthers(-p.lat, p.lon) { return ("latitude sign", -p.lat, p.lon) }
+        if abs(p.lon) <= 90, landsAmongOthers(p.lon, p.lat) { return ("swapped", p.lon, p.lat) }
+        for lon in withDigitRestored(p.lon, limit: 180) where landsAmongOthers(p.lat, lon) { return ("lost digit", p.lat, lon) }
+        for lat in withDigitRestored(p.lat, limit: 90) where landsAmongOthers(lat, p.lon) { return ("lost digit", lat, p.lon) }
+        return nil
+    }
+
+    /// `value` with one digit (0–9) inserted anywhere in its whole degrees, within ±`limit`.
+    static func withDigitRestored(_ value: Double, limit: Double) -> [Double] {
+        let magnitude = abs(value), whole = Int(magnitude.rounded(.down)), fraction = magnitude - Double(whole)
+        let digits = Array(String(whole))
+        var result: [Double] = []
+        for position in 0...digits.count {
+            for digit in "0123456789" {
+                var changed = digits
+                changed.insert(digit, at: position)
+                guard let restored = Int(String(changed)), restored != whole else { continue }
+                let candidate = (Double(restored) + fraction) * (value < 0 ? -1 : 1)
+                if abs(candidate) <= limit && !result.contains(candidate) { result.append(candidate) }
+            }
+        }
+        return result
+    }
+
+    /// The 1st–99th percentile box of the wells not excluded, when it is compact enough to judge "far".
+    private static func coreExtent(_ points: [(lat: Double, lon: Double)], excluding: Set<Int>)
+        -> (south: Double, north: Double, west: Double, east: Double, diagonal: Double)? {
+        let stride = max(1, points.count / 20_000)
+        var lats: [Double] = [], lons: [Double] = []
+        for index in Swift.stride(from: 0, to: points.count, by: stride) where !excluding.contains(index) {
+            lats.append(points[index].lat)
+            lons.append(points[index].lon)
+        }
+        guard lats.count >= minimumWells else { return nil }
+        lats.sort()
+        lons.sort()
+        let lo = lats.count / 100, hi = lats.count - 1 - lats.count / 100
+        let (south, north, west, east) = (lats[lo], lats[hi], lons[lo], lons[hi])
+        guard north - south <= 40, east - west <= 60 else { return nil }
+        return (south, north, west, east, Geodesic.distance(fromLatitude: south, longitude: west, toLatitude: north, longitude: east))
+    }
+
+    private static func key(_ lat: Double, _ lon: Double) -> Int {
+        Int(((lat + 90) / cell).rounded(.down)) * columns + Int(((lon + 180) / cell).rounded(.down)) % columns
+    }
+
+    private static func format(_ degrees: Double) -> String { degrees.projDecimal(6) }
+}
