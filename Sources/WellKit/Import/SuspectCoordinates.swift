@@ -1,23 +1,26 @@
 /// Finds wells whose coordinates are valid numbers but almost certainly wrong.
 ///
-/// The rule, stated so that users can judge it:
+/// The rule, stated so that users can judge it. Wells are counted on a grid of 0.2° cells; a
+/// well's *neighbours* are the other wells in its cell and the 8 cells around it (so within about
+/// 20 km, often more).
 ///
-/// 1. A well is **isolated** when no other well of the file lies in its cell or the 8 cells around
-///    it, on a grid of 0.2° (so nothing within about 20 km, and often much more).
-/// 2. An isolated well is flagged when one simple slip explains it: with the longitude's or the
+/// 1. A well is **out of place** when it has at most max(5, n / 1,000) neighbours, n being the
+///    wells of the file: it is alone, or in a small group (several wells of one field can lose the
+///    same minus sign together).
+/// 2. An out-of-place well is flagged when one simple slip explains it: with the longitude's or the
 ///    latitude's sign flipped, latitude and longitude swapped, or one digit put back into the whole
-///    degrees (`-14.52` for `-114.52`), it lands next to other wells of the file. The reason names
-///    the slip: `longitude sign`, `latitude sign`, `swapped`, `lost digit`.
-/// 3. An isolated well that no slip explains is flagged `far from the others` only when the file's
-///    wells (all but the isolated ones, 1st to 99th percentile) fit in 60° of longitude and 40° of
-///    latitude, and the well is more than 1,000 km, and more than that extent's diagonal, outside it.
+///    degrees (`-14.52` for `-114.52`), it has at least max(10, 20 × (neighbours + 1)) neighbours.
+///    The reason names the slip: `longitude sign`, `latitude sign`, `swapped`, `lost digit`.
+/// 3. An out-of-place well that no slip explains is flagged `far from the others` only when the
+///    file's other wells (1st to 99th percentile) fit in 60° of longitude and 40° of latitude, and the
+///    well is more than 1,000 km, and more than that extent's diagonal, outside it.
 ///
-/// A well among others is never flagged, and a file that legitimately spans oceans (the Pacific
+/// A well among many others is never flagged, and a file that legitimately spans oceans (the Pacific
 /// NWIS list: Hawaii, Guam, Samoa, on both sides of the antimeridian) is never "far": its extent
-/// is too wide for rule 3, and its island groups are not isolated. Files of fewer than 20 wells
-/// are not judged.
+/// is too wide for rule 3, and none of its island groups becomes 20 times denser by a slip. Files of
+/// fewer than 20 wells are not judged.
 ///
-/// - Complexity: O(n) for n wells: one hash of grid cells; the repairs are tried only for isolated wells.
+/// - Complexity: O(n) for n wells: one hash of grid cells; the slips are tried only for wells out of place.
 enum SuspectCoordinates {
     /// The grid cell, in degrees.
     static let cell = 0.2
@@ -54,24 +57,29 @@ enum SuspectCoordinates {
             return count
         }
 
-        var isolated: [Int] = []
-        for (index, p) in points.enumerated() where cells[key(p.lat, p.lon)] == 1 && neighbours(p.lat, p.lon, excluding: p) == 0 {
-            isolated.append(index)
+        let few = max(5, points.count / 1_000)
+        var outOfPlace: [(index: Int, neighbours: Int)] = []
+        for (index, p) in points.enumerated() where Int(cells[key(p.lat, p.lon)]!) <= few + 1 {
+            let count = neighbours(p.lat, p.lon, excluding: p)
+            if count <= few { outOfPlace.append((index, count)) }
         }
-        guard !isolated.isEmpty else { return [] }
+        guard !outOfPlace.isEmpty else { return [] }
 
         var findings: [Finding] = []
         var unexplained: [Int] = []
-        for index in isolated {
+        for (index, count) in outOfPlace {
             let p = points[index]
-            if let (reason, lat, lon) = repair(p, landsAmongOthers: { neighbours($0, $1, excluding: p) > 0 }) {
-                findings.append(Finding(index: index, reason: reason,
-                                        detail: "no other well within about 20 km; as \(format(lat)), \(format(lon)) it lies among other wells"))
+            let enough = max(10, 20 * (count + 1))
+            if let (reason, lat, lon) = repair(p, landsAmongOthers: { neighbours($0, $1, excluding: p) >= enough }) {
+                findings.append(Finding(
+                    index: index, reason: reason,
+                    detail: "\(count) other well\(count == 1 ? "" : "s") within about 20 km; at \(format(lat)), \(format(lon)) "
+                        + "it would have \(neighbours(lat, lon, excluding: p))"))
             } else {
                 unexplained.append(index)
             }
         }
-        if !unexplained.isEmpty, let core = coreExtent(points, excluding: Set(isolated)) {
+        if !unexplained.isEmpty, let core = coreExtent(points, excluding: Set(outOfPlace.map(\.index))) {
             for index in unexplained {
                 let p = points[index]
                 let lat = min(max(p.lat, core.south), core.north), lon = min(max(p.lon, core.west), core.east)

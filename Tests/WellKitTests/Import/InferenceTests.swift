@@ -1,0 +1,200 @@
+import Foundation
+import GRDB
+import Testing
+@testable import WellKit
+
+/// Content-aware inference on real agency files and on small files made to defeat name matching.
+@Suite struct InferenceTests {
+    // MARK: - Real files, no flags
+
+    @Test func nwisPacificLoadsWithNoFlags() throws {
+        let path = Fixtures.sharedData("usgs-nwis-hi-pacific-gw-sites.tsv")
+        let store = try Fixtures.makeStore()
+        let summary = try store.load(csvAt: path)
+        #expect(summary.inserted == 5_223)
+        #expect(summary.rejected == 180)
+        #expect(summary.rejectReasons == ["missing coordinates": 180])
+        #expect(summary.records == 5_403)
+        #expect(summary.suspects.isEmpty)
+        #expect(summary.commentLines == 1)
+        #expect(summary.mapping["uwi"] == "site_no")
+        // Lines count from the top of the file: the comment line is line 1, the header line 2.
+        let first = try store.pool.read { db in try Int.fetchOne(db, sql: "SELECT min(line) FROM rejects") }
+        let firstMissing = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n")
+            .firstIndex { $0.hasPrefix("USGS\t") && $0.split(separator: "\t", omittingEmptySubsequences: false)[3].isEmpty }
+        #expect(first == firstMissing.map { $0 + 1 })
+        try store.pool.read { (db: Database) throws -> Void in
+            #expect(try String.fetchOne(db, sql: "SELECT uwi FROM details WHERE uwi = '051930163003170'") == "051930163003170")
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM details WHERE uwi LIKE '0%'")! > 0)
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM suspects") == 0)
+            // Wells on both sides of the antimeridian.
+            #expect(try Double.fetchOne(db, sql: "SELECT min(lon) FROM pins")! < -170)
+            #expect(try Double.fetchOne(db, sql: "SELECT max(lon) FROM pins")! > 170)
+            let inferences = try String.fetchOne(db, sql: "SELECT inferences FROM loads") ?? ""
+            #expect(inferences.contains("\"subject\":\"datum\""))
+        }
+        // The quote in `Dorfay 6" Well` is a plain character in tab-separated text.
+        #expect(try store.pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM rejects WHERE raw LIKE '%Dorfay 6\"%' AND reason LIKE '%empty%'")
+        } == 1)
+    }
+
+    @Test(arguments: ["tn-oilgas-wells.csv", "usgs-nwis-pa-gw-sites.tsv", "al-sogb-wells-multiline.csv", "usgs-nwis-hi-pacific-gw-sites.tsv"])
+    func realFilesRaiseNoFalseAlarms(name: String) throws {
+        let summary = try WellStore.dryRun(csvAt: Fixtures.sharedData(name))
+        #expect(summary.suspects.isEmpty, "\(name): \(summary.suspects.prefix(3))")
+        #expect(summary.identifierNotKey == nil)
+    }
+
+    @Test func indianaErrorListsCandidateCRSsWithEvidenceAndCommands() throws {
+        let path = Fixtures.sharedData("in-igs-orphan-wells-utm16n.csv")
+        do {
+            _ = try WellStore.dryRun(csvAt: path)
+            Issue.record("a file without latitude/longitude loaded")
+        } catch let error as ImportError {
+            #expect(error.code == .noCoordinateColumns)
+            let text = error.description
+            #expect(text.contains("EPSG:26916 for Utmx/Utmy: UTM zone 16N"))
+            #expect(text.contains("wells load \(path) --crs EPSG:26916 --x Utmx --y Utmy"))
+            #expect(text.contains("EPSG:3857 for x/y"))
+            // The first candidate is the one the file's other pair agrees with best.
+            #expect(text.range(of: "EPSG:26916")!.lowerBound < text.range(of: "EPSG:3857 for")!.lowerBound)
+        }
+    }
+
+    /// Real Tennessee wells with slips put in: each is flagged with its reason, and nothing else is.
+    @Test func slipsInARealFileAreFlagged() throws {
+        var lines = try String(contentsOfFile: Fixtures.sharedData("tn-oilgas-wells.csv"), encoding: .utf8)
+            .components(separatedBy: "\r\n")
+        // Latitude and longitude are the first pair of quoted numbers on a line.
+        func edit(_ line: Int, _ change: (String, String) -> (String, String)) throws {
+            let pair = try Regex(#""(-?[0-9]+\.[0-9]+)","(-?[0-9]+\.[0-9]+)""#)
+            let match = try #require(lines[line - 1].firstMatch(of: pair))
+            let (lat, lon) = change(String(match.output[1].substring!), String(match.output[2].substring!))
+            lines[line - 1].replaceSubrange(match.range, with: "\"\(lat)\",\"\(lon)\"")
+        }
+        try edit(101) { lat, lon in (lat, String(lon.dropFirst())) }                 // lost minus sign
+        try edit(2001) { lat, lon in (lon, lat) }                                    // swapped
+        try edit(3001) { lat, lon in (lat, "-" + lon.dropFirst(2)) }                 // -85.x → -5.x, a lost digit
+        let path = try Fixtures.file(lines.joined(separator: "\r\n"))
+        let summary = try WellStore.dryRun(csvAt: path)
+        #expect(summary.suspects.map(\.line) == [101, 2001, 3001])
+        #expect(summary.suspects.map(\.reason) == ["longitude sign", "swapped", "lost digit"])
+        var options = LoadOptions()
+        options.rejectSuspects = true
+        let strict = try WellStore.dryRun(csvAt: path, options: options)
+        #expect(strict.suspects.isEmpty)
+        #expect(strict.rejectReasons["suspect: longitude sign"] == 1)
+        #expect(strict.inserted == summary.inserted - 3)
+    }
+
+    // MARK: - Columns that names alone do not settle
+
+    @Test(arguments: [("Well API", 0), ("API#", 0), ("API Number", 0), ("UWI", 0), ("WELL_ID", 0), ("site_no", 0),
+                      ("Permit_Number", 1), ("IGS_ID", 1), ("OBJECTID", 2), ("Id", 2)])
+    func identifierHeaders(name: String, rank: Int) {
+        #expect(ColumnInference.identifierRank(name) == rank)
+    }
+
+    @Test(arguments: ["Spud Date", "PermitDate", "Well Name", "Well Type", "Status", "County"])
+    func headersThatNameNoIdentifier(name: String) {
+        #expect(ColumnInference.identifierRank(name) == nil)
+    }
+
+    @Test func mostUniqueIdentifierWins() throws {
+        var text = "Well API,Permit,Latitude,Longitude\n"
+        for k in 0..<200 { text += "4212300000000\(k % 3),P-\(k),36.\(1000 + k),-85.\(2000 + k)\n" }
+        let summary = try WellStore.dryRun(csvAt: try Fixtures.file(text))
+        #expect(summary.mapping["uwi"] == "Permit")
+        #expect(summary.extraColumns.contains("Well API"))
+        #expect(summary.rejected == 0)
+    }
+
+    @Test func identifierThatIsNotAKeyLoadsEveryWell() throws {
+        // One API column, rounded by a spreadsheet: 3 values over 300 different wells; 2 exact copies,
+        // so that the second and third values appear 101 times each (the earlier one is reported).
+        var rows: [String] = []
+        for k in 0..<300 { rows.append("\(["4.21235E+13", "4.21236E+13", "4.21237E+13"][k % 3]),W \(k),36.\(1000 + k),-85.\(2000 + k)") }
+        rows += [rows[10], rows[20]]
+        let path = try Fixtures.file("Well API,Well Name,Latitude,Longitude\n" + rows.joined(separator: "\n") + "\n", name: "tx.csv")
+        let store = try Fixtures.makeStore()
+        let summary = try store.load(csvAt: path)
+        let report = try #require(summary.identifierNotKey)
+        #expect(report.column == "Well API")
+        #expect(report.distinct == 3)
+        #expect(report.mostRepeated == "4.21236E+13" && report.mostRepeatedCount == 101)
+        #expect(summary.inserted == 300)
+        #expect(summary.rejectReasons == ["duplicate well": 2])
+        #expect(summary.warnings.contains { $0.contains("not a key") && $0.contains("--id") })
+        try store.pool.read { (db: Database) throws -> Void in
+            #expect(try String.fetchOne(db, sql: "SELECT uwi FROM details JOIN pins ON pins.id = pin_id WHERE name = 'W 7'") == "tx.csv:9")
+            #expect(try String.fetchOne(db, sql: "SELECT json_extract(extra, '$.\"Well API\"') FROM details WHERE uwi = 'tx.csv:9'") == "4.21236E+13")
+        }
+        // Loading again updates, and --id makes the column a key again.
+        #expect(try store.load(csvAt: path).updated == 300)
+        var options = LoadOptions()
+        options.identifier = .column("Well API")
+        #expect(try WellStore.dryRun(csvAt: path, options: options).inserted == 3)
+        options.identifier = .none
+        #expect(try WellStore.dryRun(csvAt: path, options: options).inserted == 302)
+    }
+
+    @Test func compactDMSWithDatumAndCountryNeedsNoFlags() throws {
+        let text = """
+            # comment
+            site_no\tlat_va\tlong_va\tcoord_datum_cd\tcountry_cd
+            15s\t11s\t12s\t10s\t2s
+            012345678901234\t361416.67\t0863239.23\tNAD27\tUS
+            012345678901235\t365457.40\t862826.59\tNAD83\tUS
+            012345678901236\t365457.40\t0862826.59\t\tUS
+
+            """
+        let summary = try WellStore.dryRun(csvAt: try Fixtures.file(text, name: "dms.tsv"))
+        #expect(summary.inserted == 3 && summary.rejected == 0)
+        #expect(summary.commentLines == 1)
+        let subjects = Dictionary(uniqueKeysWithValues: summary.inferences.map { ($0.subject, $0) })
+        #expect(subjects["latitude"]?.value == "compact DMS")
+        #expect(subjects["longitude"]?.column == "long_va")
+        #expect(subjects["hemisphere"]?.value.hasPrefix("west") == true)
+        #expect(subjects["datum"]?.column == "coord_datum_cd")
+        #expect(summary.preview.first?["lon"]?.hasPrefix("-86.54") == true)
+        #expect(summary.preview.first?["uwi"] == "012345678901234")
+        #expect(Set(summary.transformations.map(\.source)) == ["EPSG:4267", "EPSG:4269"])
+    }
+
+    @Test func unsignedDMSWithoutEvidenceAsksForTheHemisphere() throws {
+        let path = try Fixtures.file("id,lat_va,long_va\n1,361416.67,0863239.23\n2,365457.40,0862826.59\n")
+        #expect(throws: ImportError.self) { _ = try WellStore.dryRun(csvAt: path) }
+        var options = LoadOptions()
+        options.coordinates.impliedWest = true
+        #expect(try WellStore.dryRun(csvAt: path, options: options).preview.first?["lon"]?.hasPrefix("-86.54") == true)
+    }
+
+    // MARK: - Encodings
+
+    @Test func utf16WithByteOrderMarkIsRead() throws {
+        let text = "api,lat,lon,name\n41-1,36.1,-85.1,Café\n41-2,36.2,-85.2,Øst\n"
+        for (bom, encoding) in [([UInt8(0xFF), 0xFE], String.Encoding.utf16LittleEndian), ([0xFE, 0xFF], .utf16BigEndian)] {
+            let url = try Fixtures.temporaryDirectory().appendingPathComponent("u16.csv")
+            try (Data(bom) + text.data(using: encoding)!).write(to: url)
+            let summary = try WellStore.dryRun(csvAt: url.path)
+            #expect(summary.inserted == 2)
+            #expect(summary.preview.map { $0["name"] } == ["Café", "Øst"])
+            #expect(summary.file == url.path)
+        }
+    }
+
+    @Test(arguments: [([UInt8(0x1F), 0x8B, 8, 0], "gzip"), ([0x50, 0x4B, 3, 4], "ZIP"), ([0x53, 0x51, 0, 0x4C], "NUL byte")])
+    func nonTextIsRefusedWithoutEchoingBytes(head: [UInt8], name: String) throws {
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("bin.csv")
+        try Data(head + [UInt8](repeating: 0xC8, count: 64)).write(to: url)
+        do {
+            _ = try WellStore.dryRun(csvAt: url.path)
+            Issue.record("binary data loaded")
+        } catch let error as ImportError {
+            #expect(error.code == .notText)
+            #expect(error.description.contains(name))
+            #expect(!error.description.contains("\u{FFFD}") && !error.description.contains("È"))
+        }
+    }
+}
