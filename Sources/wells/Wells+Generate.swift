@@ -3,10 +3,35 @@ import Foundation
 import WellKit
 
 extension Wells {
-    /// `wells generate`: writes a deterministic synthetic Alberta-like well list as CSV.
+    /// `wells generate`: writes a deterministic synthetic well list, Alberta-like or agency-style with an answer key.
     struct Generate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write a synthetic Alberta-like well list as CSV, byte-identical for the same count and seed.")
+            abstract: "Write a synthetic well list, byte-identical for the same layout, count and seed.",
+            discussion: """
+                The default layout, alberta, is the Alberta-like CSV of 20 columns; --dirty corrupts about 1% \
+                of its rows. The agency layouts put the same wells, moved 15° south into the conterminous US, \
+                in files that are dirty by construction, and --key writes what a loader should find in them \
+                as JSON (records, identifier column, rejects, duplicates and suspect coordinates by line): \
+                nwis-dms is a USGS NWIS RDB file (tab-delimited, # comments, a column-format line, 15-digit \
+                site numbers, compact DMS coordinates with a per-row datum, 1% of rows without coordinates); \
+                damaged-ids is a CRLF CSV whose Well API column a spreadsheet rounded to a few values, with \
+                0.5% exact duplicate records; coordinate-errors is a CSV with a unique API Number and 1% of \
+                rows with a lost sign, a lost digit or a point far from the others.
+                """)
+
+        /// The file layouts `--layout` accepts.
+        enum Layout: String, ExpressibleByArgument, CaseIterable {
+            case alberta
+            case nwisDMS = "nwis-dms"
+            case damagedIDs = "damaged-ids"
+            case coordinateErrors = "coordinate-errors"
+
+            /// The library's agency layout, or nil for the Alberta-like list.
+            var agency: AgencyList.Layout? { AgencyList.Layout(rawValue: rawValue) }
+        }
+
+        @Option(help: "The file layout: the Alberta-like list, or an agency-style list to write with an answer key.")
+        var layout: Layout = .alberta
 
         @Option(help: "The number of data rows to write.")
         var count: Int = WellGenerator.defaultCount
@@ -14,19 +39,40 @@ extension Wells {
         @Option(help: "The seed of the pseudo-random stream.")
         var seed: UInt64 = 1
 
-        @Flag(help: "Corrupt about 1% of rows, leave a quote unclosed at the end, and print the counts on standard error.")
+        @Flag(help: "Corrupt about 1% of the rows of the alberta layout, leave a quote unclosed at the end, and print the counts on standard error.")
         var dirty = false
 
         @Option(help: "The output file, which is replaced if it exists; standard output when omitted.")
         var out: String?
 
+        @Option(help: ArgumentHelp("The file to write the answer key to as JSON, for a layout other than alberta.", valueName: "key.json"))
+        var key: String?
+
         func validate() throws {
             guard count >= 1 else {
                 throw ValidationError("--count must be at least 1, got '\(count)'.")
             }
+            guard layout.agency != nil else {
+                if key != nil {
+                    throw ValidationError("--key needs an agency layout (--layout nwis-dms, damaged-ids or coordinate-errors).")
+                }
+                return
+            }
+            if dirty {
+                throw ValidationError("--dirty applies to the alberta layout only; '\(layout.rawValue)' is dirty by construction.")
+            }
+            guard count <= AgencyList.maximumCount else {
+                throw ValidationError("--count must be at most \(AgencyList.maximumCount) for '\(layout.rawValue)', got '\(count)'.")
+            }
         }
 
         func run() async throws {
+            if let agency = layout.agency {
+                let list = AgencyList(layout: agency, count: count, seed: seed)
+                let answer = try out.map { try list.write(toFileAt: $0) } ?? list.writeToStandardOutput()
+                if let key { try answer.write(toFileAt: key) }
+                return
+            }
             let generator = WellGenerator(count: count, seed: seed, dirty: dirty)
             let report: WellGenerator.DirtyReport
             if let out {

@@ -22,9 +22,11 @@ extension Wells {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            let well: Well?
+            let well: Well?, flag: SuspectWell?
             do {
-                well = try store.open(.readOnly).well(identifier: identifier)
+                let wellStore = try store.open(.readOnly)
+                well = try wellStore.well(identifier: identifier)
+                flag = try well.flatMap { try wellStore.suspects(pinID: $0.pin.id).first }
             } catch {
                 throw Terminal.fail(error)
             }
@@ -42,6 +44,7 @@ extension Wells {
             if let x = well.detail.sourceX, let y = well.detail.sourceY {
                 pairs += [("source_x", x.databaseValue), ("source_y", y.databaseValue), ("source_crs", well.detail.sourceCRS.databaseValue)]
             }
+            if let flag { pairs.append(("suspect", "\(flag.reason): \(flag.detail) (line \(flag.line))".databaseValue)) }
             for (key, value) in well.detail.extra.sorted(by: { $0.key < $1.key }) { pairs.append(("extra." + key, value.databaseValue)) }
             if format == .json || format == .ndjson || format == .geojson {
                 let writer = ResultWriter(format: format, columns: pairs.map(\.0)) { print($0, terminator: "") }

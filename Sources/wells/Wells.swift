@@ -12,7 +12,7 @@ struct Wells: AsyncParsableCommand {
             The store is a SpatiaLite file: QGIS and ogrinfo open its pins layer.
             """,
         version: wellKitVersion,
-        subcommands: [Demo.self, Load.self, Bbox.self, Near.self, Show.self, Find.self, List.self, CRS.self, Optimize.self, Bench.self, Generate.self]
+        subcommands: [Demo.self, Load.self, Bbox.self, Near.self, Show.self, Find.self, List.self, Suspects.self, CRS.self, Optimize.self, Bench.self, Generate.self]
     )
 
     static func main() async {

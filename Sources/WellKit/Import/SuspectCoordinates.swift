@@ -11,9 +11,11 @@
 ///    latitude's sign flipped, latitude and longitude swapped, or one digit put back into the whole
 ///    degrees (`-14.52` for `-114.52`), it has at least max(10, 20 × (neighbours + 1)) neighbours.
 ///    The reason names the slip: `longitude sign`, `latitude sign`, `swapped`, `lost digit`.
-/// 3. An out-of-place well that no slip explains is flagged `far from the others` only when the
-///    file's other wells (1st to 99th percentile) fit in 60° of longitude and 40° of latitude, and the
-///    well is more than 1,000 km, and more than that extent's diagonal, outside it.
+/// 3. An out-of-place well that no such slip explains is *far* when the file's wells (1st to 99th
+///    percentile) fit in 60° of longitude and 40° of latitude, and the well is more than 1,000 km,
+///    and more than that box's diagonal, outside it. A far well is flagged with the slip that brings
+///    it inside the box widened by a quarter on each side, preferably next to another well (in sparse
+///    country rule 2 asks too much), and as `far from the others` when none does.
 ///
 /// A well among many others is never flagged, and a file that legitimately spans oceans (the Pacific
 /// NWIS list: Hawaii, Guam, Samoa, on both sides of the antimeridian) is never "far": its extent
@@ -74,17 +76,31 @@ enum SuspectCoordinates {
                 findings.append(Finding(
                     index: index, reason: reason,
                     detail: "\(count) other well\(count == 1 ? "" : "s") within about 20 km; at \(format(lat)), \(format(lon)) "
-                        + "it would have \(neighbours(lat, lon, excluding: p))"))
+                        + "it would have \(neighbours(lat, lon, excluding: p)) within about 20 km"))
             } else {
                 unexplained.append(index)
             }
         }
-        if !unexplained.isEmpty, let core = coreExtent(points, excluding: Set(outOfPlace.map(\.index))) {
+        if !unexplained.isEmpty, let core = coreExtent(points) {
+            // Inside: within the percentile box widened by a quarter on each side, since a list's edges are sparse.
+            let padLat = max(0.5, (core.north - core.south) / 4), padLon = max(0.5, (core.east - core.west) / 4)
+            func inside(_ lat: Double, _ lon: Double) -> Bool {
+                (core.south - padLat...core.north + padLat).contains(lat) && (core.west - padLon...core.east + padLon).contains(lon)
+            }
             for index in unexplained {
                 let p = points[index]
                 let lat = min(max(p.lat, core.south), core.north), lon = min(max(p.lon, core.west), core.east)
                 let distance = Geodesic.distance(fromLatitude: p.lat, longitude: p.lon, toLatitude: lat, longitude: lon)
-                if distance > max(1_000_000, core.diagonal) {
+                guard distance > max(1_000_000, core.diagonal) else { continue }
+                // Far away, a slip that brings the well inside the others' extent explains it, best next to one
+                // of them (where wells are sparse, 20 times as many neighbours is too much to ask).
+                if let (reason, lat, lon) = repair(p, landsAmongOthers: { inside($0, $1) && neighbours($0, $1, excluding: p) > 0 })
+                    ?? repair(p, landsAmongOthers: inside) {
+                    findings.append(Finding(
+                        index: index, reason: reason,
+                        detail: "\(Int(distance / 1000)) km outside the extent of the file's other wells; at \(format(lat)), \(format(lon)) "
+                            + "it would be inside it, with \(neighbours(lat, lon, excluding: p)) within about 20 km"))
+                } else {
                     findings.append(Finding(index: index, reason: "far from the others",
                                             detail: "\(Int(distance / 1000)) km outside the extent of the file's other wells"))
                 }
@@ -120,12 +136,13 @@ enum SuspectCoordinates {
         return result
     }
 
-    /// The 1st–99th percentile box of the wells not excluded, when it is compact enough to judge "far".
-    private static func coreExtent(_ points: [(lat: Double, lon: Double)], excluding: Set<Int>)
+    /// The 1st–99th percentile box of the wells (of a sample of at most about 20,000), when it is
+    /// compact enough to judge "far". Suspects are few, so the percentiles leave them out.
+    private static func coreExtent(_ points: [(lat: Double, lon: Double)])
         -> (south: Double, north: Double, west: Double, east: Double, diagonal: Double)? {
         let stride = max(1, points.count / 20_000)
         var lats: [Double] = [], lons: [Double] = []
-        for index in Swift.stride(from: 0, to: points.count, by: stride) where !excluding.contains(index) {
+        for index in Swift.stride(from: 0, to: points.count, by: stride) {
             lats.append(points[index].lat)
             lons.append(points[index].lon)
         }

@@ -1,0 +1,130 @@
+import Foundation
+
+extension AgencyList {
+    // MARK: - AnswerKey
+
+    /// What a loader should find in one ``AgencyList`` file; encoded as pretty-printed JSON with sorted keys.
+    ///
+    /// One struct covers the three layouts: members a layout does not use are `nil` and left out of
+    /// the JSON. Lines are 1-based physical line numbers of the whole file (comment lines, the
+    /// header and the RDB column-format line count). `rejects`, `duplicates` and `suspects` are
+    /// sorted by line.
+    public struct AnswerKey: Codable, Sendable, Equatable {
+        /// The identifier column, and whether its values identify the wells.
+        public struct Identifier: Codable, Sendable, Equatable {
+            /// The column name as in the header.
+            public var column: String
+            /// `true` when every value is unique (a key); `false` for a damaged column.
+            public var isKey: Bool
+            /// The number of distinct values, for a column that is not a key.
+            public var distinct: Int?
+            /// The most frequent value and how many records carry it, for a column that is not a key.
+            public var mostRepeated: Repeated?
+        }
+
+        /// A value and its number of occurrences over all records, duplicates included.
+        public struct Repeated: Codable, Sendable, Equatable {
+            public var value: String
+            public var count: Int
+        }
+
+        /// A coordinate column and how its values are written.
+        public struct CoordinateColumn: Codable, Sendable, Equatable {
+            /// The column name as in the header.
+            public var column: String
+            /// `compact DMS` (`DDMMSS.ss` / `DDDMMSS.ss`).
+            public var format: String
+            /// The hemisphere a value without sign or letter is in (`west`), if one is implied.
+            public var hemisphere: String?
+        }
+
+        /// A record a loader should reject.
+        public struct Reject: Codable, Sendable, Equatable {
+            /// Why the record cannot be loaded.
+            public enum Kind: String, Codable, Sendable, CaseIterable {
+                /// Both coordinates are blank.
+                case missingCoordinates = "missing coordinates"
+            }
+
+            public var line: Int
+            public var kind: Kind
+        }
+
+        /// A record that repeats an earlier one byte for byte: the same well listed twice.
+        public struct Duplicate: Codable, Sendable, Equatable {
+            /// The line of the copy.
+            public var line: Int
+            /// The line of the earlier record it copies.
+            public var sameAs: Int
+        }
+
+        /// A record whose coordinates are wrong in a way a loader can notice.
+        public struct Suspect: Codable, Sendable, Equatable {
+            /// The one error the record carries; rows get them in this order, in rotation.
+            public enum Reason: String, Codable, Sendable, CaseIterable {
+                /// The longitude lost its minus sign (`114.523456`).
+                case longitudeSign = "longitude sign"
+                /// One digit of the longitude's integer part is missing (`-14.523456` for `-114.523456`).
+                case lostDigit = "lost digit"
+                /// The latitude is negated (`-38.123456`).
+                case latitudeSign = "latitude sign"
+                /// The point is thousands of kilometres from every well (lat 60...70, lon -45...-30),
+                /// and no sign flip, swap or lost digit explains it.
+                case farFromTheOthers = "far from the others"
+            }
+
+            public var line: Int
+            /// The record's identifier (`API Number`).
+            public var identifier: String
+            public var reason: Reason
+        }
+
+        /// The layout's command-line name, e.g. `nwis-dms`.
+        public var layout: String
+        /// Data records, excluding comment lines, the header and a column-format line.
+        public var records: Int
+        /// Lines starting with `#` before the header (`nwis-dms`).
+        public var commentLines: Int?
+        /// `tab` (`nwis-dms`).
+        public var delimiter: String?
+        /// The identifier column.
+        public var identifier: Identifier
+        /// The latitude column, when not plain decimal degrees (`nwis-dms`).
+        public var latitude: CoordinateColumn?
+        /// The longitude column, when not plain decimal degrees (`nwis-dms`).
+        public var longitude: CoordinateColumn?
+        /// The column naming each row's horizontal datum (`nwis-dms`).
+        public var datumColumn: String?
+        /// Rows with coordinates per datum code, e.g. `NAD27` (`nwis-dms`).
+        public var datums: [String: Int]?
+        /// Records that copy an earlier record (`damaged-ids`).
+        public var duplicates: [Duplicate]?
+        /// Records a loader should reject.
+        public var rejects: [Reject]
+        /// Records with a suspect coordinate.
+        public var suspects: [Suspect]
+
+        /// A key for `layout` with `records` records and nothing else found yet.
+        init(layout: Layout, records: Int, identifier: Identifier) {
+            self.layout = layout.rawValue
+            self.records = records
+            self.identifier = identifier
+            rejects = []
+            suspects = []
+        }
+
+        /// The key as pretty-printed JSON with sorted keys, ending with a newline.
+        public func jsonData() throws -> Data {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            return try encoder.encode(self) + Data("\n".utf8)
+        }
+
+        /// Writes the key as JSON to `path`, replacing any existing file.
+        public func write(toFileAt path: String) throws {
+            guard FileManager.default.createFile(atPath: path, contents: try jsonData()) else {
+                throw WellGeneratorError.cannotCreateFile(path: path)
+            }
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+
+/// A deterministic synthetic agency-style well list with a known answer, for testing what a loader infers.
+///
+/// The wells are those of ``WellGenerator`` for the same `count` and `seed` (names, licensees,
+/// positions, statuses, spud dates and depths), moved 15° south so that every well lies in the
+/// conterminous US: lat 34...45, lon -120...-110. Each ``Layout`` writes them the way one kind of
+/// agency file does, dirty by construction, and ``render()`` returns an ``AnswerKey`` with what a
+/// loader should find: the record count, the identifier column and whether it is a key, the
+/// coordinate format, and the rejected, duplicated and suspect rows by 1-based physical line.
+///
+/// - ``Layout/nwisDMS``: a USGS NWIS RDB file; tab-delimited, LF, 6...10 `#` comment lines, a
+///   column-format line after the header, 15-digit `site_no` text (about half with a leading zero),
+///   compact DMS coordinates with the west hemisphere implied, a per-row datum column
+///   (NAD27 ≈ 40%, NAD83 ≈ 50%, WGS84 ≈ 10%), and about 1% of rows without coordinates.
+/// - ``Layout/damagedIDs``: a comma CSV with CRLF whose `Well API` column a spreadsheet rounded to
+///   5...12 distinct values (`4.21235E+13` or `42123500000000`), so it is no key; about 0.5% of the
+///   records are byte-for-byte copies of an earlier one.
+/// - ``Layout/coordinateErrors``: a comma CSV with LF and a unique `API Number`; about 1% of the rows
+///   carry one coordinate error each, in ``AnswerKey/Suspect/Reason`` rotation.
+///
+/// The output depends only on `layout`, `count` and `seed`: the rows come from ``WellGenerator``'s
+/// platform-independent stream, every other choice from the same kind of generator seeded with
+/// `seed` mixed with the layout, and coordinates are converted in integer arithmetic; so the same
+/// arguments give the same bytes on every run and machine. The file is built in memory (about
+/// 100 bytes a record).
+///
+/// For example:
+///
+/// ```swift
+/// let list = AgencyList(layout: .nwisDMS, count: 1000, seed: 7)
+/// let key = try list.write(toFileAt: "nwis.tsv")
+/// try key.write(toFileAt: "nwis.key.json")
+/// ```
+public struct AgencyList: Sendable {
+    /// The agency layouts, named as on the command line.
+    public enum Layout: String, CaseIterable, Sendable {
+        /// USGS NWIS RDB: tab-delimited, comment lines, compact DMS and a per-row datum.
+        case nwisDMS = "nwis-dms"
+        /// A state list whose API column a spreadsheet rounded, with exact duplicate records.
+        case damagedIDs = "damaged-ids"
+        /// A state list with a unique API number and about 1% of rows with a coordinate error.
+        case coordinateErrors = "coordinate-errors"
+
+        /// The value mixed into the seed, so each layout draws its own stream.
+        var streamTag: UInt64 {
+            switch self {
+            case .nwisDMS: 0x6E77_6973_2D64_6D73 // "nwis-dms"
+            case .damagedIDs: 0x6461_6D61_6765_6421 // "damaged!"
+            case .coordinateErrors: 0x636F_6F72_6465_7272 // "coorderr"
+            }
+        }
+    }
+
+    /// The most records a list may have (the file is built in memory; `coordinate-errors` numbers
+    /// at most 100,000 wells in each of its 68 counties).
+    public static let maximumCount = 5_000_000
+
+    /// The layout written.
+    public let layout: Layout
+    /// Number of data records, duplicates and rejected rows included.
+    public let count: Int
+    /// Seed of the pseudo-random streams.
+    public let seed: UInt64
+
+    /// Describes a list of `count` records (1...``maximumCount``) in `layout`, drawn from `seed`.
+    public init(layout: Layout, count: Int = WellGenerator.defaultCount, seed: UInt64 = 1) {
+        precondition((1...AgencyList.maximumCount).contains(count), "AgencyList needs 1...\(AgencyList.maximumCount) records, got \(count)")
+        self.layout = layout
+        self.count = count
+        self.seed = seed
+    }
+
+    /// The whole file as text, and its answer key.
+    public func render() -> (text: String, key: AnswerKey) {
+        let (bytes, key) = renderBytes()
+        return (String(decoding: bytes, as: UTF8.self), key)
+    }
+
+    /// The whole file as bytes (ASCII), and its answer key.
+    public func renderBytes() -> (bytes: [UInt8], key: AnswerKey) {
+        var text = Text(capacity: count * 128 + 1024)
+        let key: AnswerKey
+        switch layout {
+        case .nwisDMS: key = renderNWIS(into: &text)
+        case .damagedIDs: key = renderDamagedIDs(into: &text)
+        case .coordinateErrors: key = renderCoordinateErrors(into: &text)
+        }
+        return (text.bytes, key)
+    }
+
+    /// Writes the file to `path`, replacing any existing file.
+    /// - Returns: The answer key.
+    @discardableResult
+    public func write(toFileAt path: String) throws -> AnswerKey {
+        let (bytes, key) = renderBytes()
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+            throw WellGeneratorError.cannotCreateFile(path: path)
+        }
+        return key
+    }
+
+    /// Writes the file to standard output.
+    /// - Returns: The answer key.
+    @discardableResult
+    public func writeToStandardOutput() throws -> AnswerKey {
+        let (bytes, key) = renderBytes()
+        try FileHandle.standardOutput.write(contentsOf: Data(bytes))
+        return key
+    }
+
+    /// A generator for this layout's choices, independent of the well stream of the same seed.
+    func layoutRandom() -> WellGenerator.Random {
+        WellGenerator.Random(seed: WellGenerator.Random.mix64(seed ^ layout.streamTag))
+    }
+}
+
+// MARK: - SelectionSampler
+
+extension AgencyList {
+    /// Chooses exactly `picks` of `candidates` consecutive positions, streaming (Knuth's Algorithm S).
+    struct SelectionSampler {
+        private var remainingPicks: Int
+        private var remainingCandidates: Int
+
+        /// Picks `min(picks, candidates)` positions out of `candidates`.
+        init(picks: Int, candidates: Int) {
+            remainingPicks = max(0, min(picks, candidates))
+            remainingCandidates = max(0, candidates)
+        }
+
+        /// Whether the next candidate position is picked; call once per candidate, in order.
+        mutating func next(_ random: inout WellGenerator.Random) -> Bool {
+            guard remainingCandidates > 0 else { return false }
+            defer { remainingCandidates -= 1 }
+            guard remainingPicks > 0, random.below(remainingCandidates) < remainingPicks else { return false }
+            remainingPicks -= 1
+            return true
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import ArgumentParser
+import GRDB
+import WellKit
+
+extension Wells {
+    struct Suspects: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the wells whose coordinates a load flagged as suspect, with the line, reason and detail.",
+            discussion: """
+                A load flags a well, and still loads it, when its coordinates are valid numbers but one slip \
+                (a lost minus sign or digit, latitude and longitude swapped) would put it among the file's other \
+                wells, or when it lies far outside them. `wells load --reject-suspects` rejects such wells instead.
+
+                Examples:
+                  wells suspects --db wells.sqlite
+                  wells suspects --reason "longitude sign" --format geojson > suspects.geojson
+                """)
+
+        @OptionGroup var store: StoreOptions
+
+        @Option(help: ArgumentHelp("Only this reason: longitude sign, latitude sign, swapped, lost digit or far from the others.", valueName: "reason"))
+        var reason: String?
+
+        @Option(help: "The most wells to list.")
+        var limit: Int?
+
+        @Option(help: "The output format.")
+        var format: OutputFormat = .table
+
+        func validate() throws {
+            if let limit, limit < 0 { throw ValidationError("--limit must be zero or more, got '\(limit)'") }
+        }
+
+        func run() async throws {
+            let wells: [SuspectWell]
+            do {
+                wells = try store.open(.readOnly).suspects(reason: reason, limit: limit)
+            } catch {
+                throw Terminal.fail(error)
+            }
+            let writer = ResultWriter(format: format, columns: ["id", "uwi", "name", "lat", "lon", "line", "reason", "detail"]) {
+                print($0, terminator: "")
+            }
+            for well in wells {
+                writer.write([well.id.databaseValue, well.identifier.databaseValue, well.name.databaseValue,
+                              well.latitude.databaseValue, well.longitude.databaseValue, well.line.databaseValue,
+                              well.reason.databaseValue, well.detail.databaseValue])
+            }
+            writer.finish()
+        }
+    }
+}

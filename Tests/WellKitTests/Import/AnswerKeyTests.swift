@@ -1,0 +1,61 @@
+import Foundation
+import GRDB
+import Testing
+@testable import WellKit
+
+/// Every inference and flag of a load against the answer key of an agency-style synthetic file.
+@Suite struct AnswerKeyTests {
+    @Test(arguments: AgencyList.Layout.allCases, [(count: 3_000, seed: UInt64(3)), (count: 20_000, seed: 7)])
+    func loadMatchesTheAnswerKey(layout: AgencyList.Layout, size: (count: Int, seed: UInt64)) throws {
+        let path = try Fixtures.temporaryDirectory().appendingPathComponent("\(layout.rawValue).txt").path
+        let key = try AgencyList(layout: layout, count: size.count, seed: size.seed).write(toFileAt: path)
+        let store = try Fixtures.makeStore()
+        let summary = try store.load(csvAt: path)
+        let inferred = Dictionary(summary.inferences.map { ($0.subject, $0) }, uniquingKeysWith: { a, _ in a })
+
+        #expect(summary.records == key.records)
+        #expect(summary.loaded + summary.rejected == summary.records)
+        if key.identifier.isKey {
+            #expect(summary.mapping["uwi"] == key.identifier.column)
+            #expect(summary.identifierNotKey == nil)
+        } else {
+            let report = try #require(summary.identifierNotKey)
+            #expect(report.column == key.identifier.column)
+            #expect(report.distinct == key.identifier.distinct)
+            #expect(report.mostRepeated == key.identifier.mostRepeated?.value)
+            #expect(report.mostRepeatedCount == key.identifier.mostRepeated?.count)
+        }
+        for (subject, column) in [("latitude", key.latitude), ("longitude", key.longitude)] {
+            guard let column else { continue }
+            #expect(inferred[subject]?.column == column.column)
+            #expect(inferred[subject]?.value == column.format)
+        }
+        if let hemisphere = key.longitude?.hemisphere { #expect(inferred["hemisphere"]?.value.hasPrefix(hemisphere) == true) }
+        if let datumColumn = key.datumColumn {
+            #expect(inferred["datum"]?.column == datumColumn)
+            let wells = Dictionary(uniqueKeysWithValues: summary.transformations.map { ($0.source, $0.wells) })
+            #expect(wells["EPSG:4267"] == key.datums?["NAD27"])
+            #expect(wells["EPSG:4269"] == key.datums?["NAD83"])
+        }
+        if let comments = key.commentLines { #expect(summary.commentLines == comments) }
+
+        // Suspects, rejects and duplicates, line by line.
+        #expect(summary.suspects.map { "\($0.line) \($0.reason) \($0.identifier)" }
+                == key.suspects.map { "\($0.line) \($0.reason.rawValue) \($0.identifier)" })
+        let rejects = try store.pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT line, reason FROM rejects ORDER BY line").map { (line: $0[0] as Int, reason: $0[1] as String) }
+        }
+        let duplicates = key.duplicates ?? []
+        #expect(rejects.map(\.line) == (key.rejects.map(\.line) + duplicates.map(\.line)).sorted())
+        for duplicate in duplicates {
+            #expect(rejects.first { $0.line == duplicate.line }?.reason.contains("same well as line \(duplicate.sameAs)") == true)
+        }
+        #expect(summary.rejectReasons.filter { $0.key != "duplicate well" }
+                == Dictionary(key.rejects.map { ($0.kind.rawValue, 1) }, uniquingKeysWith: +))
+        // Flagged wells are in the store, and a reload updates every well rather than duplicating it.
+        #expect(try store.suspects().map(\.line).sorted() == key.suspects.map(\.line).sorted())
+        let again = try store.load(csvAt: path)
+        #expect(again.inserted == 0 && again.updated == summary.loaded)
+        #expect(try store.suspects().count == key.suspects.count)
+    }
+}
