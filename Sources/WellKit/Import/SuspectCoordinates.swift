@@ -4,7 +4,7 @@
 /// well's *neighbours* are the other wells in its cell and the 8 cells around it (so within about
 /// 20 km, often more).
 ///
-/// 1. A well is **out of place** when it has at most max(5, n / 1,000) neighbours, n being the
+/// 1. A well is **out of place** when it has at most max(5, n / 5,000) neighbours, n being the
 ///    wells of the file: it is alone, or in a small group (several wells of one field can lose the
 ///    same minus sign together).
 /// 2. An out-of-place well is flagged when one simple slip explains it: with the longitude's or the
@@ -22,7 +22,8 @@
 /// is too wide for rule 3, and none of its island groups becomes 20 times denser by a slip. Files of
 /// fewer than 20 wells are not judged.
 ///
-/// - Complexity: O(n) for n wells: one hash of grid cells; the slips are tried only for wells out of place.
+/// - Complexity: O(n) for n wells: one pass to count wells per cell, one to find those out of place;
+///   the slips are tried only for those.
 enum SuspectCoordinates {
     /// The grid cell, in degrees.
     static let cell = 0.2
@@ -38,30 +39,43 @@ enum SuspectCoordinates {
     /// The suspects among `points` (latitude, longitude), by index.
     static func find(_ points: [(lat: Double, lon: Double)]) -> [Finding] {
         guard points.count >= minimumWells else { return [] }
-        var cells: [Int: Int32] = [:]
-        cells.reserveCapacity(min(points.count, 1 << 16))
-        for p in points { cells[key(p.lat, p.lon), default: 0] += 1 }
+        // A dense grid over the rows the wells span, all 1,800 columns wide so that it wraps at the
+        // antimeridian (at most 900 × 1,800 counts, 6.5 MB, for a world-wide list). A dictionary of
+        // cells cost 0.13 s for 244,292 wells; this costs a few milliseconds.
+        func row(_ lat: Double) -> Int { Int(((lat + 90) / cell).rounded(.down)) }
+        func column(_ lon: Double) -> Int { Int(((lon + 180) / cell).rounded(.down)) % columns }
+        var firstRow = Int.max, lastRow = Int.min
+        for p in points {
+            let r = row(p.lat)
+            firstRow = min(firstRow, r)
+            lastRow = max(lastRow, r)
+        }
+        let rows = lastRow - firstRow + 1
+        var cells = [Int32](repeating: 0, count: rows * columns)
+        for p in points { cells[(row(p.lat) - firstRow) * columns + column(p.lon)] += 1 }
+        func count(_ r: Int, _ c: Int) -> Int {
+            let r = r - firstRow
+            return r >= 0 && r < rows ? Int(cells[r * columns + (c + columns) % columns]) : 0
+        }
 
         /// Wells in the 3 × 3 cells around (lat, lon), not counting `excluding`.
         func neighbours(_ lat: Double, _ lon: Double, excluding: (lat: Double, lon: Double)?) -> Int {
             guard (-90...90).contains(lat), (-180...180).contains(lon) else { return 0 }
-            let row = Int(((lat + 90) / cell).rounded(.down)), column = Int(((lon + 180) / cell).rounded(.down))
-            var count = 0
+            let r = row(lat), c = column(lon)
+            var total = 0
             for dr in -1...1 {
-                for dc in -1...1 {
-                    count += Int(cells[(row + dr) * columns + (column + dc + columns) % columns] ?? 0)
-                }
+                for dc in -1...1 { total += count(r + dr, c + dc) }
             }
             if let excluding {
-                let r = Int(((excluding.lat + 90) / cell).rounded(.down)), c = Int(((excluding.lon + 180) / cell).rounded(.down))
-                if abs(r - row) <= 1 && (abs(c - column) <= 1 || abs(c - column) == columns - 1) { count -= 1 }
+                let er = row(excluding.lat), ec = column(excluding.lon)
+                if abs(er - r) <= 1 && (abs(ec - c) <= 1 || abs(ec - c) == columns - 1) { total -= 1 }
             }
-            return count
+            return total
         }
 
-        let few = max(5, points.count / 1_000)
+        let few = max(5, points.count / 5_000)
         var outOfPlace: [(index: Int, neighbours: Int)] = []
-        for (index, p) in points.enumerated() where Int(cells[key(p.lat, p.lon)]!) <= few + 1 {
+        for (index, p) in points.enumerated() where count(row(p.lat), column(p.lon)) <= few + 1 {
             let count = neighbours(p.lat, p.lon, excluding: p)
             if count <= few { outOfPlace.append((index, count)) }
         }
@@ -114,26 +128,29 @@ enum SuspectCoordinates {
         if p.lon != 0, landsAmongOthers(p.lat, -p.lon) { return ("longitude sign", p.lat, -p.lon) }
         if p.lat != 0, landsAmongOthers(-p.lat, p.lon) { return ("latitude sign", -p.lat, p.lon) }
         if abs(p.lon) <= 90, landsAmongOthers(p.lon, p.lat) { return ("swapped", p.lon, p.lat) }
-        for lon in withDigitRestored(p.lon, limit: 180) where landsAmongOthers(p.lat, lon) { return ("lost digit", p.lat, lon) }
-        for lat in withDigitRestored(p.lat, limit: 90) where landsAmongOthers(lat, p.lon) { return ("lost digit", lat, p.lon) }
+        if let lon = withDigitRestored(p.lon, limit: 180, { landsAmongOthers(p.lat, $0) }) { return ("lost digit", p.lat, lon) }
+        if let lat = withDigitRestored(p.lat, limit: 90, { landsAmongOthers($0, p.lon) }) { return ("lost digit", lat, p.lon) }
         return nil
     }
 
-    /// `value` with one digit (0–9) inserted anywhere in its whole degrees, within ±`limit`.
-    static func withDigitRestored(_ value: Double, limit: Double) -> [Double] {
+    /// The first of `value` with one digit (0–9) inserted anywhere in its whole degrees, within
+    /// ±`limit`, for which `accept` holds. No array is made: this runs for every well out of place.
+    static func withDigitRestored(_ value: Double, limit: Double, _ accept: (Double) -> Bool) -> Double? {
         let magnitude = abs(value), whole = Int(magnitude.rounded(.down)), fraction = magnitude - Double(whole)
-        let digits = Array(String(whole))
-        var result: [Double] = []
-        for position in 0...digits.count {
-            for digit in "0123456789" {
-                var changed = digits
-                changed.insert(digit, at: position)
-                guard let restored = Int(String(changed)), restored != whole else { continue }
+        guard whole < 1_000 else { return nil }
+        let length = whole < 10 ? 1 : whole < 100 ? 2 : 3
+        for position in 0...length {
+            // Split the digits at `position`: `high` before it, `low` (of `length - position` digits) after.
+            let scale = [1, 10, 100, 1_000][length - position]
+            let high = whole / scale, low = whole % scale
+            for digit in 0...9 {
+                let restored = (high * 10 + digit) * scale + low
+                guard restored != whole, Double(restored) + fraction <= limit else { continue }
                 let candidate = (Double(restored) + fraction) * (value < 0 ? -1 : 1)
-                if abs(candidate) <= limit && !result.contains(candidate) { result.append(candidate) }
+                if accept(candidate) { return candidate }
             }
         }
-        return result
+        return nil
     }
 
     /// The 1st–99th percentile box of the wells (of a sample of at most about 20,000), when it is
@@ -153,10 +170,6 @@ enum SuspectCoordinates {
         let (south, north, west, east) = (lats[lo], lats[hi], lons[lo], lons[hi])
         guard north - south <= 40, east - west <= 60 else { return nil }
         return (south, north, west, east, Geodesic.distance(fromLatitude: south, longitude: west, toLatitude: north, longitude: east))
-    }
-
-    private static func key(_ lat: Double, _ lon: Double) -> Int {
-        Int(((lat + 90) / cell).rounded(.down)) * columns + Int(((lon + 180) / cell).rounded(.down)) % columns
     }
 
     private static func format(_ degrees: Double) -> String { degrees.projDecimal(6) }

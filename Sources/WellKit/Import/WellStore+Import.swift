@@ -181,7 +181,9 @@ extension WellStore {
         var scan = ScannedFile(summary: summary, file: file, validator: validator, delimiter: reader.delimiter,
                                records: part.records, rejects: part.rejects, mapping: mapping)
         try scan.settleDuplicates(rule: options.onDuplicate, identifierIsKey: identifierGiven)
+        let suspectsStart = ContinuousClock.now
         scan.flagSuspects(reject: options.rejectSuspects)
+        scan.summary.phases["suspects"] = (ContinuousClock.now - suspectsStart).seconds
         scan.summary.rejected = scan.rejects.count
         for reject in scan.rejects { scan.summary.rejectReasons[reject.kind, default: 0] += 1 }
         scan.rejects.sort { $0.line < $1.line }
