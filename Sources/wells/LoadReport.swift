@@ -32,9 +32,6 @@ struct LoadReport {
         for (reason, n) in summary.rejectReasons.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) {
             lines.append("    \(reason.padding(toLength: 28, withPad: " ", startingAt: 0)) \(grouped(n))")
         }
-        if summary.duplicates > 0 {
-            lines.append("  duplicate identifiers  \(grouped(summary.duplicates)) (rows rejected so that one row per identifier loads)")
-        }
         if !summary.suspects.isEmpty {
             let reasons = summary.suspectReasons.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
             lines.append("  suspect coordinates    \(grouped(summary.suspects.count)) (\(dryRun ? "would load" : "loaded") and flagged; --reject-suspects rejects them)")
@@ -43,8 +40,19 @@ struct LoadReport {
                 lines.append("    line \(suspect.line) \(suspect.identifier): \(suspect.reason); \(suspect.detail)")
             }
         }
-        if summary.generatedIdentifiers > 0 {
-            lines.append("  generated identifiers  \(grouped(summary.generatedIdentifiers)) (rows without one got FILE:LINE)")
+        if let notKey = summary.identifierNotKey {
+            lines.append("  identifier             \"\(notKey.column)\" is NOT A KEY: \(grouped(notKey.distinct)) distinct values over \(grouped(notKey.rows)) rows")
+            if summary.duplicates > 0 {
+                lines.append("  duplicate wells        \(grouped(summary.duplicates)) (the same \(notKey.column) at the same place as an earlier row)")
+            }
+            lines.append("  generated identifiers  \(grouped(summary.generatedIdentifiers)) (FILE:LINE, since \"\(notKey.column)\" is not a key)")
+        } else {
+            if summary.duplicates > 0 {
+                lines.append("  duplicate identifiers  \(grouped(summary.duplicates)) (rows rejected so that one row per identifier loads)")
+            }
+            if summary.generatedIdentifiers > 0 {
+                lines.append("  generated identifiers  \(grouped(summary.generatedIdentifiers)) (rows without one got FILE:LINE)")
+            }
         }
         if summary.badValues > 0 {
             let fields = summary.badValuesByField.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")

@@ -43,7 +43,7 @@ struct ColumnInference {
     /// Returns `options` completed with what the file's columns show.
     mutating func infer(_ options: LoadOptions) throws -> LoadOptions {
         var options = options
-        chooseIdentifier(&options)
+        try chooseIdentifier(&options)
         guard options.infer, options.coordinates.xColumn == nil else { return options }
         try inferCoordinates(&options)
         return options
@@ -54,12 +54,16 @@ struct ColumnInference {
     /// Picks the identifier among the columns whose header words name one (`Well API`, `API#`,
     /// `UWI`, `site_no`, `Permit_Number`, `WELL_ID`): the most unique in the sample, then the
     /// strongest name (API and UWI before permits and other ids, before `OBJECTID`).
-    private mutating func chooseIdentifier(_ options: inout LoadOptions) {
+    private mutating func chooseIdentifier(_ options: inout LoadOptions) throws {
         switch options.identifier {
         case .none:
             options.mapping[WellField.identifier.rawValue] = ""
             return
         case .column(let column):
+            guard header.contains(column) || header.contains(where: { ColumnMapping.normalize($0) == ColumnMapping.normalize(column) }) else {
+                throw ImportError(.unknownColumn, "--id \(column): no such column; the header has: \(header.joined(separator: ", ")); "
+                                    + "or use --id none for generated FILE:LINE identifiers", file: file)
+            }
             options.mapping[WellField.identifier.rawValue] = column
             return
         case .automatic:
