@@ -7,8 +7,29 @@ import WellKit
 enum Terminal {
     static var stderrIsTerminal: Bool { isatty(2) == 1 }
 
+    /// Writes a message line to standard error, with control characters shown escaped.
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        FileHandle.standardError.write(Data((printable(text) + "\n").utf8))
+    }
+
+    /// `text` safe to print on a terminal: control characters other than line breaks and tabs
+    /// (escape sequences, NUL, backspace, DEL, C1 controls) become `\u{1B}`-style escapes, so a
+    /// value from a file or an argument cannot move the cursor, retitle the window or hide text.
+    static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if isUnsafe(scalar) {
+                out.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
+    private static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+        (scalar.value < 0x20 && scalar != "\n" && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// Writes `text` to standard error as it is, without a line break.
@@ -16,7 +37,9 @@ enum Terminal {
         FileHandle.standardError.write(Data(text.utf8))
     }
 
-    /// Exit codes, after BSD's sysexits: 64 bad arguments, 65 bad input data, 66 missing input, 70 internal error.
+    /// Exit codes, after BSD's sysexits: 64 bad arguments, 65 bad input data, 66 missing input,
+    /// 70 internal error, 73 a store that cannot be created or written, 74 a disk full or an I/O
+    /// error, 75 a store locked by another process (try again).
     static func exitCode(for error: any Error) -> ExitCode {
         switch error {
         case let error as ImportError: error.code == .cannotOpen ? ExitCode(66) : ExitCode(65)
@@ -24,6 +47,9 @@ enum Terminal {
             switch error.code {
             case .notFound: ExitCode(66)
             case .invalidArgument: ExitCode(64)
+            case .readOnly: ExitCode(73)
+            case .diskFull, .ioError: ExitCode(74)
+            case .busy: ExitCode(75)
             default: ExitCode(65)
             }
         case is CRSError: ExitCode(64)

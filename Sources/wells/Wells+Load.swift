@@ -117,6 +117,11 @@ extension Wells {
             if (x == nil) != (y == nil) { throw ValidationError("give both --x and --y, or neither") }
             if x != nil && crs == nil { throw ValidationError("--x and --y need --crs, the CRS of those columns, such as --crs EPSG:26916") }
             if impliedWest && impliedEast { throw ValidationError("give --implied-west or --implied-east, not both") }
+            // No output may land on the input or on the store's files.
+            var protected = OutputPaths.storeFiles(store.path).map { (path: $0, what: "the store or one of its files") }
+            if file != "-" { protected.append((file, "the input file")) }
+            if let rejects { try OutputPaths.refuse(rejects, option: "--rejects", protected: protected) }
+            if file != "-" && !dryRun { try OutputPaths.refuse(store.path, option: "--db", protected: [(file, "the input file")]) }
             if id == "" { throw ValidationError("--id needs a column name, or none") }
         }
 
@@ -154,13 +159,17 @@ extension Wells {
                     }
                 }
             }
+            BusErrorGuard.arm(file: file == "-" ? "stdin" : file, store: dryRun ? "nothing" : store.path)
+            let storeExisted = FileManager.default.fileExists(atPath: store.path)
             let summary: LoadSummary
+            var opened: WellStore?
             do {
                 if dryRun {
                     summary = try WellStore.dryRun(csvAt: file, options: options)
                     bar?.finish()
                 } else {
                     let wellStore = try store.open(.create)
+                    opened = wellStore
                     summary = try wellStore.load(csvAt: file, options: options)
                     bar?.finish()
                     if let rejects, let id = summary.loadID {
@@ -169,6 +178,9 @@ extension Wells {
                 }
             } catch {
                 bar?.finish()
+                // Closed before the process exits, so that SQLite removes the -wal and -shm files.
+                try? opened?.pool.close()
+                if !dryRun { OutputPaths.removeIfCreatedEmpty(store.path, existedBefore: storeExisted) }
                 throw Terminal.fail(error)
             }
             switch format {

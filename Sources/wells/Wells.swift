@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import WellKit
 
 /// The `wells` command-line tool: load public well lists into a SpatiaLite store and query them.
@@ -15,8 +16,25 @@ struct Wells: AsyncParsableCommand {
         subcommands: [Demo.self, Load.self, Bbox.self, Near.self, Show.self, Find.self, List.self, Suspects.self, CRS.self, Optimize.self, Bench.self, Generate.self]
     )
 
+    /// Parses and runs the command as ArgumentParser's `main` does, except that its messages, which
+    /// quote the user's tokens, are printed with control characters escaped (``Terminal/printable(_:)``).
     static func main() async {
-        await main(Array(positionalCoordinates(Array(CommandLine.arguments.dropFirst()))))
+        let arguments = Array(positionalCoordinates(Array(CommandLine.arguments.dropFirst())))
+        do {
+            var command = try parseAsRoot(arguments)
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            let message = Terminal.printable(fullMessage(for: error))
+            if !message.isEmpty {
+                if code == .success { print(message) } else { Terminal.errorRaw(message + "\n") }
+            }
+            Glibc.exit(code.rawValue)
+        }
     }
 
     /// Lets a positional argument start with a minus sign, as `wells bbox -114.2,50.9,-113.9,51.2` does.

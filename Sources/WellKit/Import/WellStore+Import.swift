@@ -37,7 +37,12 @@ extension WellStore {
         var summary = scan.summary
         summary.phases["read"] = (ContinuousClock.now - clock).seconds
         var commitStart = ContinuousClock.now
-        try pool.barrierWriteWithoutTransaction { db in
+        try checkFreeSpace(for: scan)
+        var committed = false
+        // A failed load rolls back; its pages in the WAL are then given back, so that the file does
+        // not stay as large as the load that failed (when the disk has room for SQLite to do it).
+        defer { if !committed { try? pool.writeWithoutTransaction { try $0.checkpoint(.truncate) } } }
+        try StoreError.translating(path: self.path) { try pool.barrierWriteWithoutTransaction { db in
             // Foreign keys hold by construction here: each pin is written before its detail, with
             // an id the writer allocated, and the load's row before both. Checking them per row
             // cost 0.25 s of a 4.5 s load of 244,292 wells. The pragma only works outside a transaction.
@@ -61,6 +66,10 @@ extension WellStore {
                 }
             }
             summary.journal = rollbackJournal ? "delete" : "wal"
+            // Another process's load holds the write lock until it commits: wait for it, up to
+            // ``loadLockTimeout``, rather than the 10 s that queries wait.
+            sqlite3_busy_timeout(db.sqliteConnection, Int32(Self.loadLockTimeout * 1000))
+            defer { sqlite3_busy_timeout(db.sqliteConnection, Int32(Self.busyTimeout * 1000)) }
             try db.inTransaction(.immediate) {
                 var writer = BulkWriter(db)
                 let (inserted, updated, badValues) = try writer.write(scan, progress: options.progress)
@@ -74,7 +83,8 @@ extension WellStore {
                 commitStart = ContinuousClock.now
                 return .commit
             }
-        }
+        } }
+        committed = true
         summary.phases["commit"] = (ContinuousClock.now - commitStart).seconds
         options.progress?(LoadProgress(phase: .indexing, done: 3, total: 3))
         summary.seconds = (ContinuousClock.now - clock).seconds
@@ -106,29 +116,29 @@ extension WellStore {
     ///
     /// - Parameter name: The file as the user named it, when `path` is a spooled copy.
     static func scan(csvAt path: String, options: LoadOptions, name: String? = nil) throws -> ScannedFile {
-        let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
-        if path == "-" || (type != nil && type != .typeRegular) {
+        switch try InputFile.kind(of: path) {
+        case .regular:
+            break
+        case .stream:
             // Standard input and pipes, such as `<(gunzip -c wells.csv.gz)`, are spooled to a
-            // file, which is mapped like any other. Generated identifiers name them "stdin" or
-            // the path given, not the spool, so that they stay stable across reloads.
-            let input = path == "-" ? FileHandle.standardInput : try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-            let spool = FileManager.default.temporaryDirectory.appendingPathComponent("wells-spool-\(getpid()).csv").path
-            guard FileManager.default.createFile(atPath: spool, contents: input.readDataToEndOfFile()) else {
-                throw ImportError(.cannotOpen, "cannot spool the input to \(spool)", file: path)
+            // file, which is mapped like any other. Generated identifiers and messages name them
+            // "stdin" or the path given, not the spool, so that they stay stable across reloads.
+            let label = path == "-" ? "stdin" : path
+            return try InputFile.withSpool(of: path, label: label) { spool in
+                var result = try Self.scan(csvAt: spool, options: options, name: label)
+                result.summary.file = path
+                return result
             }
-            defer { try? FileManager.default.removeItem(atPath: spool) }
-            var result = try scan(csvAt: spool, options: options, name: path == "-" ? "stdin" : path)
-            result.summary.file = path
-            return result
         }
         if case .utf16 = try TextEncoding.sniff(path: path) {
             // UTF-16 (Excel's "Unicode text") is rewritten as UTF-8 once, then mapped like any file.
-            let spool = FileManager.default.temporaryDirectory.appendingPathComponent("wells-utf8-\(getpid()).csv").path
-            defer { try? FileManager.default.removeItem(atPath: spool) }
-            try TextEncoding.transcodeUTF16(path: path, to: spool)
-            var result = try scan(csvAt: spool, options: options, name: name ?? path)
-            result.summary.file = name ?? path
-            return result
+            let label = name ?? path
+            return try InputFile.withTemporaryFile(label: label) { spool in
+                try TextEncoding.transcodeUTF16(path: path, to: spool)
+                var result = try Self.scan(csvAt: spool, options: options, name: label)
+                result.summary.file = label
+                return result
+            }
         }
         let clock = ContinuousClock.now
         // The header through the streaming reader, which skips a byte order mark and `#` comment
@@ -345,6 +355,28 @@ extension LoadSummary {
 }
 
 extension WellStore {
+    /// Fails before writing anything when the store's file system has clearly too little room for
+    /// the load: twice the input's size (a store takes about 1.4 times its CSV, and a load into a
+    /// store that already has wells writes its pages to the WAL first).
+    ///
+    /// A load that fills the disk anyway rolls back and says so, but SQLite may then be unable to
+    /// remove its WAL until there is room again; this check makes that rare.
+    func checkFreeSpace(for scan: ScannedFile) throws {
+        var info = statvfs()
+        let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        guard statvfs(directory, &info) == 0 else { return }
+        let free = Int(info.f_bavail) * Int(info.f_frsize)
+        let needed = 2 * scan.file.bytes.count
+        if free < needed {
+            throw StoreError(.diskFull, "the disk is too full for this load: about \(needed / 1_048_576 + 1) MB needed "
+                                + "(twice the input's size), \(free / 1_048_576) MB free; nothing was changed; free some space and run the command again",
+                             path: path)
+        }
+    }
+
+    /// How long a load waits for another process's load into the same store to finish.
+    static let loadLockTimeout: TimeInterval = 600
+
     /// Switches the connection to a rollback journal, without waiting: if another connection has
     /// the file open, SQLite cannot leave WAL, and this returns false.
     static func leaveWAL(_ db: Database) -> Bool {

@@ -71,8 +71,9 @@ public final class WellStore: Sendable {
             DistanceFunction.register(db)
             ProjectedRegion.register(db)
             // WAL with synchronous=NORMAL stays atomic and uncorrupted after a crash or power
-            // loss; only the last commits before a power loss may roll back.
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // loss; only the last commits before a power loss may roll back. (A reader writes
+            // nothing, and on a store it cannot write the pragma would fail.)
+            if !readOnly { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
             if let trace {
                 // Statements with their bound values, as Core Data's SQLDebug log shows them;
                 // `fetch` adds the total time, because SQLite's own profile timer counts milliseconds.
@@ -83,19 +84,79 @@ public final class WellStore: Sendable {
         }
         do {
             if readOnly {
-                pool = try DatabaseQueue(path: path, configuration: config)
-                try pool.read { db in try Self.checkIdentity(db, path: path, readOnly: true) }
+                pool = try StoreError.translating(path: path) { try Self.openReader(path: path, configuration: config) }
             } else {
-                pool = try DatabasePool(path: path, configuration: config)
-                try pool.barrierWriteWithoutTransaction { db in
-                    try Self.checkIdentity(db, path: path, readOnly: false)
-                }
-                try Schema.migrator.migrate(pool)
+                pool = try StoreError.translating(path: path) { try Self.openWriter(path: path, exists: exists, configuration: config) }
             }
             gate.isOpen = true
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
             throw StoreError(.notADatabase, "file is not an SQLite database; pass a new or existing WellKit store to --db", path: path)
         }
+    }
+
+    /// Opens a store for reading, also one the process cannot write.
+    ///
+    /// A store in a directory the user cannot write, or a read-only file in WAL mode, cannot be
+    /// opened as usual: SQLite needs to create its shared-memory file. Like `ogrinfo`, the store is
+    /// then opened as immutable (`?immutable=1`): read as it is on disk, without locks. A store with
+    /// the journal of an interrupted first load is first rolled back, when the process can write
+    /// it; when it cannot, the reader refuses rather than read half a load.
+    private static func openReader(path: String, configuration: Configuration) throws -> DatabaseQueue {
+        let journal = path + "-journal"
+        let hotJournal = ((try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? 0) > 0
+        let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let writable = access(path, W_OK) == 0 && access(directory, W_OK) == 0
+        if hotJournal {
+            guard writable else {
+                throw StoreError(.readOnly, "the store has the journal of an interrupted load (\(journal)), which only a user who can write "
+                                    + "the store and its directory can roll back; run `wells optimize --db \(path)` as that user", path: path)
+            }
+            // Any read-write connection rolls a hot journal back when it first reads.
+            var recovery = Configuration()
+            recovery.busyMode = .timeout(busyTimeout)
+            _ = try DatabaseQueue(path: path, configuration: recovery).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+        }
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            try queue.read { db in try checkIdentity(db, path: path, readOnly: true) }
+            return queue
+        } catch let error as DatabaseError where !writable && [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(error.resultCode) {
+            let uri = "file:" + (path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path) + "?immutable=1"
+            let queue = try DatabaseQueue(path: uri, configuration: configuration)
+            try queue.read { db in try checkIdentity(db, path: path, readOnly: true) }
+            return queue
+        }
+    }
+
+    /// Opens a store for writing, creating it if needed.
+    ///
+    /// A new store is created and migrated under a temporary name in the same directory, then
+    /// linked into place, which fails if another process created the store meanwhile: two
+    /// commands creating the same store at once both end up using one complete store, and
+    /// neither sees the other's half-made schema.
+    private static func openWriter(path: String, exists: Bool, configuration: Configuration) throws -> DatabasePool {
+        if !exists {
+            let temporary = path + ".creating-\(UUID().uuidString)"
+            defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
+            do {
+                let pool = try DatabasePool(path: temporary, configuration: configuration)
+                try Schema.migrator.migrate(pool)
+                try pool.close()
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CANTOPEN {
+                let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+                let reason = access(directory, W_OK) == 0 ? (error.message ?? "unable to open") : "the directory \(directory) is missing or not writable"
+                throw StoreError(.readOnly, "cannot create the store: \(reason); choose a file in a directory you can write", path: path)
+            }
+            if link(temporary, path) != 0 && errno != EEXIST {
+                throw StoreError(.readOnly, "cannot create the store: \(String(cString: strerror(errno)))", path: path)
+            }
+        }
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        try pool.barrierWriteWithoutTransaction { db in
+            try checkIdentity(db, path: path, readOnly: false)
+        }
+        try Schema.migrator.migrate(pool)
+        return pool
     }
 
     /// Checks that the file is empty or a WellKit store of a schema version this build knows;

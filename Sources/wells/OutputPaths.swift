@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import Glibc
+import WellKit
+
+/// Keeps a command from writing over a file it was asked to read, or over the store it writes.
+///
+/// Two paths are the same file when they name the same device and inode (as `cp` checks), or,
+/// when one does not exist yet, when their directories resolve to the same place and their names
+/// match. So `--rejects wells.sqlite`, `--rejects ./wells.sqlite-wal`, a symlink to the input or a
+/// hard link to it are all caught.
+enum OutputPaths {
+    /// Whether `a` and `b` name the same file (existing or to be created).
+    static func same(_ a: String, _ b: String) -> Bool {
+        var sa = stat(), sb = stat()
+        if stat(a, &sa) == 0 && stat(b, &sb) == 0 { return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino }
+        return resolved(a) == resolved(b)
+    }
+
+    /// The absolute path with its directory's symlinks resolved; the last component as given.
+    static func resolved(_ path: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent().path
+        var real = directory
+        if let resolved = realpath(directory, nil) {
+            real = String(cString: resolved)
+            free(resolved)
+        }
+        return (real as NSString).appendingPathComponent(url.lastPathComponent)
+    }
+
+    /// The store's file and the files SQLite keeps beside it.
+    static func storeFiles(_ store: String) -> [String] {
+        ["", "-wal", "-shm", "-journal"].map { store + $0 }
+    }
+
+    /// Throws a usage error when `output` (the value of `option`) is one of `protected`.
+    static func refuse(_ output: String, option: String, protected: [(path: String, what: String)]) throws {
+        for (path, what) in protected where same(output, path) {
+            throw ValidationError("\(option) \(output) is \(what); it would be overwritten. Choose another file")
+        }
+    }
+
+    /// Removes a store this command created and left without any load (after a failure), so a
+    /// failed first load leaves nothing behind; a store that existed, or that holds a load, is kept.
+    static func removeIfCreatedEmpty(_ store: String, existedBefore: Bool) {
+        guard !existedBefore, FileManager.default.fileExists(atPath: store) else { return }
+        let empty = (try? WellStore(path: store, mode: .readOnly).pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM loads") == 0
+        }) ?? false
+        if empty { for file in storeFiles(store) { unlink(file) } }
+    }
+}
