@@ -102,8 +102,10 @@ public final class WellStore: Sendable {
     /// the journal of an interrupted first load is first rolled back, when the process can write
     /// it; when it cannot, the reader refuses rather than read half a load.
     private static func openReader(path: String, configuration: Configuration) throws -> DatabaseQueue {
+        // SQLite's rule: a journal is hot (the store's file holds half a transaction) when its
+        // first byte is not zero; it writes the header just before it changes the store's file.
         let journal = path + "-journal"
-        let hotJournal = ((try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? 0) > 0
+        let hotJournal = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: journal)).read(upToCount: 1))?.first.map { $0 != 0 } ?? false
         let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         let writable = access(path, W_OK) == 0 && access(directory, W_OK) == 0
         if hotJournal {
@@ -114,7 +116,9 @@ public final class WellStore: Sendable {
             // Any read-write connection rolls a hot journal back when it first reads.
             var recovery = Configuration()
             recovery.busyMode = .timeout(busyTimeout)
-            _ = try DatabaseQueue(path: path, configuration: recovery).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+            _ = try DatabaseQueue(path: path, configuration: recovery).writeWithoutTransaction { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
+            }
         }
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration)

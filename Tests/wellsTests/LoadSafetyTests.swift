@@ -1,0 +1,269 @@
+import Foundation
+import GRDB
+import Testing
+@testable import WellKit
+
+/// `wells load` and the store under hostile conditions, each run as a separate process: what it
+/// prints, how it exits, and that no file it was not asked to write changes.
+@Suite(.serialized) struct LoadSafetyTests {
+    struct Run {
+        var status: Int32
+        var crashed: Bool
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs `wells` with `arguments`, optionally as another user (`setpriv`) and with `stdin`.
+    static func wells(_ arguments: [String], binary: String = InterruptedLoadTests.wells, asNobody: Bool = false,
+                      stdin: Data? = nil) throws -> Run {
+        let process = Process()
+        if asNobody {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", binary] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = arguments
+        }
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+        try process.run()
+        if let stdin {
+            input.fileHandleForWriting.write(stdin)
+            try input.fileHandleForWriting.close()
+        }
+        let stdout = out.fileHandleForReading.readDataToEndOfFile(), stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, crashed: process.terminationReason == .uncaughtSignal,
+                   stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    static func sha(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+
+    /// The 25-well Alabama list in ../shared/data.
+    static let small = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/data/al-sogb-wells-multiline.csv").path
+
+    @Test func directoriesAndDevicesAreRefusedWithoutACrash() throws {
+        try withTemporaryDirectory("wells-safety") { directory in
+            let store = directory.appendingPathComponent("s.sqlite").path
+            for (input, words) in [(directory.path, "is a directory"), ("/dev/null", "is a device")] {
+                let run = try Self.wells(["load", input, "--db", store])
+                #expect(!run.crashed, "\(input): \(run.stderr)")
+                #expect(run.status == 66)
+                #expect(run.stderr.contains(words))
+                #expect(!FileManager.default.fileExists(atPath: store), "a failed load created the store")
+            }
+        }
+    }
+
+    @Test func pipesAndStandardInputAreSpooledAndNamedAsGiven() throws {
+        try withTemporaryDirectory("wells-safety") { directory in
+            let fifo = directory.appendingPathComponent("fifo.csv").path
+            #expect(mkfifo(fifo, 0o600) == 0)
+            let writer = Thread { try? Data(contentsOf: URL(fileURLWithPath: Self.small)).write(to: URL(fileURLWithPath: fifo)) }
+            writer.start()
+            let run = try Self.wells(["load", fifo, "--dry-run", "--format", "json"])
+            #expect(run.status == 0 && run.stdout.contains("\"inserted\" : 25"))
+            let empty = try Self.wells(["load", "-", "--dry-run"], stdin: Data())
+            #expect(empty.status == 65)
+            #expect(empty.stderr.hasPrefix("wells: error: stdin: the file is empty"))
+            #expect(!empty.stderr.contains("spool") && !empty.stderr.contains("/tmp"))
+        }
+    }
+
+    /// A file truncated while it is being loaded: a message, exit 65, and the store as it was.
+    @Test func inputTruncatedDuringALoadLeavesTheStoreUnchanged() throws {
+        try withTemporaryDirectory("wells-safety") { directory in
+            let store = directory.appendingPathComponent("s.sqlite").path
+            let big = directory.appendingPathComponent("big.csv").path
+            try WellGenerator(count: 244_292, seed: 8).write(toFileAt: big)
+            _ = try WellStore(path: store).load(csvAt: Self.small)
+            let before = try InterruptedLoadTests.fingerprint(store)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: InterruptedLoadTests.wells)
+            process.arguments = ["load", big, "--db", store, "--quiet"]
+            let err = Pipe()
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = err
+            try process.run()
+            // Truncate the input as soon as the load has mapped it (it shows in /proc/PID/maps).
+            let deadline = Date().addingTimeInterval(120)
+            while process.isRunning && Date() < deadline
+                    && !((try? String(contentsOfFile: "/proc/\(process.processIdentifier)/maps", encoding: .utf8))?.contains(big) ?? false) {
+                Thread.sleep(forTimeInterval: 0.001)
+            }
+            #expect(process.isRunning, "the load finished before the file could be truncated")
+            #expect(truncate(big, 0) == 0)
+            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .exit, "the load crashed: \(message)")
+            #expect(process.terminationStatus == 65)
+            #expect(message.contains("big.csv: the file shrank while it was being read"))
+            #expect(try InterruptedLoadTests.fingerprint(store) == before)
+        }
+    }
+
+    @Test func outputsMayNotOverwriteTheInputOrTheStore() throws {
+        try withTemporaryDirectory("wells-safety") { directory in
+            let store = directory.appendingPathComponent("s.sqlite").path
+            let input = directory.appendingPathComponent("a.csv").path
+            try FileManager.default.copyItem(atPath: Self.small, toPath: input)
+            try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("link.csv").path, withDestinationPath: input)
+            #expect(try Self.wells(["load", input, "--db", store, "--quiet"]).status == 0)
+            let (storeBytes, inputBytes) = (try Self.sha(store), try Self.sha(input))
+            for rejects in [store, "\(directory.path)/./s.sqlite-wal", store + "-journal", input, directory.appendingPathComponent("link.csv").path] {
+                let run = try Self.wells(["load", input, "--db", store, "--rejects", rejects])
+                #expect(run.status == 64, "--rejects \(rejects)")
+                #expect(run.stderr.contains("it would be overwritten"))
+            }
+            let onInput = try Self.wells(["load", input, "--db", input])
+            #expect(onInput.status == 64 && onInput.stderr.contains("--db \(input) is the input file"))
+            #expect(try Self.sha(store) == storeBytes)
+            #expect(try Self.sha(input) == inputBytes)
+        }
+    }
+
+    @Test func aFailedFirstLoadLeavesNoStore() throws {
+        try withTemporaryDirectory("wells-safety") { directory in
+            let store = directory.appendingPathComponent("new.sqlite").path
+            let bad = directory.appendingPathComponent("bad.csv").path
+            try Data("x,y\n1,2\n".utf8).write(to: URL(fileURLWithPath: bad))
+            let run = try Self.wells(["load", bad, "--db", store])
+            #expect(run.status == 65)
+            let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("new.sqlite") }
+            #expect(left.isEmpty, "left behind: \(left)")
+        }
+    }
+
+    @Test func concurrentLoadsIntoANewStoreAllSucceed() throws {
+        try withTemporaryDirectory("wells-safety") { directory in
+            let store = directory.appendingPathComponent("c.sqlite").path
+            let group = DispatchGroup()
+            let results = Results()
+            for _ in 0..<4 {
+                DispatchQueue.global().async(group: group) {
+                    let run = try? Self.wells(["load", Self.small, "--db", store, "--quiet", "--format", "json"])
+                    results.append(run)
+                }
+            }
+            group.wait()
+            let runs = results.runs.compactMap { $0 }
+            #expect(runs.count == 4)
+            #expect(runs.allSatisfy { $0.status == 0 }, "\(runs.map(\.stderr))")
+            #expect(runs.filter { $0.stdout.contains("\"inserted\" : 25") }.count == 1)
+            #expect(runs.filter { $0.stdout.contains("\"updated\" : 25") }.count == 3)
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".creating-") }
+            #expect(leftovers.isEmpty)
+        }
+    }
+
+    final class Results: @unchecked Sendable {  // appended to under the lock
+        private let lock = NSLock()
+        private(set) var runs: [Run?] = []
+        func append(_ run: Run?) { lock.withLock { runs.append(run) } }
+    }
+
+    /// A store in a directory the user cannot write: queries work (immutable open), loads say why not.
+    @Test func readOnlyStoresServeQueries() throws {
+        guard getuid() == 0 else {
+            Issue.record("this test runs commands as user nobody through setpriv, which needs root")
+            return
+        }
+        try withTemporaryDirectory("wells-safety") { directory in
+            let binary = directory.appendingPathComponent("wells").path
+            try FileManager.default.copyItem(atPath: InterruptedLoadTests.wells, toPath: binary)
+            let store = directory.appendingPathComponent("s.sqlite").path
+            #expect(try Self.wells(["load", Self.small, "--db", store, "--quiet"]).status == 0)
+            chmod(directory.path, 0o755)
+            chmod(store, 0o644)
+            let query = try Self.wells(["bbox", "-89,33,-87,35", "--db", store, "--format", "csv"], binary: binary, asNobody: true)
+            #expect(query.status == 0, "\(query.stderr)")
+            #expect(query.stdout.split(separator: "\n").count > 1)
+            let load = try Self.wells(["load", Self.small, "--db", store], binary: binary, asNobody: true)
+            #expect(load.status == 73)
+            #expect(load.stderr.contains("\(store): cannot write the store"))
+            let create = try Self.wells(["load", Self.small, "--db", directory.appendingPathComponent("new.sqlite").path], binary: binary, asNobody: true)
+            #expect(create.status == 73 && create.stderr.contains("not writable"))
+        }
+    }
+
+    /// The journal of a killed first load: a query rolls it back when it can write the store, and
+    /// says what to do when it cannot.
+    @Test func queriesAfterAnInterruptedFirstLoad() throws {
+        try withTemporaryDirectory("wells-safety") { directory in
+            let store = directory.appendingPathComponent("s.sqlite").path
+            let big = directory.appendingPathComponent("big.csv").path
+            try WellGenerator(count: 244_292, seed: 9).write(toFileAt: big)
+            _ = try WellStore(path: store)
+            let process = try InterruptedLoadTests.startLoad(big, into: store)
+            // Killed once its journal is hot: SQLite writes the journal's header (its first bytes
+            // non-zero) when it is about to change the store's file, which must then be rolled back.
+            let journal = store + "-journal"
+            InterruptedLoadTests.interrupt(process, with: SIGKILL, pollingEvery: 0.0005) {
+                (try? FileHandle(forReadingFrom: URL(fileURLWithPath: journal)).read(upToCount: 1))?.first.map { $0 != 0 } ?? false
+            }
+            #expect(FileManager.default.fileExists(atPath: journal))
+            if getuid() == 0 {
+                let binary = directory.appendingPathComponent("wells").path
+                try FileManager.default.copyItem(atPath: InterruptedLoadTests.wells, toPath: binary)
+                chmod(directory.path, 0o755)
+                let refused = try Self.wells(["bbox", "-120,49,-110,60", "--db", store], binary: binary, asNobody: true)
+                #expect(refused.status == 73)
+                #expect(refused.stderr.contains("the journal of an interrupted load"))
+            }
+            let query = try Self.wells(["bbox", "-120,49,-110,60", "--db", store, "--format", "csv"])
+            #expect(query.status == 0, "\(query.stderr)")
+            #expect(query.stdout == "id,uwi,name,lat,lon\n" || query.stdout.split(separator: "\n").count == 1)
+            #expect(!FileManager.default.fileExists(atPath: journal))
+        }
+    }
+
+    /// A disk too small for the load: refused before anything is written, with the path and "disk", exit 74.
+    @Test func aFullDiskIsNamedAndLeavesNothingBehind() throws {
+        guard getuid() == 0 else {
+            Issue.record("this test mounts a 3 MB tmpfs, which needs root")
+            return
+        }
+        try withTemporaryDirectory("wells-safety") { directory in
+            let mount = directory.appendingPathComponent("small").path
+            try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
+            let mounted = Process()
+            mounted.executableURL = URL(fileURLWithPath: "/bin/mount")
+            mounted.arguments = ["-t", "tmpfs", "-o", "size=3m", "tmpfs", mount]
+            try mounted.run()
+            mounted.waitUntilExit()
+            #expect(mounted.terminationStatus == 0, "cannot mount a tmpfs here")
+            guard mounted.terminationStatus == 0 else { return }
+            defer {
+                let unmount = Process()
+                unmount.executableURL = URL(fileURLWithPath: "/bin/umount")
+                unmount.arguments = [mount]
+                try? unmount.run()
+                unmount.waitUntilExit()
+            }
+            let big = directory.appendingPathComponent("big.csv").path
+            try WellGenerator(count: 20_000, seed: 3).write(toFileAt: big)
+            let existing = mount + "/s.sqlite"
+            #expect(try Self.wells(["load", Self.small, "--db", existing, "--quiet"]).status == 0)
+            let before = try InterruptedLoadTests.fingerprint(existing)
+            for store in [existing, mount + "/new.sqlite"] {
+                let run = try Self.wells(["load", big, "--db", store, "--quiet"])
+                #expect(run.status == 74)
+                #expect(run.stderr.contains("\(store): the disk is too full for this load"))
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: mount) == ["s.sqlite"])
+            #expect(try InterruptedLoadTests.fingerprint(existing) == before)
+        }
+    }
+
+    @Test func controlCharactersInMessagesAreEscaped() throws {
+        let run = try Self.wells(["load", "no\u{1B}]0;owned\u{07}such\u{1B}[2J.csv", "--dry-run"])
+        #expect(run.status == 66)
+        #expect(!run.stderr.contains("\u{1B}") && !run.stderr.contains("\u{07}"))
+        #expect(run.stderr.contains("no\\u{1B}]0;owned\\u{7}such\\u{1B}[2J.csv"))
+        let usage = try Self.wells(["load", "x.csv", "--map", "\u{1B}[31mred"])
+        #expect(usage.status == 64 && !usage.stderr.contains("\u{1B}"))
+    }
+}
