@@ -15,6 +15,7 @@ public struct ImportError: Error, CustomStringConvertible, Sendable {
         case unknownColumn
         case unknownField
         case duplicateHeader
+        case malformedHeader
         case invalidOption
         case interrupted
         case notText

@@ -148,6 +148,9 @@ extension WellStore {
         guard let header = try reader.next() else {
             throw ImportError(.emptyFile, "the file is empty; expected a header line and data records", file: path)
         }
+        if let issue = header.issue {
+            throw ImportError(.malformedHeader, "the header is malformed: \(issue)", file: path, line: header.line)
+        }
         var data = (offset: reader.offset, line: reader.line)
         var sample: [[String]] = []
         var formatLine = false

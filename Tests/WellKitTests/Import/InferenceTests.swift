@@ -170,7 +170,18 @@ import Testing
         #expect(try WellStore.dryRun(csvAt: path, options: options).preview.first?["lon"]?.hasPrefix("-86.54") == true)
     }
 
-    // MARK: - Encodings
+    // MARK: - Encodings and malformed files
+
+    @Test func malformedHeaderIsNamedWithItsLine() throws {
+        let path = try Fixtures.file("# a comment\nlat;lon;\"name\n36;-85;x\n")
+        do {
+            _ = try WellStore.dryRun(csvAt: path)
+            Issue.record("a malformed header loaded")
+        } catch let error as ImportError {
+            #expect(error.code == .malformedHeader)
+            #expect(error.description == "\(path):2: the header is malformed: a quoted field opened on line 2 is never closed; close it with \" or remove the stray quote")
+        }
+    }
 
     @Test func utf16WithByteOrderMarkIsRead() throws {
         let text = "api,lat,lon,name\n41-1,36.1,-85.1,Café\n41-2,36.2,-85.2,Øst\n"
