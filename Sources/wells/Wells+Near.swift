@@ -55,11 +55,7 @@ extension Wells {
 
         /// Parses `500m`, `2km`, `1.5mi` or a bare number of metres.
         static func meters(_ text: String) -> Double? {
-            let lower = text.lowercased().trimmingCharacters(in: .whitespaces)
-            for (suffix, factor) in [("km", 1000.0), ("mi", 1609.344), ("m", 1.0)] where lower.hasSuffix(suffix) {
-                return Double(lower.dropLast(suffix.count)).map { $0 * factor }.flatMap { $0 >= 0 ? $0 : nil }
-            }
-            return Double(lower).flatMap { $0 >= 0 ? $0 : nil }
+            (try? Distance(parsing: text))?.meters
         }
     }
 }

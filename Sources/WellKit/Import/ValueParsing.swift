@@ -107,7 +107,8 @@ enum ValueParsing {
     /// Parses a date from UTF-8 bytes, as ``date(_:)-(String)`` does.
     static func date(_ bytes: UnsafeBufferPointer<UInt8>) -> ParsedDate? {
         func digits(_ range: Range<Int>) -> Int? {
-            guard range.upperBound <= bytes.count, !range.isEmpty else { return nil }
+            // At most 4 digits are ever wanted; a longer run ("33333333333333333333/1/2001") would overflow.
+            guard range.upperBound <= bytes.count, !range.isEmpty, range.count <= 4 else { return nil }
             var value = 0
             for k in range {
                 let b = bytes[k]

@@ -60,7 +60,10 @@ extension FetchRequest {
             _ = arguments.append(contentsOf: [crs, minX, minY, maxX, maxY])
         }
         if needsDetails { from += " JOIN details d ON d.pin_id = p.id" }
-        if let predicate { conditions.append(predicate.sql(&arguments)) }
+        if let predicate {
+            try predicate.validate()
+            conditions.append(predicate.sql(&arguments))
+        }
 
         var select = selection
         var distanceArguments = StatementArguments()

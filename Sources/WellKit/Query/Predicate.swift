@@ -61,15 +61,114 @@ public enum PredicateValue: Sendable, Equatable, ExpressibleByStringLiteral, Exp
     public init(floatLiteral value: Double) { self = .number(value) }
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
 
-    /// The value as the given field stores it: numbers for numeric fields when the text is a number.
+    /// The value as the given field stores it: numbers for numeric fields when the text is a number,
+    /// and dates as ISO `yyyy-mm-dd` when the text is a date in another form.
     func bound(for field: WellField) -> DatabaseValue {
         switch (self, field.kind) {
-        case (.number(let n), .integer): n.rounded() == n ? Int64(n).databaseValue : n.databaseValue
+        case (.number(let n), .integer): Int64(exactly: n)?.databaseValue ?? n.databaseValue
         case (.number(let n), .real): n.databaseValue
-        case (.number(let n), _): (n.rounded() == n && abs(n) < 1e15 ? String(Int64(n)) : String(n)).databaseValue
-        case (.text(let t), .real): (Double(t)?.databaseValue) ?? t.databaseValue
-        case (.text(let t), .integer): (Int64(t)?.databaseValue) ?? t.databaseValue
-        case (.text(let t), _): t.databaseValue
+        case (.number, _), (.text, .date): text(for: field).databaseValue
+        case (.text(let t), .real): (ValueParsing.number(t)?.databaseValue) ?? t.databaseValue
+        case (.text(let t), .integer): (Int64(t)?.databaseValue) ?? (ValueParsing.number(t)?.databaseValue) ?? t.databaseValue
+        case (.text(let t), .text): t.databaseValue
+        }
+    }
+
+    /// The value as text for a text or date field.
+    private func text(for field: WellField) -> String {
+        let text: String = switch self {
+        case .number(let n): n.rounded() == n && abs(n) < 1e15 ? String(Int64(n)) : String(n)
+        case .text(let t): t
+        }
+        return field.kind == .date ? ValueParsing.date(text) ?? text : text
+    }
+
+    /// What `field` needs when this value cannot match it, such as "a number, such as 1500"; nil when it can.
+    func mismatch(for field: WellField) -> String? {
+        switch (self, field.kind) {
+        case (.number(let n), .integer), (.number(let n), .real):
+            return n.isFinite ? nil : "a number, such as 1500"
+        case (.text(let t), .integer), (.text(let t), .real):
+            return ValueParsing.number(t) != nil ? nil : "a number, such as 1500"
+        case (_, .date):
+            let text = text(for: field)
+            if ValueParsing.date(text) != nil { return nil }
+            // A year or a month, which compare as ISO prefixes: spud_date >= 2001, spud_date < 2001-07.
+            let bytes = Array(text.utf8)
+            let digits = { (range: Range<Int>) in range.allSatisfy { ValueParsing.isDigit(bytes[$0]) } }
+            if bytes.count == 4, digits(0..<4) { return nil }
+            if bytes.count == 7, digits(0..<4), bytes[4] == UInt8(ascii: "-"), digits(5..<7),
+               let month = Int(text.suffix(2)), (1...12).contains(month) { return nil }
+            return "a date, such as 2001-01-12, 1/12/2001, a year (2001) or a month (2001-01)"
+        case (_, .text):
+            return nil
+        }
+    }
+}
+
+// MARK: - Limits
+
+extension Predicate {
+    /// How deeply `not` and parentheses may nest in a parsed predicate: 32.
+    ///
+    /// SQLite's parser has a stack of 100 entries (YYSTACKDEPTH): about 45 nested `NOT (` fill it.
+    /// A level of the text nests the SQL at most two deep (a parenthesis can hold an `or` of `and`s),
+    /// and the SQL puts the deepest operand first, so only its open parentheses and NOTs stay on the stack.
+    public static let maximumDepth = 32
+    /// How many comparisons a predicate may hold, each value of an `in` list counting as one: 500.
+    ///
+    /// SQLite's expressions are at most 1,000 deep (SQLITE_MAX_EXPR_DEPTH), and a chain of `or`s
+    /// is one level deeper per term.
+    public static let maximumTerms = 500
+    /// How deeply a predicate's SQL may nest, counting each NOT and each `and`/`or` group: what
+    /// ``maximumDepth`` allows the text (two per level, two for the top level's `or` of `and`s, one
+    /// for `is not null`), plus the group that joins several `--where` conditions: 68, of SQLite's 100.
+    static let maximumSQLDepth = 2 * maximumDepth + 4
+
+    /// The predicate's SQL nesting (``maximumSQLDepth``'s measure) and its terms, walked without recursion.
+    func measure() -> (depth: Int, terms: Int) {
+        var deepest = 0, terms = 0
+        var stack = [(self, 0)]
+        while let (predicate, depth) = stack.popLast() {
+            deepest = max(deepest, depth)
+            switch predicate {
+            case .compare, .string, .between, .isNull: terms += 1
+            case .in(_, let values): terms += max(1, values.count)
+            case .and(let ps), .or(let ps): stack += ps.map { ($0, depth + 1) }
+            case .not(let p): stack.append((p, depth + 1))
+            }
+        }
+        return (deepest, terms)
+    }
+
+    /// Checks the limits and that every value can match its field, before the predicate becomes SQL.
+    ///
+    /// - Throws: ``StoreError`` (`invalidArgument`) naming the limit, or the field, the value and what the field needs.
+    func validate() throws {
+        let (depth, terms) = measure()
+        guard depth <= Self.maximumSQLDepth else {
+            throw StoreError(.invalidArgument, "the conditions nest \(depth) levels deep in SQL, more than the limit of \(Self.maximumSQLDepth) (\(Self.maximumDepth) levels of not and parentheses)")
+        }
+        guard terms <= Self.maximumTerms else {
+            throw StoreError(.invalidArgument, "the conditions hold \(terms) comparisons, more than the limit of \(Self.maximumTerms) (each value of an in list counts as one)")
+        }
+        var stack = [self]
+        while let predicate = stack.popLast() {
+            var checks: [(WellField, PredicateValue)] = []
+            switch predicate {
+            case .compare(let f, _, let v): checks = [(f, v)]
+            case .between(let f, let low, let high): checks = [(f, low), (f, high)]
+            case .in(let f, let vs): checks = vs.map { (f, $0) }
+            case .string, .isNull: break
+            case .and(let ps), .or(let ps): stack += ps
+            case .not(let p): stack.append(p)
+            }
+            for (field, value) in checks {
+                if let expected = value.mismatch(for: field) {
+                    let shown = switch value { case .text(let t): "\"\(t)\""; case .number(let n): "\(n)" }
+                    throw StoreError(.invalidArgument, "\(field.rawValue) is \(expected); \(shown) is not")
+                }
+            }
         }
     }
 }
@@ -107,11 +206,35 @@ extension Predicate {
         case .isNull(let field):
             return "\(field.qualifiedColumn) IS NULL"
         case .and(let predicates):
-            return predicates.isEmpty ? "1" : "(" + predicates.map { $0.sql(&arguments) }.joined(separator: " AND ") + ")"
+            return predicates.isEmpty ? "1" : Self.group(predicates, "AND", &arguments)
         case .or(let predicates):
-            return predicates.isEmpty ? "0" : "(" + predicates.map { $0.sql(&arguments) }.joined(separator: " OR ") + ")"
+            return predicates.isEmpty ? "0" : Self.group(predicates, "OR", &arguments)
         case .not(let predicate):
-            return "NOT (\(predicate.sql(&arguments)))"
+            switch predicate {
+            case .and, .or, .not: return "NOT " + predicate.sql(&arguments)  // already parenthesised, or a NOT
+            default: return "NOT (\(predicate.sql(&arguments)))"
+            }
+        }
+    }
+
+    /// `(a AND b …)` with the most deeply nested operand first, so that SQLite's parser, whose stack
+    /// holds 100 entries, keeps only the open parentheses and NOTs of the nesting on it rather than
+    /// also an operand and an operator for each level (`a OR (b AND (c …` overflowed it at 16 levels).
+    private static func group(_ predicates: [Predicate], _ op: String, _ arguments: inout StatementArguments) -> String {
+        var ordered = predicates
+        if let deepest = predicates.indices.max(by: { predicates[$0].nesting < predicates[$1].nesting }),
+           deepest > 0, predicates[deepest].nesting > 0 {
+            ordered.insert(ordered.remove(at: deepest), at: 0)
+        }
+        return "(" + ordered.map { $0.sql(&arguments) }.joined(separator: " \(op) ") + ")"
+    }
+
+    /// The nesting of the predicate's SQL: one per NOT and per and/or group, as ``measure()`` counts it.
+    private var nesting: Int {
+        switch self {
+        case .and(let ps), .or(let ps): 1 + (ps.map(\.nesting).max() ?? 0)
+        case .not(let p): 1 + p.nesting
+        default: 0
         }
     }
 }

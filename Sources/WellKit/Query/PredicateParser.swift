@@ -17,16 +17,26 @@
 /// OP         := = == != <> < <= > >= | contains | beginswith | endswith, each optionally [c], [d] or [cd]
 /// VALUE      := "double-quoted" | 'single-quoted' | a bare word (a number if it parses as one)
 /// ```
+///
+/// Limits, so that no input can overflow the parser's stack or SQLite's (whose parser nests at most
+/// about 45 `NOT (` and whose expressions are at most 1,000 deep): ``Predicate/maximumDepth`` (32)
+/// levels of `not` and parentheses, and ``Predicate/maximumTerms`` (500) comparisons, each value of
+/// an `in` list counting as one. A value must be able to match its field: a number for `id`, `lat`,
+/// `lon`, `total_depth` and the elevations; a date (`2001-01-12`, `1/12/2001`, `20010112`), a year
+/// or a month (`2001`, `2001-01`) for the dates, which are compared as ISO text.
 extension Predicate {
     /// Parses one `--where` expression.
     ///
-    /// - Throws: ``StoreError`` quoting the offending token, or listing the valid fields for an unknown one.
+    /// - Throws: ``StoreError`` (`invalidArgument`) quoting the offending token and its character
+    ///   offset, naming the limit it passes, or listing the valid fields for an unknown one.
+    /// - Complexity: O(n) in the length of `text`; the recursion is at most ``maximumDepth`` deep.
     public init(parsing text: String) throws {
         var parser = PredicateParser(tokens: try PredicateParser.tokenize(text), text: text)
         self = try parser.expression()
         if let extra = parser.peek() {
-            throw parser.error("unexpected \"\(extra.text)\" after a complete condition; join conditions with and/or")
+            throw parser.error("unexpected \"\(extra.text)\" at character \(extra.offset) after a complete condition; join conditions with and/or")
         }
+        try validate()
     }
 }
 
@@ -34,11 +44,17 @@ struct PredicateParser {
     struct Token: Equatable {
         var text: String
         var quoted = false
+        /// The 1-based character offset of the token in the text, for messages.
+        var offset = 0
     }
 
     private var tokens: [Token]
     private var position = 0
     private let text: String
+    /// How many `not`s and parentheses enclose the factor being parsed.
+    private var depth = 0
+    /// Comparisons so far, each value of an `in` list counting as one.
+    private var terms = 0
 
     init(tokens: [Token], text: String) {
         self.tokens = tokens
@@ -62,25 +78,26 @@ struct PredicateParser {
                     j += 1
                 }
                 guard j < chars.count - 1 else {
-                    throw StoreError(.invalidArgument, "--where \"\(text)\": the quote opened at character \(i + 1) is never closed")
+                    throw StoreError(.invalidArgument, "--where \"\(quoted(text))\": the quote opened at character \(i + 1) is never closed")
                 }
-                tokens.append(Token(text: value, quoted: true))
+                tokens.append(Token(text: value, quoted: true, offset: i + 1))
                 i = j + 1
             } else if "(),".contains(c) {
-                tokens.append(Token(text: String(c)))
+                tokens.append(Token(text: String(c), offset: i + 1))
                 i += 1
             } else if "=!<>".contains(c) {
                 var op = String(c)
                 if "=<>".contains(chars[i + 1]) && op != "=" || (op == "=" && chars[i + 1] == "=") { op.append(chars[i + 1]) }
-                tokens.append(Token(text: op))
+                tokens.append(Token(text: op, offset: i + 1))
                 i += op.count
             } else {
+                let start = i
                 var word = ""
                 while i < chars.count && !chars[i].isWhitespace && !"(),=!<>\"'".contains(chars[i]) {
                     word.append(chars[i])
                     i += 1
                 }
-                tokens.append(Token(text: word))
+                tokens.append(Token(text: word, offset: start + 1))
             }
         }
         return tokens
@@ -102,7 +119,12 @@ struct PredicateParser {
     }
 
     func error(_ message: String) -> StoreError {
-        StoreError(.invalidArgument, "--where \"\(text)\": \(message)")
+        StoreError(.invalidArgument, "--where \"\(Self.quoted(text))\": \(message)")
+    }
+
+    /// The text for a message: whole up to 80 characters, else its start and end.
+    static func quoted(_ text: String) -> String {
+        text.count <= 80 ? text : "\(text.prefix(60))…\(text.suffix(15))"
     }
 
     mutating func expression() throws -> Predicate {
@@ -118,19 +140,41 @@ struct PredicateParser {
     }
 
     private mutating func factor() throws -> Predicate {
-        if accept("not") { return .not(try factor()) }
-        if accept("(") {
+        if let token = peek(), !token.quoted, ["not", "("].contains(token.text.lowercased()) {
+            guard depth < Predicate.maximumDepth else {
+                throw error("\"\(token.text)\" at character \(token.offset) nests deeper than \(Predicate.maximumDepth) levels of not and parentheses, the limit")
+            }
+            depth += 1
+            defer { depth -= 1 }
+            if accept("not") { return .not(try factor()) }
+            position += 1
             let inner = try expression()
-            guard accept(")") else { throw error("expected \")\"") }
+            guard accept(")") else { throw error("expected \")\"" + (peek().map { " at character \($0.offset)" } ?? " at the end")) }
             return inner
         }
         return try comparison()
     }
 
+    /// Counts `count` more terms, throwing past the limit.
+    private mutating func count(_ count: Int, at token: Token) throws {
+        terms += count
+        if terms > Predicate.maximumTerms {
+            throw error("more than \(Predicate.maximumTerms) comparisons (each value of an in list counts as one), the limit, at \"\(token.text)\", character \(token.offset)")
+        }
+    }
+
+    /// Throws when `value` cannot match `field`, quoting the value and saying what would.
+    private func check(_ value: PredicateValue, for field: WellField, token: Token) throws {
+        if let expected = value.mismatch(for: field) {
+            throw error("\(field.rawValue) is \(expected); \"\(token.text)\" at character \(token.offset) is not")
+        }
+    }
+
     private mutating func comparison() throws -> Predicate {
         guard let fieldToken = next() else { throw error("expected a field name, such as status") }
         let field: WellField
-        do { field = try WellField(keyPath: fieldToken.text) } catch let e as StoreError { throw error(e.message) }
+        do { field = try WellField(keyPath: fieldToken.text) } catch let e as StoreError { throw error(e.message + " (character \(fieldToken.offset))") }
+        try count(1, at: fieldToken)
         guard let opToken = next() else { throw error("expected an operator after \"\(fieldToken.text)\", such as = or contains") }
         let op = opToken.text.lowercased()
         if op == "is" {
@@ -139,19 +183,23 @@ struct PredicateParser {
             return negated ? .not(.isNull(field)) : .isNull(field)
         }
         if op == "between" {
-            let low = try value()
+            let low = try value(for: field)
             guard accept("and") else { throw error("expected \"and\" in between … and …") }
-            return .between(field, low, try value())
+            return .between(field, low, try value(for: field))
         }
         if op == "in" {
             guard accept("(") else { throw error("expected \"(\" after in") }
-            var values = [try value()]
-            while accept(",") { values.append(try value()) }
+            var values = [try value(for: field)]
+            while let comma = peek(), !comma.quoted, comma.text == "," {
+                position += 1
+                try count(1, at: comma)
+                values.append(try value(for: field))
+            }
             guard accept(")") else { throw error("expected \")\" to close the in list") }
             return .in(field, values)
         }
         if let comparison = Self.comparisons[op] {
-            return .compare(field, comparison, try value())
+            return .compare(field, comparison, try value(for: field))
         }
         var name = op, options: StringOptions = []
         if let bracket = op.firstIndex(of: "["), op.hasSuffix("]") {
@@ -173,10 +221,19 @@ struct PredicateParser {
 
     private mutating func value(raw: Bool = false) throws -> PredicateValue {
         guard let token = next(), token.quoted || !["(", ")", ","].contains(token.text) else {
-            throw error("expected a value")
+            throw error("expected a value" + (peek().map { " at character \($0.offset)" } ?? " at the end"))
         }
-        if !token.quoted && !raw, let number = Double(token.text) { return .number(number) }
+        if !token.quoted && !raw, let number = ValueParsing.number(token.text) { return .number(number) }
         return .text(token.text)
+    }
+
+    /// A value compared with `field`: a bare number is a number only for a numeric field (so
+    /// `county = 007` keeps its zeros), and the value must be able to match the field.
+    private mutating func value(for field: WellField) throws -> PredicateValue {
+        let token = peek()
+        let value = try value(raw: field.kind == .text || field.kind == .date)
+        if let token { try check(value, for: field, token: token) }
+        return value
     }
 
     private static let comparisons: [String: Predicate.Comparison] = [

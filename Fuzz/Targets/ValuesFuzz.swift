@@ -1,0 +1,39 @@
+// Fuzz target `values`: ValueParsing.number/decimal/date and DMS.parse.
+//
+// Checks, beyond "never traps": numbers are finite, and a plain decimal equals `Double(_:)`'s
+// correctly rounded reading; a date is a real day and round-trips through its ISO form; an angle is
+// finite and within ±180° (±90° for a latitude).
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func valuesFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = UnsafeBufferPointer(start: data, count: size)
+    let text = String(decoding: bytes, as: UTF8.self)
+
+    if let value = ValueParsing.number(bytes) {
+        precondition(value.isFinite, "ValueParsing.number: \(value) is not finite")
+        if !bytes.contains(UInt8(ascii: ",")), let reference = Double(text) {
+            precondition(value == reference, "ValueParsing.number: \(value), but Double(_:) reads \(reference)")
+        }
+    }
+    if let value = ValueParsing.number(text) { precondition(value.isFinite, "ValueParsing.number(String): not finite") }
+
+    if let parsed = ValueParsing.date(bytes) {
+        let iso: String
+        switch parsed {
+        case .iso: iso = text
+        case .other(let year, let month, let day):
+            precondition((1000...9999).contains(year) && (1...12).contains(month) && (1...31).contains(day), "ValueParsing.date: \(parsed)")
+            iso = ValueParsing.iso(year: year, month: month, day: day)
+        }
+        precondition(iso.utf8.count == 10, "ValueParsing.date: \"\(iso)\" is not yyyy-mm-dd")
+        precondition(ValueParsing.date(iso) == iso, "ValueParsing.date: \"\(iso)\" does not round-trip")
+        precondition(ValueParsing.date(text) == iso, "ValueParsing.date(String) disagrees with the bytes")
+    }
+
+    for implied in [nil, DMS.Hemisphere.north, .west] {
+        guard let degrees = try? DMS.parse(text, impliedHemisphere: implied) else { continue }
+        precondition(degrees.isFinite, "DMS.parse: \(degrees) is not finite")
+        precondition(abs(degrees) <= (implied == .north ? 90 : 180), "DMS.parse: \(degrees) out of range")
+    }
+    return 0
+}
