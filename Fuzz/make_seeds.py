@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes seed inputs for the fuzz targets from the real well lists in ../shared/data and the README.
 
-Usage: python3 Fuzz/make_seeds.py OUT_DIR   (then Fuzz/run.sh --merge minimises them into Fuzz/corpus/)
+Usage: python3 Fuzz/make_seeds.py Fuzz/.build/work && bash Fuzz/run.sh --merge
+(the merge keeps, in Fuzz/corpus/<target>/, the smallest set of inputs that covers what they all cover)
 """
 import csv, io, os, random, re, sys
 

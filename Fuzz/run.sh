@@ -3,7 +3,8 @@
 # timeout (5 s) or sanitizer report.
 #
 #   bash Fuzz/run.sh [seconds] [target…]     fuzz each target for `seconds` (default 30), one at a time
-#   bash Fuzz/run.sh --merge [target…]       minimise Fuzz/.build/work/<target> into Fuzz/corpus/<target>
+#   bash Fuzz/run.sh --merge [target…]       minimise Fuzz/.build/work/<target> and Fuzz/corpus/<target> into
+#                                            Fuzz/corpus/<target> (libFuzzer's -set_cover_merge=1: the features of -merge=1, fewer files)
 #
 # Targets: csv, values, predicate, geoargs (all when none is named). Each first replays every input in
 # Fuzz/regressions/<target>/ (the crashers found so far), then fuzzes with Fuzz/corpus/<target>/ and
@@ -25,7 +26,8 @@ if [ "${1:-}" = "--merge" ]; then
   for t in "${targets[@]}"; do
     fresh=$(mktemp -d)
     mkdir -p "corpus/$t" ".build/work/$t"
-    ".build/fuzz-$t" -merge=1 -max_len="${max_len[$t]}" "$fresh" "corpus/$t" ".build/work/$t" 2>&1 | grep -E "MERGE-OUTER: [0-9]+ new files" || true
+    ".build/fuzz-$t" -set_cover_merge=1 -max_len="${max_len[$t]}" "$fresh" "corpus/$t" ".build/work/$t" 2>&1 | grep -E "MERGE-OUTER: [0-9]+ new files" || true
+    if [ -z "$(ls "$fresh")" ]; then echo "$t: the merge kept nothing; Fuzz/corpus/$t left as it was" >&2; exit 1; fi
     rm -f "corpus/$t"/*
     cp "$fresh"/* "corpus/$t"/
     rm -rf "$fresh"
