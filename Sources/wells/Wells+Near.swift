@@ -24,14 +24,22 @@ extension Wells {
         @OptionGroup var query: QueryOptions
         @OptionGroup var store: StoreOptions
 
+        /// The largest radius: half the Earth's circumference, beyond which every point is within reach.
+        static let maximumRadius = 20_037_508.0
+
         func validate() throws {
             guard (radius == nil) != (nearest == nil) else {
                 throw ValidationError("give exactly one of --radius and --nearest")
             }
-            if let radius, Self.meters(radius) == nil {
-                throw ValidationError("--radius \"\(radius)\" is not a distance; use a number with m, km or mi, such as 2km")
+            if let radius {
+                guard let meters = Self.meters(radius) else {
+                    throw ValidationError("--radius \(SafeText.quoted(radius)) is not a distance; use a number with m, km or mi, such as 2km")
+                }
+                guard meters.isFinite && meters <= Self.maximumRadius else {
+                    throw ValidationError("--radius must be a finite distance of at most 20,037.5 km (half the Earth's circumference), got \(SafeText.quoted(radius))")
+                }
             }
-            if let nearest, nearest < 1 { throw ValidationError("--nearest \(nearest) must be at least 1") }
+            if let nearest, nearest < 1 { throw ValidationError("--nearest must be at least 1, got '\(nearest)'") }
         }
 
         func run() async throws {
@@ -40,16 +48,18 @@ extension Wells {
                 let wellStore = try store.open(.readOnly)
                 var request = try query.request()
                 if let radius, let meters = Self.meters(radius) {
-                    request.region = .radius(latitude: center.latitude, longitude: center.longitude, meters: meters)
+                    request.region = .radius(latitude: center.latitude, longitude: center.longitude, meters: max(0, meters))
                 } else if let nearest {
-                    // The k nearest are the wells within the distance of the k-th nearest.
+                    // The k nearest are the wells within the distance of the k-th nearest; --offset and
+                    // --limit then page through those k, so --nearest 5 --limit 1 prints the nearest one.
                     let found = try wellStore.fetchNearest(to: center, count: nearest, request: request)
                     request.region = .radius(latitude: center.latitude, longitude: center.longitude, meters: found.last?.meters ?? 0)
-                    request.limit = found.isEmpty ? 0 : nearest
+                    let offset = min(query.offset ?? 0, found.count)
+                    request.limit = min(found.count - offset, query.limit ?? .max)
                 }
                 try QueryRunner.run(store: wellStore, request: request, options: query, distanceFrom: center)
             } catch {
-                throw Terminal.fail(error)
+                throw Terminal.failSafely(error)
             }
         }
 
