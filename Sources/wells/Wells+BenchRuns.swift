@@ -59,7 +59,7 @@ extension Wells.Bench {
         func run() async throws {
             do {
                 if let queries, !FileManager.default.isReadableFile(atPath: queries) {
-                    throw StoreError(.notFound, "--queries \(SafeText.quoted(queries)): no readable file there", path: queries)
+                    throw StoreError(.notFound, "--queries \(SafeText.quoted(queries)): no readable file there")
                 }
                 let wellStore = try store.open(.existing)
                 let viewports = try queries.map { try BBoxBenchmark.viewports(file: $0) }
