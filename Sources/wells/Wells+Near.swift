@@ -32,6 +32,10 @@ extension Wells {
                 throw ValidationError("give exactly one of --radius and --nearest")
             }
             if let radius {
+                // Checked before meters(_:), which may refuse a non-finite distance as "not a distance".
+                if let size = Self.unboundedSize(radius), !(size.isFinite && size <= Self.maximumRadius) {
+                    throw ValidationError("--radius must be a finite distance of at most 20,037.5 km (half the Earth's circumference), got \(SafeText.quoted(radius))")
+                }
                 guard let meters = Self.meters(radius) else {
                     throw ValidationError("--radius \(SafeText.quoted(radius)) is not a distance; use a number with m, km or mi, such as 2km")
                 }
@@ -61,6 +65,15 @@ extension Wells {
             } catch {
                 throw Terminal.failSafely(error)
             }
+        }
+
+        /// The size in metres of a positive distance written with any number, `inf` and `1e400` included; nil when
+        /// it is not a positive number (with or without m, km or mi), for ``meters(_:)`` to explain.
+        static func unboundedSize(_ text: String) -> Double? {
+            let lower = text.lowercased().trimmingCharacters(in: .whitespaces)
+            let unit = [("km", 1000.0), ("mi", 1609.344), ("m", 1.0)].first { lower.hasSuffix($0.0) }
+            guard let number = Double(lower.dropLast(unit?.0.count ?? 0)), number > 0 else { return nil }
+            return number * (unit?.1 ?? 1)
         }
 
         /// Parses `500m`, `2km`, `1.5mi` or a bare number of metres.
