@@ -11,7 +11,7 @@
     X(proj_context_create) X(proj_context_destroy) X(proj_context_errno) X(proj_context_errno_string) \
     X(proj_context_is_network_enabled) X(proj_coordoperation_get_accuracy) X(proj_coordoperation_get_grid_used) \
     X(proj_coordoperation_get_grid_used_count) X(proj_coordoperation_has_ballpark_transformation) \
-    X(proj_coordoperation_is_instantiable) X(proj_create) X(proj_create_crs_to_crs_from_pj) \
+    X(proj_coordoperation_is_instantiable) X(proj_create) X(proj_create_crs_to_crs_from_pj) X(proj_create_from_name) \
     X(proj_create_operation_factory_context) X(proj_create_operations) X(proj_crs_get_datum_forced) \
     X(proj_crs_get_horizontal_datum) X(proj_destroy) X(proj_errno) X(proj_errno_reset) X(proj_get_area_of_use) \
     X(proj_get_id_auth_name) X(proj_get_id_code) X(proj_get_name) X(proj_get_type) X(proj_is_crs) \

@@ -3,8 +3,18 @@ import WellKit
 
 /// Text tables for the benchmark reports.
 enum BenchTables {
+    /// The fewest rows whose times, bytes and allocations per row mean anything: below it a path's
+    /// fixed costs (statements, connections, allocator pages) swamp the per-row ones.
+    static let minimumComparedRows = 100
+
     static func projection(_ report: ProjectionBenchmark.Report) -> String {
-        var lines = ["Projection vs objects: \(report.rows) rows (\(report.request)) from \(report.store), median of \(report.repeats) runs after a warm-up"]
+        var lines = ["Projection vs objects: \(report.rows) rows (\(SafeText.cell(report.request))) from \(SafeText.cell(report.store)), median of \(report.repeats) runs after a warm-up"]
+        guard report.rows >= minimumComparedRows else {
+            // Per-row figures of a handful of rows are noise: say so, and print what was counted.
+            lines.append("Too few rows to compare: \(report.rows), below the minimum of \(minimumComparedRows); counts only. Choose a larger --bbox or --all.")
+            lines += grid([["path", "rows", "SQL"]] + report.paths.map { [$0.name, "\($0.rows)", "\($0.statements)"] })
+            return lines.joined(separator: "\n")
+        }
         let header = ["path", "rows", "time", "bytes/row", "allocs/row", "peak RSS", "SQL", "time/row ×", "bytes/row ×"]
         var rows = [header]
         for path in report.paths {
@@ -37,6 +47,7 @@ enum BenchTables {
     }
 
     static func grid(_ rows: [[String]]) -> [String] {
+        let rows = rows.map { $0.map(SafeText.cell) }   // labels from --queries files, paths
         let widths = (0..<(rows.map(\.count).max() ?? 0)).map { k in rows.map { k < $0.count ? $0[k].count : 0 }.max() ?? 0 }
         return rows.enumerated().flatMap { index, row -> [String] in
             let line = row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  ")

@@ -35,8 +35,11 @@ struct QueryOptions: ParsableArguments {
         if toCRS != nil && format == .geojson {
             throw ValidationError("--to-crs does not apply to GeoJSON, which RFC 7946 fixes to EPSG:4326 longitude/latitude; use csv or json")
         }
-        if let limit, limit < 0 { throw ValidationError("--limit \(limit) must be zero or more") }
-        if let offset, offset < 0 { throw ValidationError("--offset \(offset) must be zero or more") }
+        if let limit, limit < 0 { throw ValidationError("--limit must be zero or more, got '\(limit)'") }
+        if let offset, offset < 0 { throw ValidationError("--offset must be zero or more, got '\(offset)'") }
+        if let fields, fields.split(separator: ",").allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
+            throw ValidationError("--fields needs at least one field, such as id,uwi,name; got \(SafeText.quoted(fields))")
+        }
     }
 
     /// The fetch request these options describe.
@@ -68,7 +71,7 @@ enum QueryRunner {
         let latIndex = fields.firstIndex(of: .latitude) ?? 0, lonIndex = fields.firstIndex(of: .longitude) ?? 0
         let columns = fields.map(\.rawValue) + (center == nil ? [] : ["distance_m"]) + (transformer == nil ? [] : ["x", "y"])
         let output = StandardOutput()
-        let writer = ResultWriter(format: options.format, columns: columns) { output.write($0) }
+        let writer = ResultWriter(terminal: options.format, columns: columns) { output.write($0) }
         try store.forEachRow(request, fields: fields, distanceFrom: center) { row in
             var values = Array(row.databaseValues)
             if center != nil, let meters = Double.fromDatabaseValue(values[values.count - 1]) {

@@ -12,25 +12,9 @@ enum Terminal {
         FileHandle.standardError.write(Data((printable(text) + "\n").utf8))
     }
 
-    /// `text` safe to print on a terminal: control characters other than line breaks and tabs
-    /// (escape sequences, NUL, backspace, DEL, C1 controls) become `\u{1B}`-style escapes, so a
-    /// value from a file or an argument cannot move the cursor, retitle the window or hide text.
-    static func printable(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
-        var out = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            if isUnsafe(scalar) {
-                out.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
-            } else {
-                out.append(scalar)
-            }
-        }
-        return String(out)
-    }
-
-    private static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
-        (scalar.value < 0x20 && scalar != "\n" && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
-    }
+    /// `text` safe to print on a terminal (``SafeText/escaped(_:keepingLineBreaks:)``): a value from a
+    /// file or an argument cannot move the cursor, retitle the window or hide text.
+    static func printable(_ text: String) -> String { SafeText.escaped(text) }
 
     /// Writes `text` to standard error as it is, without a line break.
     static func errorRaw(_ text: String) {

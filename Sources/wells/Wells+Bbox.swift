@@ -31,7 +31,9 @@ extension Wells {
                 var request = try query.request()
                 if let crs, crs != "EPSG:4326" {
                     let v = box.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-                    guard v.count == 4 else { throw ValidationError("\"\(box)\" is not minX,minY,maxX,maxY in \(crs)") }
+                    guard v.count == 4 else {
+                        throw StoreError(.invalidArgument, "\(SafeText.quoted(box)) is not minX,minY,maxX,maxY in \(SafeText.quoted(crs))")
+                    }
                     request.region = .projectedBox(crs: crs, minX: v[0], minY: v[1], maxX: v[2], maxY: v[3])
                 } else {
                     request.region = .box(try BoundingBox(parsing: box))
@@ -39,7 +41,7 @@ extension Wells {
                 request.antimeridian = antimeridian
                 try QueryRunner.run(store: try store.open(.readOnly), request: request, options: query)
             } catch {
-                throw Terminal.fail(error)
+                throw Terminal.failSafely(error)
             }
         }
     }

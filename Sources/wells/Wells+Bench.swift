@@ -19,6 +19,20 @@ extension Wells {
     }
 }
 
+/// The ranges of the benchmarks' counts: a run must end, and its arithmetic must not overflow.
+enum BenchLimits {
+    /// The most runs, passes or rounds of one path.
+    static let maximumRepeats = 1_000
+    /// The most rows to generate, viewports per size, whole processes or faulted rows.
+    static let maximumCount = 100_000_000
+
+    /// Throws a usage error naming `option` unless `value` lies in `range`.
+    static func check(_ option: String, _ value: Int, in range: ClosedRange<Int>) throws {
+        guard !range.contains(value) else { return }
+        throw ValidationError("\(option) must be from \(grouped(range.lowerBound)) to \(grouped(range.upperBound)), got '\(value)'")
+    }
+}
+
 extension Wells.Bench {
     enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
         case table, json
@@ -53,7 +67,8 @@ extension Wells.Bench {
 
         func validate() throws {
             if bbox != nil && all { throw ValidationError("give --bbox or --all, not both") }
-            if repeats < 1 { throw ValidationError("--repeat \(repeats) must be at least 1") }
+            try BenchLimits.check("--repeat", repeats, in: 1...BenchLimits.maximumRepeats)
+            try BenchLimits.check("--fault-limit", faultLimit, in: 0...BenchLimits.maximumCount)
         }
 
         func run() async throws {
@@ -69,7 +84,7 @@ extension Wells.Bench {
                     print(BenchTables.projection(report))
                 }
             } catch {
-                throw Terminal.fail(error)
+                throw Terminal.failSafely(error)
             }
         }
     }

@@ -38,11 +38,32 @@ extension Wells.Bench {
         @Option(help: "The report format.")
         var format: ReportFormat = .table
 
+        /// The viewport sizes, each a finite number of degrees from 0 (exclusive) to 360.
+        func sizeList() throws -> [Double] {
+            try sizes.split(separator: ",", omittingEmptySubsequences: false).map { part in
+                let text = part.trimmingCharacters(in: .whitespaces)
+                guard let size = Double(text), size.isFinite, size > 0, size <= 360 else {
+                    throw ValidationError("--sizes must be degrees greater than 0 and at most 360, comma-separated; \(SafeText.quoted(text)) is not")
+                }
+                return size
+            }
+        }
+
+        func validate() throws {
+            _ = try sizeList()
+            try BenchLimits.check("--per-size", perSize, in: 1...BenchLimits.maximumCount / 1_000)
+            try BenchLimits.check("--passes", passes, in: 1...BenchLimits.maximumRepeats)
+            try BenchLimits.check("--processes", processes, in: 0...BenchLimits.maximumRepeats * 100)
+        }
+
         func run() async throws {
             do {
+                if let queries, !FileManager.default.isReadableFile(atPath: queries) {
+                    throw StoreError(.notFound, "--queries \(SafeText.quoted(queries)): no readable file there")
+                }
                 let wellStore = try store.open(.existing)
                 let viewports = try queries.map { try BBoxBenchmark.viewports(file: $0) }
-                    ?? BBoxBenchmark.viewports(store: wellStore, sizes: sizes.split(separator: ",").compactMap { Double($0) }, perSize: perSize, seed: 1)
+                    ?? BBoxBenchmark.viewports(store: wellStore, sizes: try sizeList(), perSize: perSize, seed: 1)
                 let results = try BBoxBenchmark.run(store: wellStore, viewports: viewports, passes: passes)
                 var references: [(name: String, label: String, p50: Double, p99: Double)] = []
                 if let referenceQuery {
@@ -61,7 +82,7 @@ extension Wells.Bench {
                     let output = Output(wellkit: results, references: encoded(references), processes: encoded(whole))
                     print(String(decoding: try JSONEncoder.pretty.encode(output), as: UTF8.self))
                 } else {
-                    print("Bounding-box fetches of WellPin from \(store.path): median over \(passes) passes of each statistic")
+                    print("Bounding-box fetches of WellPin from \(SafeText.escaped(store.path)): median over \(passes) passes of each statistic")
                     print(BenchTables.bbox(results, references: references))
                     if let ours = whole.first {
                         print("\nWhole processes, start-up included, \(processes) runs on \(ours.label) viewports:")
@@ -71,7 +92,7 @@ extension Wells.Bench {
                     }
                 }
             } catch {
-                throw Terminal.fail(error)
+                throw Terminal.failSafely(error)
             }
         }
 
@@ -162,6 +183,11 @@ extension Wells.Bench {
         @Option(help: "The report format.")
         var format: ReportFormat = .table
 
+        func validate() throws {
+            try BenchLimits.check("--count", count, in: 1...BenchLimits.maximumCount)
+            try BenchLimits.check("--repeat", repeats, in: 1...BenchLimits.maximumRepeats)
+        }
+
         func run() async throws {
             do {
                 let report = try LoadRace(file: file, count: count, repeats: repeats, referenceLoad: referenceLoad, sameSchemaLoad: sameSchemaLoad,
@@ -177,7 +203,7 @@ extension Wells.Bench {
                     print(BenchTables.grid(rows).joined(separator: "\n"))
                 }
             } catch {
-                throw Terminal.fail(error)
+                throw Terminal.failSafely(error)
             }
         }
     }

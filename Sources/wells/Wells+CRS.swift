@@ -32,7 +32,9 @@ extension Wells.CRS {
         func run() async throws {
             do {
                 let info = try CRSInfo.describe(crs)
-                print("\(info.identifier): \(info.name) (\(info.kind))")
+                // The CRS PROJ resolved the argument to, and the argument when it was written otherwise.
+                print("\(info.identifier): \(info.name) (\(info.kind.rawValue))")
+                if info.identifier != crs { print("  given as: \(SafeText.quoted(crs))") }
                 if let datum = info.datumName { print("  datum: \(datum)") }
                 if let use = info.areaOfUse {
                     print("  area of use: \(use.name ?? "") [\(use.west), \(use.south), \(use.east), \(use.north)]")
@@ -45,7 +47,7 @@ extension Wells.CRS {
                     print("  \(operation)")
                 }
             } catch {
-                throw Terminal.fail(error)
+                throw Terminal.failSafely(error)
             }
         }
     }

@@ -21,7 +21,7 @@ extension Wells {
             do {
                 try QueryRunner.run(store: try store.open(.readOnly), request: try query.request(), options: query)
             } catch {
-                throw Terminal.fail(error)
+                throw Terminal.failSafely(error)
             }
         }
     }

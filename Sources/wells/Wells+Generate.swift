@@ -49,8 +49,8 @@ extension Wells {
         var key: String?
 
         func validate() throws {
-            guard count >= 1 else {
-                throw ValidationError("--count must be at least 1, got '\(count)'.")
+            guard count >= 1 && count <= BenchLimits.maximumCount else {
+                throw ValidationError("--count must be from 1 to \(grouped(BenchLimits.maximumCount)), got '\(count)'.")
             }
             guard layout.agency != nil else {
                 if key != nil {
@@ -67,10 +67,38 @@ extension Wells {
         }
 
         func run() async throws {
+            do {
+                try write()
+            } catch let error as ExitCode {
+                throw error
+            } catch {
+                throw Self.cannotCreate(out ?? key ?? "standard output", error)
+            }
+        }
+
+        /// A file that cannot be written: its path and why, with exit 73 (sysexits' EX_CANTCREAT).
+        static func cannotCreate(_ path: String, _ error: any Error) -> ExitCode {
+            let directory = (path as NSString).deletingLastPathComponent
+            var isDirectory: ObjCBool = false
+            let reason: String
+            if !directory.isEmpty && !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
+                reason = "the directory \(SafeText.quoted(directory)) does not exist; create it first (mkdir -p \(SafeText.escaped(directory)))"
+            } else if !directory.isEmpty && !isDirectory.boolValue {
+                reason = "\(SafeText.quoted(directory)) is not a directory"
+            } else {
+                reason = SafeText.escaped((error as NSError).localizedDescription)
+            }
+            Terminal.error("wells: error: cannot write \(SafeText.quoted(path)): \(reason)")
+            return ExitCode(73)
+        }
+
+        private func write() throws {
             if let agency = layout.agency {
                 let list = AgencyList(layout: agency, count: count, seed: seed)
                 let answer = try out.map { try list.write(toFileAt: $0) } ?? list.writeToStandardOutput()
-                if let key { try answer.write(toFileAt: key) }
+                if let key {
+                    do { try answer.write(toFileAt: key) } catch { throw Self.cannotCreate(key, error) }
+                }
                 return
             }
             let generator = WellGenerator(count: count, seed: seed, dirty: dirty)

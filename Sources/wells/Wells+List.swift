@@ -24,7 +24,10 @@ extension Wells {
         @Option(help: ArgumentHelp("Group wells into sections by this field, such as status.", valueName: "field"))
         var section: String?
 
-        @Option(name: .customLong("batch-size"), help: "The number of wells per page and per loaded batch.")
+        /// The largest page: a bigger one is a whole result, which `wells find` streams.
+        static let maximumBatchSize = 100_000
+
+        @Option(name: .customLong("batch-size"), help: "The number of wells per page and per loaded batch, from 1 to 100,000.")
         var batchSize = 20
 
         @Option(help: "The page to print, counting from 1.")
@@ -37,9 +40,13 @@ extension Wells {
         var measure = false
 
         func validate() throws {
-            if batchSize < 1 { throw ValidationError("--batch-size \(batchSize) must be 1 or more.") }
-            if page < 1 { throw ValidationError("--page \(page) must be 1 or more.") }
-            if query.format != .table && query.format != .json { throw ValidationError("--format must be table or json for list.") }
+            if batchSize < 1 || batchSize > Self.maximumBatchSize {
+                throw ValidationError("--batch-size must be from 1 to \(grouped(Self.maximumBatchSize)), got '\(batchSize)'; use `wells find` for a whole result")
+            }
+            if page < 1 { throw ValidationError("--page must be 1 or more, got '\(page)'") }
+            if watch && query.format != .table && query.format != .json {
+                throw ValidationError("--watch prints each change as a line of text; use --format table or json with it")
+            }
         }
 
         func run() async throws {
@@ -68,7 +75,7 @@ extension Wells {
                     FileHandle.standardOutput.write(Data(try describe(diff, results, refreshed: elapsed).utf8))
                 }
             } catch {
-                throw Terminal.fail(error)
+                throw Terminal.failSafely(error)
             }
         }
 
@@ -76,14 +83,16 @@ extension Wells {
         func render(_ results: BatchedResults<Well>) throws -> String {
             let snapshot = results.snapshot!
             let count = snapshot.ids.count
-            let pages = max(1, (count + batchSize - 1) / batchSize)
+            // Without overflow for any page and batch size: (count + batchSize - 1) would trap.
+            let pages = count == 0 ? 1 : (count - 1) / batchSize + 1
             guard page <= pages else {
                 throw StoreError(.invalidArgument, "page \(page) is past the last page, \(pages), of \(count) wells at \(batchSize) a page")
             }
+            let first = (page - 1) * batchSize   // at most count - 1, since page <= pages
             let fields = try query.fieldList()
             let transformer = try query.toCRS.map { try TransformCache.shared.transformer(from: "EPSG:4326", to: $0) }
             var rows: [(section: Int, values: [DatabaseValue])] = []
-            for offset in (page - 1) * batchSize ..< min(count, page * batchSize) {
+            for offset in first ..< first + min(batchSize, count - first) {
                 let path = snapshot.indexPath(ofOffset: offset)
                 let well = try results.object(at: path)
                 var values = fields.map { $0.value(in: well) }
@@ -95,10 +104,20 @@ extension Wells {
             let footer = "page \(grouped(page)) of \(grouped(pages)) · \(grouped(count)) well\(count == 1 ? "" : "s")"
                 + (sectioned ? " in \(grouped(snapshot.sections.count)) section\(snapshot.sections.count == 1 ? "" : "s")" : "")
                 + " · \(results.statementsExecuted) quer\(results.statementsExecuted == 1 ? "y" : "ies")"
-            if query.format == .json {
+            switch query.format {
+            case .json:
                 return json(rows: rows, columns: columns, snapshot: snapshot, sectioned: sectioned, pages: pages, queries: results.statementsExecuted)
+            case .csv, .ndjson, .geojson:
+                // The page's rows as any other query prints them, with the section's name first when sectioned.
+                var out = ""
+                let writer = ResultWriter(format: query.format, columns: (sectioned ? ["section"] : []) + columns) { out += $0 }
+                for row in rows { writer.write((sectioned ? [snapshot.sections[row.section].name.databaseValue] : []) + row.values) }
+                writer.finish()
+                return out
+            case .table:
+                break
             }
-            let header = columns
+            let header = columns.map(SafeText.cell)
             var widths = header.map(\.count)
             for row in rows { for (k, value) in row.values.enumerated() { widths[k] = min(40, max(widths[k], text(value).count)) } }
             func line(_ cells: [String]) -> String {
@@ -112,7 +131,7 @@ extension Wells {
                 if sectioned && row.section != current {
                     current = row.section
                     let info = snapshot.sections[current]
-                    out += "== \(info.name ?? "(no \(results.sectionKey!.rawValue))") (\(grouped(info.count)) well\(info.count == 1 ? "" : "s")) ==\n"
+                    out += "== \(info.name.map(SafeText.cell) ?? "(no \(results.sectionKey!.rawValue))") (\(grouped(info.count)) well\(info.count == 1 ? "" : "s")) ==\n"
                 }
                 out += line(row.values.map(text))
             }
@@ -144,13 +163,13 @@ extension Wells {
         func describe(_ diff: ResultsDiff, _ results: BatchedResults<Well>, refreshed elapsed: Duration) throws -> String {
             var lines: [String] = []
             for change in diff.sectionChanges {
-                let name = change.section.name ?? "(no \(results.sectionKey?.rawValue ?? "value"))"
+                let name = change.section.name.map(SafeText.cell) ?? "(no \(results.sectionKey?.rawValue ?? "value"))"
                 lines.append("\(change.type == .insert ? "+" : "-") section \(change.index) \(name) (\(grouped(change.section.count)) wells)")
             }
             for change in diff.rowChanges.prefix(50) {
                 let label = try change.newIndexPath.map { path -> String in
                     let well = try results.object(at: path)
-                    return "uwi \(well.detail.identifier)" + (well.pin.name.map { " \($0)" } ?? "")
+                    return "uwi \(SafeText.cell(well.detail.identifier))" + (well.pin.name.map { " \(SafeText.cell($0))" } ?? "")
                 } ?? "id \(change.id)"
                 switch change.type {
                 case .insert: lines.append("+ insert \(change.newIndexPath!) \(label)")
@@ -181,7 +200,7 @@ extension WellField {
     }
 }
 
-/// A value as table text, on one line.
+/// A value as table text, on one line, control characters escaped.
 private func text(_ value: DatabaseValue) -> String {
-    ResultWriter.text(value).replacingOccurrences(of: "\n", with: " ")
+    SafeText.cell(ResultWriter.text(value))
 }

@@ -21,7 +21,7 @@ extension Wells {
                 print(String(format: "Renumbered %d of %d pins in %.2f s; out-of-order neighbours %.1f%% → %.1f%%.",
                              summary.renumbered, summary.pins, summary.seconds, summary.disorderBefore * 100, summary.disorderAfter * 100))
             } catch {
-                throw Terminal.fail(error)
+                throw Terminal.failSafely(error)
             }
         }
     }

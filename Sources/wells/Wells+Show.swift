@@ -16,7 +16,7 @@ extension Wells {
         @Argument(help: "The well's source identifier (UWI, API number, site number…).")
         var identifier: String
 
-        @Option(help: "The output format: table or json.")
+        @Option(help: "The output format: a table of field and value, or the one well as a CSV row, a JSON array, an NDJSON line or a GeoJSON feature collection.")
         var format: OutputFormat = .table
 
         @OptionGroup var store: StoreOptions
@@ -28,10 +28,11 @@ extension Wells {
                 well = try wellStore.well(identifier: identifier)
                 flag = try well.flatMap { try wellStore.suspects(pinID: $0.pin.id).first }
             } catch {
-                throw Terminal.fail(error)
+                throw Terminal.failSafely(error)
             }
             guard let well else {
-                Terminal.error("wells: error: no well with identifier \"\(identifier)\"; try `wells find --where 'uwi beginswith \"\(identifier.prefix(6))\"'`")
+                let prefix = String(identifier.prefix(6))
+                Terminal.error("wells: error: no well with identifier \(SafeText.quoted(identifier)); try `wells find --where 'uwi beginswith \(SafeText.quoted(prefix))'`")
                 throw ExitCode(1)
             }
             var pairs: [(String, DatabaseValue)] = [
@@ -46,16 +47,17 @@ extension Wells {
             }
             if let flag { pairs.append(("suspect", "\(flag.reason): \(flag.detail) (line \(flag.line))".databaseValue)) }
             for (key, value) in well.detail.extra.sorted(by: { $0.key < $1.key }) { pairs.append(("extra." + key, value.databaseValue)) }
-            if format == .json || format == .ndjson || format == .geojson {
-                let writer = ResultWriter(format: format, columns: pairs.map(\.0)) { print($0, terminator: "") }
+            if format == .table {
+                let keys = pairs.map { SafeText.cell($0.0) }
+                let width = keys.map(\.count).max() ?? 0
+                for (key, (_, value)) in zip(keys, pairs) {
+                    print("\(key.padding(toLength: width, withPad: " ", startingAt: 0))  \(SafeText.cell(ResultWriter.text(value)))")
+                }
+            } else {
+                // The one well as a result of one row: the same columns as the table, in every format.
+                let writer = ResultWriter(terminal: format, columns: pairs.map(\.0)) { print($0, terminator: "") }
                 writer.write(pairs.map(\.1))
                 writer.finish()
-            } else {
-                let width = pairs.map(\.0.count).max() ?? 0
-                for (key, value) in pairs {
-                    let text = ResultWriter.text(value)
-                    print("\(key.padding(toLength: width, withPad: " ", startingAt: 0))  \(text)")
-                }
             }
         }
     }

@@ -36,9 +36,9 @@ extension Wells {
             do {
                 wells = try store.open(.readOnly).suspects(reason: reason, limit: limit)
             } catch {
-                throw Terminal.fail(error)
+                throw Terminal.failSafely(error)
             }
-            let writer = ResultWriter(format: format, columns: ["id", "uwi", "name", "lat", "lon", "line", "reason", "detail"]) {
+            let writer = ResultWriter(terminal: format, columns: ["id", "uwi", "name", "lat", "lon", "line", "reason", "detail"]) {
                 print($0, terminator: "")
             }
             for well in wells {

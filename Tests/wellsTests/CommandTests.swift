@@ -23,8 +23,8 @@ import Testing
     @Test func negativeCoordinatesArePositional() {
         #expect(Wells.positionalCoordinates(["bbox", "-114.2,50.9,-113.9,51.2", "--db", "x.sqlite"])
             == ["bbox", "--db", "x.sqlite", "--", "-114.2,50.9,-113.9,51.2"])
-        #expect(Wells.positionalCoordinates(["bench", "projection", "--bbox", "-1,2,3,4"]) == ["bench", "projection", "--bbox", "-1,2,3,4"])
-        #expect(Wells.positionalCoordinates(["near", "51,-114", "--limit", "-1"]) == ["near", "51,-114", "--limit", "-1"])
+        #expect(Wells.positionalCoordinates(["bench", "projection", "--bbox", "-1,2,3,4"]) == ["bench", "projection", "--bbox=-1,2,3,4"])
+        #expect(Wells.positionalCoordinates(["near", "51,-114", "--limit", "-1"]) == ["near", "51,-114", "--limit=-1"])
     }
 
     @Test func badArgumentsAreRejectedWithTheToken() throws {

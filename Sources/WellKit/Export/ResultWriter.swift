@@ -28,13 +28,18 @@ public final class ResultWriter {
     private var widths: [Int]?
     private let latIndex: Int?
     private let lonIndex: Int?
+    private let tableCell: (String) -> String
 
     /// - Parameters:
     ///   - columns: The column names, in row order. GeoJSON needs `lat` and `lon` among them.
+    ///   - tableCell: Makes each cell and column name of a table safe to show, for example by escaping
+    ///     control characters, before it is measured and padded; CSV and JSON are written as they are.
     ///   - emit: Receives the output text, piece by piece.
-    public init(format: OutputFormat, columns: [String], emit: @escaping (String) -> Void) {
+    public init(format: OutputFormat, columns: [String], tableCell: @escaping (String) -> String = { $0 },
+                emit: @escaping (String) -> Void) {
         self.format = format
         self.columns = columns
+        self.tableCell = tableCell
         self.emit = emit
         latIndex = columns.firstIndex(of: "lat")
         lonIndex = columns.firstIndex(of: "lon")
@@ -63,7 +68,7 @@ public final class ResultWriter {
                 pending.append(values)
                 if pending.count == 100 { flushTable() }
             } else {
-                emitTableRow(values.map(Self.text))
+                emitTableRow(values.map { tableCell(Self.text($0)) })
             }
         }
     }
@@ -110,14 +115,16 @@ public final class ResultWriter {
     }
 
     private func flushTable() {
-        var widths = columns.map(\.count)
-        for row in pending {
-            for (k, value) in row.enumerated() { widths[k] = min(40, max(widths[k], Self.text(value).count)) }
+        let header = columns.map(tableCell)
+        let cells = pending.map { $0.map { tableCell(Self.text($0)) } }
+        var widths = header.map(\.count)
+        for row in cells {
+            for (k, cell) in row.enumerated() { widths[k] = min(40, max(widths[k], cell.count)) }
         }
         self.widths = widths
-        emitTableRow(columns)
+        emitTableRow(header)
         emit(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n")
-        for row in pending { emitTableRow(row.map(Self.text)) }
+        for row in cells { emitTableRow(row) }
         pending = []
     }
 

@@ -17,6 +17,8 @@ public struct CRSError: Error, CustomStringConvertible, Sendable, Equatable {
     public enum Code: String, Sendable, Equatable {
         /// The string does not name or define a CRS PROJ knows.
         case unknownCRS
+        /// The string is a name that is not exactly the name of a CRS, though PROJ found a resembling one.
+        case inexactName
         /// The string is a valid PROJ object but not a CRS (e.g. an operation).
         case notACRS
         /// PROJ found no coordinate operation between the two CRSs.
@@ -57,6 +59,17 @@ public struct CRSError: Error, CustomStringConvertible, Sendable, Equatable {
         return CRSError(.unknownCRS,
                         "unknown CRS \"\(crs)\": \(detail); \(codeHint)",
                         crs: [crs], projErrno: errno)
+    }
+
+    /// A name that only resembles CRS names: PROJ would pick one of them, so it is refused.
+    ///
+    /// For example, `"foo"` gives: `"foo" is not the name of a CRS; PROJ would take it for EPSG:4289 Amersfoort. …`
+    static func inexactName(_ crs: String, closeMatches: [String]) -> CRSError {
+        let shown = crs.count > 80 ? String(crs.prefix(80)) + "…" : crs
+        let matches = closeMatches.isEmpty ? "" : "; names like it: " + closeMatches.joined(separator: ", ")
+        return CRSError(.inexactName,
+                        "\"\(shown)\" is not the name of a CRS\(matches); give an authority code such as EPSG:26916, or a CRS's exact name",
+                        crs: [crs])
     }
 
     /// No coordinate operation between two CRSs.

@@ -108,7 +108,32 @@ final class ProjContext {
                            "\"\(string)\" is a PROJ \(object.typeName), not a CRS; \(CRSError.codeHint)",
                            crs: [string])
         }
+        // PROJ resolves a name it does not know to the first CRS whose name resembles it ("foo" is
+        // Amersfoort, "wgs" is WGS 72). A name must therefore be a CRS's whole name, as it is written.
+        if CRSString.isName(definition), let name = object.name,
+           name.compare(definition, options: .caseInsensitive) != .orderedSame {
+            throw CRSError.inexactName(string, closeMatches: closeMatches(to: definition))
+        }
         return object
+    }
+
+    /// Up to `limit` CRSs whose names resemble `name`, as "EPSG:4289 Amersfoort", from PROJ's database.
+    ///
+    /// See [proj_create_from_name](https://proj.org/en/stable/development/reference/functions.html#c.proj_create_from_name).
+    func closeMatches(to name: String, limit: Int = 5) -> [String] {
+        defer { resetLog() }
+        let types = [PJ_TYPE_GEOGRAPHIC_2D_CRS, PJ_TYPE_GEOGRAPHIC_3D_CRS, PJ_TYPE_PROJECTED_CRS,
+                     PJ_TYPE_COMPOUND_CRS, PJ_TYPE_GEOCENTRIC_CRS]
+        let list = types.withUnsafeBufferPointer {
+            libproj.proj_create_from_name(raw, nil, name, $0.baseAddress, $0.count, 1, limit, nil)
+        }
+        guard let list else { return [] }
+        defer { libproj.proj_list_destroy(list) }
+        return (0..<Int(libproj.proj_list_get_count(list))).compactMap { k in
+            guard let pj = libproj.proj_list_get(raw, list, Int32(k)) else { return nil }
+            let object = ProjObject(pj, context: self)
+            return [object.identifier, object.name].compactMap { $0 }.joined(separator: " ")
+        }
     }
 }
 
@@ -169,6 +194,23 @@ enum CRSString {
             return "\(parts[0].uppercased()):\(parts[1])"
         }
         return trimmed
+    }
+
+    /// Whether a normalised CRS string is a name ("WGS 84", "NAD83 / UTM zone 16N") rather than an
+    /// authority code (EPSG:4326, IGNF:LAMB93), a URN or URL, a PROJ string, WKT or PROJJSON.
+    static func isName(_ definition: String) -> Bool {
+        let lower = definition.lowercased()
+        if lower.hasPrefix("urn:") || lower.hasPrefix("http://") || lower.hasPrefix("https://") { return false }
+        if definition.hasPrefix("+") || definition.hasPrefix("{") || lower.contains("proj=") || definition.contains("[") {
+            return false
+        }
+        let parts = definition.split(separator: ":", omittingEmptySubsequences: false)
+        let codeCharacters = { (c: Character) in c.isASCII && (c.isLetter || c.isNumber || c == "_" || c == "." || c == "-") }
+        if parts.count == 2, !parts[0].isEmpty, parts[0].allSatisfy(codeCharacters),
+           !parts[1].isEmpty, parts[1].allSatisfy(codeCharacters) {
+            return false
+        }
+        return true
     }
 }
 

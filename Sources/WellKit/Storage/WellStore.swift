@@ -55,7 +55,11 @@ public final class WellStore: Sendable {
     public init(path: String, mode: OpenMode = .create, trace: (@Sendable (String) -> Void)? = nil, traceValues: Bool = true) throws {
         self.path = path
         self.trace = trace
-        let exists = FileManager.default.fileExists(atPath: path)
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        if isDirectory.boolValue {
+            throw StoreError(.notFound, "is a directory, not a store file; give a file such as \(path)/wells.sqlite", path: path)
+        }
         if mode != .create && !exists {
             throw StoreError(.notFound, "no store here; create one with `wells load FILE --db \(path)`", path: path)
         }
