@@ -39,7 +39,7 @@ struct ProjectedCandidates {
         return result
     }
 
-    /// The median of the numbers in a column, or nil when fewer than 90% of its non-empty values are numbers.
+    /// The numbers in a column, or nil when fewer than 90% of its non-empty values are numbers.
     private func numbers(_ index: Int) -> [Double]? {
         let values = sample.map { $0[index] }.filter { !$0.isEmpty }
         let numbers = values.compactMap(ValueParsing.number)
@@ -50,18 +50,17 @@ struct ProjectedCandidates {
     /// Candidate CRSs for every x/y pair, best supported first.
     func find() -> [Candidate] {
         var candidates: [Candidate] = []
-        var webMercator: (pair: (x: Int, y: Int), points: [(x: Double, y: Double)], lonLat: [(x: Double, y: Double)])?
+        var webMercator: (pair: (x: Int, y: Int), lonLat: [(x: Double, y: Double)])?
         var utmPairs: [(x: Int, y: Int)] = []
         for pair in pairs() {
             guard let xs = numbers(pair.x), let ys = numbers(pair.y) else { continue }
             let (mx, my) = (median(xs), median(ys))
             if (100_000...900_000).contains(mx) && (0...10_000_000).contains(my) { utmPairs.append(pair); continue }
             guard abs(mx) > 180 || abs(my) > 90, abs(mx) <= 20_037_508.35, abs(my) <= 20_048_966.11 else { continue }
-            let points = rows(pair)
-            var lonLat = points
+            var lonLat = rows(pair)
             guard (try? TransformCache.shared.transformer(from: "EPSG:3857", to: "EPSG:4326").transform(&lonLat)) != nil else { continue }
             let center = (lon: median(lonLat.map(\.x)), lat: median(lonLat.map(\.y)))
-            webMercator = (pair, points, lonLat)
+            webMercator = (pair, lonLat)
             candidates.append(Candidate(crs: "EPSG:3857", xColumn: header[pair.x], yColumn: header[pair.y],
                                         evidence: "as WGS 84 / Pseudo-Mercator the points fall around \(Self.place(center.lat, center.lon))"))
         }
@@ -73,7 +72,7 @@ struct ProjectedCandidates {
                 let zone = Int(((lon + 180) / 6).rounded(.down)) + 1
                 let options = (lat >= 0 ? [26900, 32600] : [32700]).map { "EPSG:\($0 + zone)" }
                 let scored = options.compactMap { crs -> (String, Double)? in
-                    guard let worst = agreement(pair, crs: crs, with: webMercator.pair, lonLat: webMercator.lonLat) else { return nil }
+                    guard let worst = agreement(pair, crs: crs, with: webMercator.pair) else { return nil }
                     return (crs, worst)
                 }.sorted { $0.1 < $1.1 }
                 for (crs, worst) in scored {
@@ -114,7 +113,7 @@ struct ProjectedCandidates {
     }
 
     /// The worst distance, in metres, between a pair read in `crs` and the Web Mercator pair, over the sampled rows.
-    private func agreement(_ pair: (x: Int, y: Int), crs: String, with other: (x: Int, y: Int), lonLat: [(x: Double, y: Double)]) -> Double? {
+    private func agreement(_ pair: (x: Int, y: Int), crs: String, with other: (x: Int, y: Int)) -> Double? {
         guard let transformer = try? TransformCache.shared.transformer(from: crs, to: "EPSG:4326") else { return nil }
         var worst = 0.0
         for row in sample.prefix(200) {

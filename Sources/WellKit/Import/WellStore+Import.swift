@@ -366,8 +366,7 @@ extension WellStore {
     /// remove its WAL until there is room again; this check makes that rare.
     func checkFreeSpace(for scan: ScannedFile) throws {
         var info = statvfs()
-        let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
-        guard statvfs(directory, &info) == 0 else { return }
+        guard statvfs(Self.directory(of: path), &info) == 0 else { return }
         let free = Int(info.f_bavail) * Int(info.f_frsize)
         let needed = 2 * scan.file.bytes.count
         if free < needed {

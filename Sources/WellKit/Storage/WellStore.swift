@@ -98,6 +98,12 @@ public final class WellStore: Sendable {
         }
     }
 
+    /// The directory that holds `path` ("." for a bare file name).
+    static func directory(of path: String) -> String {
+        let directory = (path as NSString).deletingLastPathComponent
+        return directory.isEmpty ? "." : directory
+    }
+
     /// Opens a store for reading, also one the process cannot write.
     ///
     /// A store in a directory the user cannot write, or a read-only file in WAL mode, cannot be
@@ -110,7 +116,7 @@ public final class WellStore: Sendable {
         // first byte is not zero; it writes the header just before it changes the store's file.
         let journal = path + "-journal"
         let hotJournal = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: journal)).read(upToCount: 1))?.first.map { $0 != 0 } ?? false
-        let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let directory = directory(of: path)
         let writable = access(path, W_OK) == 0 && access(directory, W_OK) == 0
         if hotJournal {
             guard writable else {
@@ -151,7 +157,7 @@ public final class WellStore: Sendable {
                 try Schema.migrator.migrate(pool)
                 try pool.close()
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CANTOPEN {
-                let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+                let directory = directory(of: path)
                 let reason = access(directory, W_OK) == 0 ? (error.message ?? "unable to open") : "the directory \(directory) is missing or not writable"
                 throw StoreError(.readOnly, "cannot create the store: \(reason); choose a file in a directory you can write", path: path)
             }
