@@ -41,7 +41,7 @@ extension WellStore {
         var committed = false
         // A failed load rolls back; its pages in the WAL are then given back, so that the file does
         // not stay as large as the load that failed (when the disk has room for SQLite to do it).
-        defer { if !committed { try? pool.writeWithoutTransaction { try $0.checkpoint(.truncate) } } }
+        defer { if !committed { _ = try? pool.writeWithoutTransaction { try $0.checkpoint(.truncate) } } }
         try StoreError.translating(path: self.path) { try pool.barrierWriteWithoutTransaction { db in
             // Foreign keys hold by construction here: each pin is written before its detail, with
             // an id the writer allocated, and the load's row before both. Checking them per row
