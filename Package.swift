@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "WellKit", targets: ["WellKit"]),
         .executable(name: "wells", targets: ["wells"]),
+        .executable(name: "wells-bench", targets: ["wells-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -20,31 +21,48 @@ let package = Package(
         .systemLibrary(
             name: "CProj",
             providers: [.apt(["libproj-dev"])]),
-        .target(name: "CMemoryProbe"),
+        // The library: store, import, query, results, geo and export. Nothing that measures or fabricates.
         .target(
             name: "WellKit",
             dependencies: [
-                "CMemoryProbe",
                 "CSpatiaLite",
                 "CProj",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
-        .target(name: "CAllocationCounter"),
-        .executableTarget(
-            name: "wells",
+        // The synthetic well lists with their answer keys: linked by the CLI (demo, generate), the
+        // benchmarks and the tests, never by the library.
+        .target(name: "WellKitSynthetic", dependencies: ["WellKit"]),
+        // The commands of `wells`, as a library so that `wells-bench` and the tests share them.
+        .target(
+            name: "WellsCLI",
             dependencies: [
                 "WellKit",
+                "WellKitSynthetic",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(name: "wells", dependencies: ["WellsCLI"]),
+        // The benchmarks, with their probes: glibc's heap statistics and a counting malloc, which
+        // only this executable links.
+        .target(name: "CMemoryProbe"),
+        .target(name: "CAllocationCounter"),
+        .executableTarget(
+            name: "wells-bench",
+            dependencies: [
+                "WellsCLI",
+                "WellKit",
+                "WellKitSynthetic",
+                "CMemoryProbe",
                 "CAllocationCounter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .testTarget(
             name: "WellKitTests",
-            dependencies: ["WellKit", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["WellKit", "WellKitSynthetic", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "wellsTests",
-            dependencies: ["wells", "WellKit"]),
+            dependencies: ["WellsCLI", "wells-bench", "WellKit", "WellKitSynthetic"]),
     ],
     swiftLanguageModes: [.v6]
 )

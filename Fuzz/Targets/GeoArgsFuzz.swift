@@ -1,4 +1,4 @@
-// Fuzz target `geoargs`: BoundingBox(parsing:), Coordinate(parsing:), SortDescriptor(parsing:) and
+// Fuzz target `geoargs`: BoundingBox(parsing:), Coordinate(parsing:), WellSortDescriptor(parsing:) and
 // Distance(parsing:), the command line's box, point, sort and distance arguments.
 //
 // Checks, beyond "never traps": what parses is finite and in range, and a box or point printed
@@ -21,8 +21,8 @@ public func geoArgsFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                      "Coordinate: \(point) out of range")
         precondition((try? Coordinate(parsing: point.description)) == point, "Coordinate: \(point) does not round-trip")
     }
-    if let sort = try? SortDescriptor(parsing: text) {
-        precondition((try? SortDescriptor(parsing: "\(sort.field.rawValue):\(sort.ascending ? "asc" : "desc")")) == sort, "SortDescriptor: \(sort)")
+    if let sort = try? WellSortDescriptor(parsing: text) {
+        precondition((try? WellSortDescriptor(parsing: "\(sort.field.rawValue):\(sort.ascending ? "asc" : "desc")")) == sort, "WellSortDescriptor: \(sort)")
     }
     if let distance = try? Distance(parsing: text) {
         precondition(distance.meters.isFinite && distance.meters >= 0, "Distance: \(distance.meters) m")

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import GRDB
 import Testing
-@testable import wells
+@testable import WellsCLI
 @testable import WellKit
 
 @Suite struct CommandTests {

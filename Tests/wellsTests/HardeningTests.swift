@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
 import Testing
-@testable import wells
+@testable import WellsCLI
+@testable import wells_bench
 @testable import WellKit
 
 /// Hostile and extreme arguments: each gets a clear message and its documented exit code, never a trap.
@@ -14,8 +15,10 @@ import Testing
     /// Runs the `wells` executable; returns its exit status, standard output and standard error.
     static func wells(_ arguments: [String], directory: URL? = nil) throws -> (status: Int32, out: String, err: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
+        // `bench …` is `wells-bench …`, built beside `wells`.
+        let bench = arguments.first == "bench"
+        process.executableURL = URL(fileURLWithPath: bench ? executable + "-bench" : executable)
+        process.arguments = bench ? Array(arguments.dropFirst()) : arguments
         if let directory { process.currentDirectoryURL = directory }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -126,14 +129,13 @@ import Testing
             }
         }
         // A western box as an option's value reaches the box parser.
-        let bench = try Wells.parseAsRoot(Wells.positionalCoordinates(["bench", "projection", "--bbox", "-90.1,35,-89.9,35.2"]))
-        #expect((bench as? Wells.Bench.Projection)?.bbox == "-90.1,35,-89.9,35.2")
+        let bench = try Bench.parseAsRoot(Wells.positionalCoordinates(["projection", "--bbox", "-90.1,35,-89.9,35.2"]))
+        #expect((bench as? Bench.Projection)?.bbox == "-90.1,35,-89.9,35.2")
     }
 
     /// The flags `positionalCoordinates` knows are exactly the flags of the command tree, hidden ones included:
     /// a value after any other option is that option's.
     @Test func flagListMatchesTheCommandTree() throws {
-        let root = try JSONSerialization.jsonObject(with: Data(Wells._dumpHelp().utf8)) as? [String: Any] ?? [:]
         var flags = Set<String>(), options = Set<String>()
         func visit(_ command: [String: Any]) {
             for argument in command["arguments"] as? [[String: Any]] ?? [] {
@@ -149,7 +151,11 @@ import Testing
             }
             for sub in command["subcommands"] as? [[String: Any]] ?? [] { visit(sub) }
         }
-        visit(root["command"] as? [String: Any] ?? [:])
+        // `wells-bench` shares the list, since it parses through `Wells.positionalCoordinates` too.
+        for help in [Wells._dumpHelp(), Bench._dumpHelp()] {
+            let root = try JSONSerialization.jsonObject(with: Data(help.utf8)) as? [String: Any] ?? [:]
+            visit(root["command"] as? [String: Any] ?? [:])
+        }
         #expect(!flags.isEmpty && !options.isEmpty)
         #expect(flags.subtracting(Wells.flags).isEmpty, "flags missing from Wells.flags: \(flags.subtracting(Wells.flags))")
         #expect(options.intersection(Wells.flags).isEmpty, "options listed as flags: \(options.intersection(Wells.flags))")

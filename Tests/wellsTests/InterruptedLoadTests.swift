@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import WellKit
+@testable import WellKitSynthetic
 
 /// Kills `wells load` part-way and checks that the store is exactly as it was.
 @Suite(.serialized) struct InterruptedLoadTests {

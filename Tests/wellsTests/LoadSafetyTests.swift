@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import WellKit
+@testable import WellKitSynthetic
 
 /// `wells load` and the store under hostile conditions, each run as a separate process: what it
 /// prints, how it exits, and that no file it was not asked to write changes.

@@ -26,20 +26,20 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark("Pins in a city box") { benchmark in
-        for _ in benchmark.scaledIterations { blackHole(try store.fetchPins(FetchRequest(region: .box(city)))) }
+        for _ in benchmark.scaledIterations { blackHole(try store.fetchPins(WellFetchRequest(region: .box(city)))) }
     }
 
     Benchmark("Full wells in a city box") { benchmark in
-        for _ in benchmark.scaledIterations { blackHole(try store.fetchWells(FetchRequest(region: .box(city)))) }
+        for _ in benchmark.scaledIterations { blackHole(try store.fetchWells(WellFetchRequest(region: .box(city)))) }
     }
 
     Benchmark("Pins in a region box") { benchmark in
-        for _ in benchmark.scaledIterations { blackHole(try store.fetchPins(FetchRequest(region: .box(region)))) }
+        for _ in benchmark.scaledIterations { blackHole(try store.fetchPins(WellFetchRequest(region: .box(region)))) }
     }
 
     Benchmark("Dictionary rows of 4 properties in a region box") { benchmark in
         for _ in benchmark.scaledIterations {
-            blackHole(try store.fetchDictionaries(FetchRequest(region: .box(region)), properties: [.id, .name, .latitude, .longitude]))
+            blackHole(try store.fetchDictionaries(WellFetchRequest(region: .box(region)), properties: [.id, .name, .latitude, .longitude]))
         }
     }
 

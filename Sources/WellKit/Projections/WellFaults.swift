@@ -29,7 +29,7 @@ public final class WellFaults: @unchecked Sendable {
     public func well(at index: Int) throws -> Well {
         let id = ids[index]
         if let well = loaded[id] { return well }
-        guard let well = try store.fetchWells(FetchRequest(predicate: .compare(.id, .equal, .number(Double(id))))).first else {
+        guard let well = try store.fetchWells(WellFetchRequest(predicate: .compare(.id, .equal, .number(Double(id))))).first else {
             throw StoreError(.notFound, "well \(id) was deleted after its id was fetched")
         }
         loaded[id] = well
@@ -41,7 +41,7 @@ public final class WellFaults: @unchecked Sendable {
         let missing = ids.filter { loaded[$0] == nil }
         guard !missing.isEmpty else { return }
         let json = "[" + missing.map(String.init).joined(separator: ",") + "]"
-        let compiled = try FetchRequest().compile(selection: Well.selection, joinDetails: true)
+        let compiled = try WellFetchRequest().compile(selection: Well.selection, joinDetails: true)
         let sql = compiled.sql + " WHERE p.id IN (SELECT value FROM json_each(?))"
         let clock = ContinuousClock.now
         let wells = try store.pool.read { try Well.fetchAll($0, sql: sql, arguments: [json]) }
@@ -52,7 +52,7 @@ public final class WellFaults: @unchecked Sendable {
 
 extension WellStore {
     /// Fetches the ids of the request's wells, as faults to load later.
-    public func faults(_ request: FetchRequest) throws -> WellFaults {
+    public func faults(_ request: WellFetchRequest) throws -> WellFaults {
         WellFaults(ids: try fetchIDs(request), store: self)
     }
 }

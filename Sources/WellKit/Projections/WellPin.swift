@@ -6,7 +6,7 @@ import GRDB
 /// For example:
 ///
 /// ```swift
-/// let pins = try store.fetchPins(FetchRequest(region: .box(calgary)))
+/// let pins = try store.fetchPins(WellFetchRequest(region: .box(calgary)))
 /// print(pins[0].coordinate, pins[0].geoJSONFeature)
 /// ```
 ///

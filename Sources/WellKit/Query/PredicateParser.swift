@@ -1,9 +1,9 @@
-/// Parses the `--where` syntax into a ``Predicate``, never into SQL text.
+/// Parses the `--where` syntax into a ``WellPredicate``, never into SQL text.
 ///
 /// For example:
 ///
 /// ```swift
-/// let predicate = try Predicate(parsing: #"status = Abandoned and operator contains[cd] "acme""#)
+/// let predicate = try WellPredicate(parsing: #"status = Abandoned and operator contains[cd] "acme""#)
 /// ```
 ///
 /// The grammar, case-insensitive for keywords:
@@ -19,12 +19,12 @@
 /// ```
 ///
 /// Limits, so that no input can overflow the parser's stack or SQLite's (whose parser nests at most
-/// about 45 `NOT (` and whose expressions are at most 1,000 deep): ``Predicate/maximumDepth`` (32)
-/// levels of `not` and parentheses, and ``Predicate/maximumTerms`` (500) comparisons, each value of
+/// about 45 `NOT (` and whose expressions are at most 1,000 deep): ``WellPredicate/maximumDepth`` (32)
+/// levels of `not` and parentheses, and ``WellPredicate/maximumTerms`` (500) comparisons, each value of
 /// an `in` list counting as one. A value must be able to match its field: a number for `id`, `lat`,
 /// `lon`, `total_depth` and the elevations; a date (`2001-01-12`, `1/12/2001`, `20010112`), a year
 /// or a month (`2001`, `2001-01`) for the dates, which are compared as ISO text.
-extension Predicate {
+extension WellPredicate {
     /// Parses one `--where` expression.
     ///
     /// - Throws: ``StoreError`` (`invalidArgument`) quoting the offending token and its character
@@ -127,22 +127,22 @@ struct PredicateParser {
         text.count <= 80 ? text : "\(text.prefix(60))…\(text.suffix(15))"
     }
 
-    mutating func expression() throws -> Predicate {
+    mutating func expression() throws -> WellPredicate {
         var terms = [try term()]
         while accept("or") { terms.append(try term()) }
         return terms.count == 1 ? terms[0] : .or(terms)
     }
 
-    private mutating func term() throws -> Predicate {
+    private mutating func term() throws -> WellPredicate {
         var factors = [try factor()]
         while accept("and") { factors.append(try factor()) }
         return factors.count == 1 ? factors[0] : .and(factors)
     }
 
-    private mutating func factor() throws -> Predicate {
+    private mutating func factor() throws -> WellPredicate {
         if let token = peek(), !token.quoted, ["not", "("].contains(token.text.lowercased()) {
-            guard depth < Predicate.maximumDepth else {
-                throw error("\"\(token.text)\" at character \(token.offset) nests deeper than \(Predicate.maximumDepth) levels of not and parentheses, the limit")
+            guard depth < WellPredicate.maximumDepth else {
+                throw error("\"\(token.text)\" at character \(token.offset) nests deeper than \(WellPredicate.maximumDepth) levels of not and parentheses, the limit")
             }
             depth += 1
             defer { depth -= 1 }
@@ -158,8 +158,8 @@ struct PredicateParser {
     /// Counts `count` more terms, throwing past the limit.
     private mutating func count(_ count: Int, at token: Token) throws {
         terms += count
-        if terms > Predicate.maximumTerms {
-            throw error("more than \(Predicate.maximumTerms) comparisons (each value of an in list counts as one), the limit, at \"\(token.text)\", character \(token.offset)")
+        if terms > WellPredicate.maximumTerms {
+            throw error("more than \(WellPredicate.maximumTerms) comparisons (each value of an in list counts as one), the limit, at \"\(token.text)\", character \(token.offset)")
         }
     }
 
@@ -170,7 +170,7 @@ struct PredicateParser {
         }
     }
 
-    private mutating func comparison() throws -> Predicate {
+    private mutating func comparison() throws -> WellPredicate {
         guard let fieldToken = next() else { throw error("expected a field name, such as status") }
         let field: WellField
         do { field = try WellField(keyPath: fieldToken.text) } catch let e as StoreError { throw error(e.message + " (character \(fieldToken.offset))") }
@@ -236,10 +236,10 @@ struct PredicateParser {
         return value
     }
 
-    private static let comparisons: [String: Predicate.Comparison] = [
+    private static let comparisons: [String: WellPredicate.Comparison] = [
         "=": .equal, "==": .equal, "!=": .notEqual, "<>": .notEqual, "<": .less, "<=": .lessOrEqual, ">": .greater, ">=": .greaterOrEqual,
     ]
 }
 
-typealias StringOperator = Predicate.StringOperator
-typealias StringOptions = Predicate.StringOptions
+typealias StringOperator = WellPredicate.StringOperator
+typealias StringOptions = WellPredicate.StringOptions

@@ -8,21 +8,21 @@ extension WellStore {
     ///
     /// ```swift
     /// let box = try BoundingBox(parsing: "-114.2,50.9,-113.9,51.2")
-    /// let pins = try store.fetchPins(FetchRequest(region: .box(box)))
+    /// let pins = try store.fetchPins(WellFetchRequest(region: .box(box)))
     /// ```
     ///
     /// - Complexity: O(log n + k) through the R*Tree for a region holding k wells.
-    public func fetchPins(_ request: FetchRequest) throws -> [WellPin] {
+    public func fetchPins(_ request: WellFetchRequest) throws -> [WellPin] {
         try fetch(request, selection: WellPin.selection) { try WellPin.fetchAll($1.statement($0), arguments: $1.arguments) }
     }
 
     /// Fetches whole wells, pin and detail, in one join.
-    public func fetchWells(_ request: FetchRequest) throws -> [Well] {
+    public func fetchWells(_ request: WellFetchRequest) throws -> [Well] {
         try fetch(request, selection: Well.selection, joinDetails: true) { try Well.fetchAll($1.statement($0), arguments: $1.arguments) }
     }
 
     /// Fetches the chosen properties as one dictionary per row, like Core Data's dictionary results.
-    public func fetchDictionaries(_ request: FetchRequest, properties: [WellField]) throws -> [[String: DatabaseValue]] {
+    public func fetchDictionaries(_ request: WellFetchRequest, properties: [WellField]) throws -> [[String: DatabaseValue]] {
         let selection = properties.map { "\($0.qualifiedColumn) AS \($0.rawValue.quotedDatabaseIdentifier)" }
         return try fetch(request, selection: selection, joinDetails: properties.contains { $0.table == .details }) { db, compiled in
             try Row.fetchAll(compiled.statement(db), arguments: compiled.arguments).map { row in
@@ -34,12 +34,12 @@ extension WellStore {
     }
 
     /// Fetches only the ids, in request order.
-    public func fetchIDs(_ request: FetchRequest) throws -> [Int64] {
+    public func fetchIDs(_ request: WellFetchRequest) throws -> [Int64] {
         try fetch(request, selection: ["p.id"]) { try Int64.fetchAll($1.statement($0), arguments: $1.arguments) }
     }
 
     /// Counts the wells the request matches (limit and offset apply).
-    public func fetchCount(_ request: FetchRequest) throws -> Int {
+    public func fetchCount(_ request: WellFetchRequest) throws -> Int {
         try fetch(request, selection: ["p.id"]) { db, compiled in
             try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(compiled.sql))", arguments: compiled.arguments) ?? 0
         }
@@ -49,7 +49,7 @@ extension WellStore {
     ///
     /// Queries growing radii through the R*Tree until `k` wells lie within one: any nearer
     /// well would lie within it too, so the answer is exact.
-    public func fetchNearest(to center: Coordinate, count k: Int, request: FetchRequest = FetchRequest()) throws -> [(pin: WellPin, meters: Double)] {
+    public func fetchNearest(to center: Coordinate, count k: Int, request: WellFetchRequest = WellFetchRequest()) throws -> [(pin: WellPin, meters: Double)] {
         guard k > 0 else { return [] }
         var radius = 1_000.0
         while true {
@@ -65,7 +65,7 @@ extension WellStore {
     }
 
     /// Fetches pins with their distance from `center`, nearest first unless the request sorts otherwise.
-    public func fetchPinsWithDistance(_ request: FetchRequest, from center: Coordinate) throws -> [(pin: WellPin, meters: Double)] {
+    public func fetchPinsWithDistance(_ request: WellFetchRequest, from center: Coordinate) throws -> [(pin: WellPin, meters: Double)] {
         try fetch(request, selection: WellPin.selection, distanceFrom: center) { db, compiled in
             try Row.fetchAll(compiled.statement(db), arguments: compiled.arguments).map { (WellPin(row: $0), $0[4]) }
         }
@@ -73,11 +73,11 @@ extension WellStore {
 
     /// The well with a source identifier (`details.uwi`), or nil.
     public func well(identifier: String) throws -> Well? {
-        try fetchWells(FetchRequest(predicate: .compare(.identifier, .equal, .text(identifier)), limit: 1)).first
+        try fetchWells(WellFetchRequest(predicate: .compare(.identifier, .equal, .text(identifier)), limit: 1)).first
     }
 
     /// Streams rows of the chosen fields to `body` without holding them: memory does not grow with the result.
-    public func forEachRow(_ request: FetchRequest, fields: [WellField], distanceFrom center: Coordinate? = nil,
+    public func forEachRow(_ request: WellFetchRequest, fields: [WellField], distanceFrom center: Coordinate? = nil,
                            _ body: (Row) throws -> Void) throws {
         let selection = fields.map { "\($0.qualifiedColumn) AS \($0.rawValue.quotedDatabaseIdentifier)" }
         try fetch(request, selection: selection, joinDetails: fields.contains { $0.table == .details }, distanceFrom: center) { db, compiled in
@@ -93,7 +93,7 @@ extension WellStore {
 
     /// Compiles `request`, runs `body` in a read, and reports the total time and rows to the SQL log.
     @discardableResult
-    func fetch<T>(_ request: FetchRequest, selection: [String], joinDetails: Bool = false, distanceFrom center: Coordinate? = nil,
+    func fetch<T>(_ request: WellFetchRequest, selection: [String], joinDetails: Bool = false, distanceFrom center: Coordinate? = nil,
                   _ body: (Database, CompiledFetch) throws -> T) throws -> T {
         let compiled = try request.compile(selection: selection, joinDetails: joinDetails,
                                            distanceFrom: center.map { ($0.latitude, $0.longitude) })

@@ -51,7 +51,7 @@ extension Well: BatchLoadable {
 /// ```swift
 /// let results = try BatchedResults<WellSummary>(store: store, request: request, sectionKey: .status)
 /// try results.performFetch()
-/// print(try results.object(at: IndexPath(section: 0, item: 0)).spudDate ?? "no spud date")
+/// print(try results.object(at: ResultsIndexPath(section: 0, item: 0)).spudDate ?? "no spud date")
 /// ```
 ///
 /// It shows that any typed projection works with ``BatchedResults``, not only pins and wells.
@@ -85,15 +85,15 @@ public struct WellSummary: BatchLoadable, Hashable, Identifiable, Codable {
 
 /// A position in sectioned results: a section and an item within it, both from 0.
 ///
-/// WellKit's own type, so that Linux needs no UIKit. Where Foundation is imported too, write
-/// `WellKit.IndexPath`.
+/// WellKit's own type, so that Linux needs no UIKit, and named so that it does not clash with
+/// Foundation's `IndexPath` in a file that imports both.
 ///
 /// For example:
 ///
 /// ```swift
-/// let first = try results.object(at: IndexPath(section: 0, item: 0))
+/// let first = try results.object(at: ResultsIndexPath(section: 0, item: 0))
 /// ```
-public struct IndexPath: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+public struct ResultsIndexPath: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
     public var section: Int
     public var item: Int
 
@@ -103,7 +103,7 @@ public struct IndexPath: Hashable, Comparable, Sendable, Codable, CustomStringCo
     }
 
     /// Orders by section, then item.
-    public static func < (lhs: IndexPath, rhs: IndexPath) -> Bool {
+    public static func < (lhs: ResultsIndexPath, rhs: ResultsIndexPath) -> Bool {
         (lhs.section, lhs.item) < (rhs.section, rhs.item)
     }
 

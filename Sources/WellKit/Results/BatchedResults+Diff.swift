@@ -7,8 +7,8 @@ import GRDB
 ///
 /// ```swift
 /// final class Printer: BatchedResultsDelegate {
-///     func results<E>(_ results: BatchedResults<E>, didChange id: Int64, at indexPath: IndexPath?,
-///                     for type: ChangeType, newIndexPath: IndexPath?) { print(type, id) }
+///     func results<E>(_ results: BatchedResults<E>, didChange id: Int64, at indexPath: ResultsIndexPath?,
+///                     for type: ChangeType, newIndexPath: ResultsIndexPath?) { print(type, id) }
 /// }
 /// results.delegate = printer
 /// ```
@@ -20,8 +20,8 @@ public protocol BatchedResultsDelegate: AnyObject {
     /// Changes are about to be reported.
     func resultsWillChange<E>(_ results: BatchedResults<E>)
     /// A row was inserted (`newIndexPath`), deleted (`indexPath`), moved or updated (both).
-    func results<E>(_ results: BatchedResults<E>, didChange id: Int64, at indexPath: IndexPath?,
-                    for type: ChangeType, newIndexPath: IndexPath?)
+    func results<E>(_ results: BatchedResults<E>, didChange id: Int64, at indexPath: ResultsIndexPath?,
+                    for type: ChangeType, newIndexPath: ResultsIndexPath?)
     /// A section was inserted (at its new index) or deleted (at its old index).
     func results<E>(_ results: BatchedResults<E>, didChange section: ResultsSection, atSectionIndex index: Int, for type: ChangeType)
     /// All changes have been reported.
@@ -30,8 +30,8 @@ public protocol BatchedResultsDelegate: AnyObject {
 
 extension BatchedResultsDelegate {
     public func resultsWillChange<E>(_ results: BatchedResults<E>) {}
-    public func results<E>(_ results: BatchedResults<E>, didChange id: Int64, at indexPath: IndexPath?,
-                           for type: ChangeType, newIndexPath: IndexPath?) {}
+    public func results<E>(_ results: BatchedResults<E>, didChange id: Int64, at indexPath: ResultsIndexPath?,
+                           for type: ChangeType, newIndexPath: ResultsIndexPath?) {}
     public func results<E>(_ results: BatchedResults<E>, didChange section: ResultsSection, atSectionIndex index: Int, for type: ChangeType) {}
     public func resultsDidChange<E>(_ results: BatchedResults<E>) {}
 }

@@ -16,13 +16,13 @@ extension BatchedResults {
     /// For example:
     ///
     /// ```swift
-    /// let well = try results.object(at: IndexPath(section: 2, item: 14))
+    /// let well = try results.object(at: ResultsIndexPath(section: 2, item: 14))
     /// ```
     ///
     /// - Throws: ``StoreError/Code/invalidArgument`` when the index path is out of range or
     ///   nothing was fetched; ``StoreError/Code/notFound`` when the row was deleted since the
     ///   last fetch (``refresh()`` then reports it).
-    public func object(at indexPath: IndexPath) throws -> Element {
+    public func object(at indexPath: ResultsIndexPath) throws -> Element {
         try withLock {
             let current = try fetched()
             let offset = try offset(of: indexPath, in: current)
@@ -59,7 +59,7 @@ extension BatchedResults {
         guard !ids.isEmpty else { return [:] }
         statementCount += 1
         let selection = Element.batchSelection
-        let compiled = try FetchRequest().compile(selection: selection + ["p.id"], joinDetails: Element.batchJoinsDetails)
+        let compiled = try WellFetchRequest().compile(selection: selection + ["p.id"], joinDetails: Element.batchJoinsDetails)
         let json = "[" + ids.map(String.init).joined(separator: ",") + "]"
         let rows = try Row.fetchCursor(db, sql: compiled.sql + " WHERE p.id IN (SELECT value FROM json_each(?))", arguments: [json])
         var objects: [Int64: Element] = [:]

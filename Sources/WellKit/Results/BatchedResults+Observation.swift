@@ -146,13 +146,13 @@ private struct WeakMonitor {
 /// Snapshots shared by name between controllers of this process, like Core Data's section cache.
 enum NamedSnapshots {
     struct Entry {
-        var store: String, request: FetchRequest, sectionKey: WellField?, monitor: UInt64, version: Int64
+        var store: String, request: WellFetchRequest, sectionKey: WellField?, monitor: UInt64, version: Int64
         var snapshot: ResultsSnapshot
     }
 
     private static let entries = Mutexed<[String: Entry]>([:])
 
-    static func lookup(_ name: String, store: String, request: FetchRequest, sectionKey: WellField?,
+    static func lookup(_ name: String, store: String, request: WellFetchRequest, sectionKey: WellField?,
                        monitor: UInt64, version: Int64) -> ResultsSnapshot? {
         entries.withLock { entries in
             guard let entry = entries[name], entry.store == store, entry.request == request, entry.sectionKey == sectionKey,
@@ -161,7 +161,7 @@ enum NamedSnapshots {
         }
     }
 
-    static func save(_ name: String, store: String, request: FetchRequest, sectionKey: WellField?,
+    static func save(_ name: String, store: String, request: WellFetchRequest, sectionKey: WellField?,
                      monitor: UInt64, version: Int64, snapshot: ResultsSnapshot) {
         entries.withLock { $0[name] = Entry(store: store, request: request, sectionKey: sectionKey, monitor: monitor, version: version, snapshot: snapshot) }
     }

@@ -7,11 +7,11 @@ import GRDB
 /// For example:
 ///
 /// ```swift
-/// var request = FetchRequest(sortDescriptors: [SortDescriptor(.spudDate, ascending: false)])
+/// var request = WellFetchRequest(sortDescriptors: [WellSortDescriptor(.spudDate, ascending: false)])
 /// let results = try BatchedResults<WellSummary>(store: store, request: request, sectionKey: .status)
 /// try results.performFetch()                                   // 1 query: ids and statuses
 /// print(results.numberOfSections, results.fetchedCount)
-/// let row = try results.object(at: IndexPath(section: 0, item: 0))   // 1 query: its batch
+/// let row = try results.object(at: ResultsIndexPath(section: 0, item: 0))   // 1 query: its batch
 /// ```
 ///
 /// ``performFetch()`` runs one query for `p.id` (and the section key) in sort order and
@@ -27,7 +27,7 @@ public final class BatchedResults<Element: BatchLoadable>: @unchecked Sendable {
     /// The store read from.
     public let store: WellStore
     /// The request, its sort descriptors starting with the section key when there is one.
-    public let request: FetchRequest
+    public let request: WellFetchRequest
     /// The rows per batch, the unit of loading and caching.
     public let batchSize: Int
     /// The field whose value groups rows into sections, or nil for one section.
@@ -56,7 +56,7 @@ public final class BatchedResults<Element: BatchLoadable>: @unchecked Sendable {
     /// For example:
     ///
     /// ```swift
-    /// let request = FetchRequest(sortDescriptors: [SortDescriptor(.spudDate, ascending: false)])
+    /// let request = WellFetchRequest(sortDescriptors: [WellSortDescriptor(.spudDate, ascending: false)])
     /// let results = try BatchedResults<Well>(store: store, request: request, batchSize: 50, sectionKey: .status)
     /// print(results.request.sortDescriptors.map(\.field))   // [status, spudDate]
     /// ```
@@ -67,11 +67,11 @@ public final class BatchedResults<Element: BatchLoadable>: @unchecked Sendable {
     ///
     /// - Throws: ``StoreError/Code/invalidArgument`` when the request has no sort descriptors
     ///   (batches are ranges of a stable order), or `batchSize` or `maxCachedBatches` is below 1.
-    public init(store: WellStore, request: FetchRequest, batchSize: Int = 20, sectionKey: WellField? = nil,
+    public init(store: WellStore, request: WellFetchRequest, batchSize: Int = 20, sectionKey: WellField? = nil,
                 cacheName: String? = nil, maxCachedBatches: Int = 8) throws {
         guard !request.sortDescriptors.isEmpty else {
             throw StoreError(.invalidArgument, "BatchedResults needs a sorted request, because batches are ranges of a stable order; "
-                + "add a sort descriptor, such as request.sortDescriptors = [SortDescriptor(.id)] (--sort id)")
+                + "add a sort descriptor, such as request.sortDescriptors = [WellSortDescriptor(.id)] (--sort id)")
         }
         guard batchSize >= 1 else { throw StoreError(.invalidArgument, "batch size \(batchSize) must be 1 or more") }
         guard maxCachedBatches >= 1 else { throw StoreError(.invalidArgument, "maxCachedBatches \(maxCachedBatches) must be 1 or more") }
@@ -79,7 +79,7 @@ public final class BatchedResults<Element: BatchLoadable>: @unchecked Sendable {
         if let sectionKey, request.sortDescriptors[0].field != sectionKey {
             let given = request.sortDescriptors.first { $0.field == sectionKey }
             request.sortDescriptors.removeAll { $0.field == sectionKey }
-            request.sortDescriptors.insert(given ?? SortDescriptor(sectionKey), at: 0)
+            request.sortDescriptors.insert(given ?? WellSortDescriptor(sectionKey), at: 0)
         }
         self.store = store
         self.request = request
@@ -168,7 +168,7 @@ public final class BatchedResults<Element: BatchLoadable>: @unchecked Sendable {
     ///
     /// - Complexity: O(n): a linear scan of the ids (about 0.1 ms for 244,292 wells) and a
     ///   binary search of the sections. No id-to-position table is kept, to stay at 8 bytes per well.
-    public func indexPath(for id: Int64) -> IndexPath? {
+    public func indexPath(for id: Int64) -> ResultsIndexPath? {
         withLock {
             guard let current, let offset = current.ids.firstIndex(of: id) else { return nil }
             return current.indexPath(ofOffset: offset)
@@ -176,7 +176,7 @@ public final class BatchedResults<Element: BatchLoadable>: @unchecked Sendable {
     }
 
     /// The id at an index path, without loading the row.
-    public func id(at indexPath: IndexPath) throws -> Int64 {
+    public func id(at indexPath: ResultsIndexPath) throws -> Int64 {
         try withLock {
             let current = try fetched()
             return current.ids[try offset(of: indexPath, in: current)]
@@ -208,7 +208,7 @@ public final class BatchedResults<Element: BatchLoadable>: @unchecked Sendable {
     }
 
     /// The offset in the id list of `indexPath`, checked.
-    func offset(of indexPath: IndexPath, in snapshot: ResultsSnapshot) throws -> Int {
+    func offset(of indexPath: ResultsIndexPath, in snapshot: ResultsSnapshot) throws -> Int {
         guard snapshot.sections.indices.contains(indexPath.section),
               (0 ..< snapshot.sections[indexPath.section].count).contains(indexPath.item) else {
             let sizes = snapshot.sections.map { String($0.count) }.joined(separator: ", ")

@@ -64,9 +64,9 @@ public struct ResultsSnapshot: Sendable, Equatable {
     }
 
     /// The index path of the row at `offset` in ``ids``: pages of a flat list map to index paths this way.
-    public func indexPath(ofOffset offset: Int) -> IndexPath {
+    public func indexPath(ofOffset offset: Int) -> ResultsIndexPath {
         let section = sectionIndex(ofOffset: offset)
-        return IndexPath(section: section, item: offset - sections[section].offset)
+        return ResultsIndexPath(section: section, item: offset - sections[section].offset)
     }
 }
 
@@ -97,11 +97,11 @@ public struct ResultsDiff: Sendable, Equatable {
         /// The well's id.
         public var id: Int64
         /// The old index path; nil for an insert.
-        public var indexPath: IndexPath?
+        public var indexPath: ResultsIndexPath?
         /// The new index path; nil for a delete.
-        public var newIndexPath: IndexPath?
+        public var newIndexPath: ResultsIndexPath?
 
-        public init(type: ChangeType, id: Int64, indexPath: IndexPath?, newIndexPath: IndexPath?) {
+        public init(type: ChangeType, id: Int64, indexPath: ResultsIndexPath?, newIndexPath: ResultsIndexPath?) {
             self.type = type
             self.id = id
             self.indexPath = indexPath

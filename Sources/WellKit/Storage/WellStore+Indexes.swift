@@ -7,7 +7,7 @@ extension WellStore {
     /// For example:
     ///
     /// ```swift
-    /// try store.ensureSortIndex([SortDescriptor(.status), SortDescriptor(.spudDate, ascending: false)])
+    /// try store.ensureSortIndex([WellSortDescriptor(.status), WellSortDescriptor(.spudDate, ascending: false)])
     /// // CREATE INDEX IF NOT EXISTS wellkit_sort_status_asc_spud_date_desc ON details(status ASC, spud_date DESC, pin_id)
     /// ```
     ///
@@ -17,7 +17,7 @@ extension WellStore {
     ///
     /// - Returns: the index name, or nil when the sort cannot use one.
     @discardableResult
-    public func ensureSortIndex(_ sortDescriptors: [SortDescriptor]) throws -> String? {
+    public func ensureSortIndex(_ sortDescriptors: [WellSortDescriptor]) throws -> String? {
         guard !sortDescriptors.isEmpty, sortDescriptors.allSatisfy({ $0.field.table == .details }) else { return nil }
         let name = "wellkit_sort_" + sortDescriptors.map { "\($0.field.column)_\($0.ascending ? "asc" : "desc")" }.joined(separator: "_")
         let columns = sortDescriptors.map { "\($0.field.column.quotedDatabaseIdentifier) \($0.ascending ? "ASC" : "DESC")" } + ["pin_id"]

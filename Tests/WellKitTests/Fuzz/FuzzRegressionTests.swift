@@ -2,7 +2,6 @@ import Foundation
 import Testing
 @testable import WellKit
 
-private typealias Predicate = WellKit.Predicate
 
 /// What the fuzz targets in Fuzz/ found, one test each, and every kept crasher in
 /// Fuzz/regressions/ replayed through the parsers it crashed.
@@ -14,7 +13,7 @@ private typealias Predicate = WellKit.Predicate
         #expect(ValueParsing.date("1/33333333333333333333/2001") == nil)
         #expect(ValueParsing.date("1/12/33333333333333333333") == nil)
         #expect(ValueParsing.date("1/12/2001") == "2001-01-12")
-        #expect(throws: StoreError.self) { try Predicate(parsing: "spud_date < 33333333333333333333333333/1/2001") }
+        #expect(throws: StoreError.self) { try WellPredicate(parsing: "spud_date < 33333333333333333333333333/1/2001") }
     }
 
     /// Every input in Fuzz/regressions/<target>/ goes through that target's parsers without trapping.
@@ -35,13 +34,13 @@ private typealias Predicate = WellKit.Predicate
                     _ = ValueParsing.date(text)
                     _ = DMS.degrees(text)
                 case "predicate":
-                    if let predicate = try? Predicate(parsing: text) {
-                        _ = try? WellKit.FetchRequest(predicate: predicate).compile(selection: WellPin.selection)
+                    if let predicate = try? WellPredicate(parsing: text) {
+                        _ = try? WellFetchRequest(predicate: predicate).compile(selection: WellPin.selection)
                     }
                 default:
                     _ = try? BoundingBox(parsing: text)
                     _ = try? Coordinate(parsing: text)
-                    _ = try? SortDescriptor(parsing: text)
+                    _ = try? WellSortDescriptor(parsing: text)
                     _ = try? Distance(parsing: text)
                 }
                 replayed += 1

@@ -15,7 +15,7 @@ import Testing
         #expect(summary.transformations.first?.wells == 492)
         #expect(summary.transformations.first?.operation.isEmpty == false)
         let toMercator = try CoordinateTransformer(from: "EPSG:4326", to: "EPSG:3857")
-        let wells = try store.fetchWells(FetchRequest())
+        let wells = try store.fetchWells(WellFetchRequest())
         #expect(wells.count == 492)
         var worst = 0.0
         for well in wells {
@@ -50,7 +50,7 @@ import Testing
         }
         #expect(summary.transformations.first?.accuracyMeters != nil)
         // NAD27 to WGS 84 moves central Indiana by tens of metres at most; the pin is not the raw value.
-        let pin = try #require(try store.fetchPins(FetchRequest(predicate: .compare(.identifier, .equal, "A"))).first)
+        let pin = try #require(try store.fetchPins(WellFetchRequest(predicate: .compare(.identifier, .equal, "A"))).first)
         let shift = Coordinate(latitude: 39.5, longitude: -86.5).distance(to: pin.coordinate)
         #expect(shift > 1 && shift < 100, "shift \(shift) m")
     }
@@ -70,7 +70,7 @@ import Testing
         let summary = try store.load(csvAt: try Fixtures.file(csv), options: options)
         #expect(summary.inserted == 3)
         #expect(summary.rejectReasons == ["unknown datum": 1])
-        let pins = try store.fetchPins(FetchRequest(sortDescriptors: [SortDescriptor(.identifier)]))
+        let pins = try store.fetchPins(WellFetchRequest(sortDescriptors: [WellSortDescriptor(.identifier)]))
         #expect(pins.count == 3)
         let wgs = try #require(pins.last)
         #expect(abs(wgs.latitude - 39.833333) < 1e-5 && abs(wgs.longitude + 86.5) < 1e-9)
@@ -83,14 +83,14 @@ import Testing
         var csv = "uwi,lat,lon\n"
         for k in 0..<3_000 { csv += "W\(k),\(49 + random.unit() * 11),\(-120 + random.unit() * 10)\n" }
         _ = try store.load(csvAt: try Fixtures.file(csv))
-        let all = try store.fetchPins(FetchRequest())
+        let all = try store.fetchPins(WellFetchRequest())
         let to3400 = try CoordinateTransformer(from: "EPSG:4326", to: "EPSG:3400")
         let projected = try all.map { (id: $0.id, p: try to3400.transform(x: $0.longitude, y: $0.latitude)) }
         for _ in 0..<50 {
             let x = 300_000 + random.unit() * 400_000, y = 5_450_000 + random.unit() * 1_000_000
             let w = 10_000 + random.unit() * 150_000
             let expected = Set(projected.filter { $0.p.x >= x && $0.p.x <= x + w && $0.p.y >= y && $0.p.y <= y + w }.map(\.id))
-            let found = try store.fetchIDs(FetchRequest(region: .projectedBox(crs: "EPSG:3400", minX: x, minY: y, maxX: x + w, maxY: y + w)))
+            let found = try store.fetchIDs(WellFetchRequest(region: .projectedBox(crs: "EPSG:3400", minX: x, minY: y, maxX: x + w, maxY: y + w)))
             #expect(Set(found) == expected)
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import WellKit
+@testable import WellKitSynthetic
 
 /// Every inference and flag of a load against the answer key of an agency-style synthetic file.
 @Suite struct AnswerKeyTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import WellKit
+@testable import WellKitSynthetic
 
 /// Checks that `mapping` maps exactly `expected` (field → column name) and leaves every other
 /// column unmapped.

@@ -1,5 +1,6 @@
 import Testing
 @testable import WellKit
+@testable import WellKitSynthetic
 
 @Suite struct DuplicateIdentifiersTests {
     /// The rule as the loader first wrote it, with a dictionary: the oracle.

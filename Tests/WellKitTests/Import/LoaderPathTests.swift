@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import WellKit
+@testable import WellKitSynthetic
 
 /// The loader reads the mapped file in place: it splits it on two cores, and builds each row from
 /// field spans. These tests hold that path to the streaming ``CSVReader`` and the `String` parsers.

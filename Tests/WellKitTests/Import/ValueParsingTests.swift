@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WellKit
+@testable import WellKitSynthetic
 
 private typealias JSONTestRNG = SeededRandom
 

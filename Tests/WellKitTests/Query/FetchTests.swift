@@ -3,7 +3,6 @@ import GRDB
 import Testing
 @testable import WellKit
 
-typealias FetchRequest = WellKit.FetchRequest
 
 /// A store of 3,000 seeded wells, shared by the fetch tests (read-only).
 private let fixture: (store: WellStore, rows: [OracleRow]) = {
@@ -36,7 +35,7 @@ struct OracleRow {
     let store = fixture.store
     let rows = fixture.rows
 
-    private func uwis(_ request: FetchRequest) throws -> [String] {
+    private func uwis(_ request: WellFetchRequest) throws -> [String] {
         try store.fetchDictionaries(request, properties: [.identifier]).map { String.fromDatabaseValue($0["uwi"]!)! }
     }
 
@@ -49,7 +48,7 @@ struct OracleRow {
             let lon = -120 + random.unit() * 10, lat = 49 + random.unit() * 11
             let box = try BoundingBox(minLongitude: lon, minLatitude: lat, maxLongitude: lon + size, maxLatitude: lat + size)
             let expected = Set(rows.filter { box.contains(longitude: $0.lon, latitude: $0.lat) }.map(\.uwi))
-            #expect(Set(try uwis(FetchRequest(region: .box(box)))) == expected)
+            #expect(Set(try uwis(WellFetchRequest(region: .box(box)))) == expected)
         }
     }
 
@@ -57,7 +56,7 @@ struct OracleRow {
         let box = try BoundingBox(minLongitude: -114.0, minLatitude: 51.0, maxLongitude: -113.5, maxLatitude: 51.5)
         let onEdge = rows.filter { $0.lat == 51.0 && $0.lon == -114.0 }.map(\.uwi)
         #expect(!onEdge.isEmpty)
-        #expect(Set(onEdge).isSubset(of: Set(try uwis(FetchRequest(region: .box(box))))))
+        #expect(Set(onEdge).isSubset(of: Set(try uwis(WellFetchRequest(region: .box(box))))))
     }
 
     @Test func twoHundredRandomRadiiMatchBruteForce() throws {
@@ -66,7 +65,7 @@ struct OracleRow {
             let center = Coordinate(latitude: 49 + random.unit() * 11, longitude: -120 + random.unit() * 10)
             let meters = [500.0, 5_000, 50_000][Int(random.next() % 3)]
             let expected = rows.filter { Coordinate(latitude: $0.lat, longitude: $0.lon).distance(to: center) <= meters }.map(\.uwi)
-            let found = try uwis(FetchRequest(region: .radius(latitude: center.latitude, longitude: center.longitude, meters: meters)))
+            let found = try uwis(WellFetchRequest(region: .radius(latitude: center.latitude, longitude: center.longitude, meters: meters)))
             #expect(Set(found) == Set(expected))
         }
     }
@@ -88,7 +87,7 @@ struct OracleRow {
         let box = try BoundingBox(minLongitude: 170, minLatitude: -10, maxLongitude: -170, maxLatitude: 10)
         #expect(try box.parts(.split).count == 2)
         #expect(throws: StoreError.self) { try box.parts(.reject) }
-        var request = FetchRequest(region: .box(box))
+        var request = WellFetchRequest(region: .box(box))
         request.antimeridian = .reject
         #expect(throws: StoreError.self) { try store.fetchPins(request) }
         request.antimeridian = .split
@@ -98,17 +97,17 @@ struct OracleRow {
     // MARK: - The SQL
 
     @Test func pinFetchSelectsExactlyFourColumns() throws {
-        let compiled = try FetchRequest(region: .box(try BoundingBox(parsing: "-115,50,-114,51"))).compile(selection: WellPin.selection)
+        let compiled = try WellFetchRequest(region: .box(try BoundingBox(parsing: "-115,50,-114,51"))).compile(selection: WellPin.selection)
         #expect(compiled.sql.hasPrefix("SELECT p.id, p.name, p.lat, p.lon FROM idx_pins_geom r JOIN pins p ON p.id = r.pkid WHERE "))
         let statement = try store.pool.read { try $0.makeStatement(sql: compiled.sql) }
         #expect(statement.columnNames == ["id", "name", "lat", "lon"])
     }
 
     @Test(arguments: [
-        FetchRequest(region: .box(try! BoundingBox(parsing: "-115,50,-114,51"))),
-        FetchRequest(region: .radius(latitude: 51, longitude: -114, meters: 2_000)),
+        WellFetchRequest(region: .box(try! BoundingBox(parsing: "-115,50,-114,51"))),
+        WellFetchRequest(region: .radius(latitude: 51, longitude: -114, meters: 2_000)),
     ])
-    func regionQueriesUseTheRTree(request: FetchRequest) throws {
+    func regionQueriesUseTheRTree(request: WellFetchRequest) throws {
         let compiled = try request.compile(selection: WellPin.selection)
         let plan = try store.pool.read { db in
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + compiled.sql, arguments: compiled.arguments).map { $0["detail"] as String }
@@ -123,7 +122,7 @@ struct OracleRow {
     @Test func faultsCostNPlusOneQueriesAndPrefetchTwo() throws {
         let log = StatementLog()
         let traced = try WellStore(path: store.path, mode: .existing, trace: { log.append($0) })
-        let request = FetchRequest(predicate: .compare(.status, .equal, "Flowing"), sortDescriptors: [SortDescriptor(.identifier)], limit: 20)
+        let request = WellFetchRequest(predicate: .compare(.status, .equal, "Flowing"), sortDescriptors: [WellSortDescriptor(.identifier)], limit: 20)
         let faults = try traced.faults(request)
         for k in 0..<faults.count { _ = try faults.well(at: k) }
         #expect(log.selects == 21)
@@ -159,15 +158,15 @@ struct OracleRow {
             ("(status = Flowing or status = Pumping) and total_depth > 2000", { ["Flowing", "Pumping"].contains($0.status) && ($0.depth ?? 0) > 2000 }),
         ]
         for (text, oracle) in cases {
-            let found = try uwis(FetchRequest(predicate: try Predicate(parsing: text)))
+            let found = try uwis(WellFetchRequest(predicate: try WellPredicate(parsing: text)))
             #expect(Set(found) == Set(rows.filter(oracle).map(\.uwi)), "\(text)")
             #expect(!found.isEmpty, "\(text) matched nothing, so it tests nothing")
         }
     }
 
     @Test func sortsOnPinAndDetailKeyPathsTogether() throws {
-        let request = FetchRequest(predicate: try Predicate(parsing: "spud_date is not null"),
-                                   sortDescriptors: [try SortDescriptor(parsing: "detail.status"), try SortDescriptor(parsing: "detail.spud_date:desc"), try SortDescriptor(parsing: "pin.name")])
+        let request = WellFetchRequest(predicate: try WellPredicate(parsing: "spud_date is not null"),
+                                   sortDescriptors: [try WellSortDescriptor(parsing: "detail.status"), try WellSortDescriptor(parsing: "detail.spud_date:desc"), try WellSortDescriptor(parsing: "pin.name")])
         let expected = rows.filter { $0.spud != nil }.sorted {
             ($0.status, $1.spud!, "Well " + $0.uwi.dropFirst()) < ($1.status, $0.spud!, "Well " + $1.uwi.dropFirst())
         }.map(\.uwi)
@@ -175,34 +174,34 @@ struct OracleRow {
     }
 
     @Test func limitAndOffsetPage() throws {
-        let all = try uwis(FetchRequest(sortDescriptors: [SortDescriptor(.identifier)]))
-        let page = try uwis(FetchRequest(sortDescriptors: [SortDescriptor(.identifier)], limit: 10, offset: 20))
+        let all = try uwis(WellFetchRequest(sortDescriptors: [WellSortDescriptor(.identifier)]))
+        let page = try uwis(WellFetchRequest(sortDescriptors: [WellSortDescriptor(.identifier)], limit: 10, offset: 20))
         #expect(page == Array(all[20..<30]))
     }
 
     @Test func unknownFieldsListTheValidOnes() throws {
         do {
-            _ = try Predicate(parsing: "colour = red")
+            _ = try WellPredicate(parsing: "colour = red")
             Issue.record("an unknown field parsed")
         } catch let error as StoreError {
             #expect(error.message.contains("unknown field \"colour\""))
             #expect(error.message.contains("spud_date"))
         }
-        #expect(throws: StoreError.self) { try SortDescriptor(parsing: "detail.nope:desc") }
-        #expect(throws: StoreError.self) { try Predicate(parsing: "status = ") }
-        #expect(throws: StoreError.self) { try Predicate(parsing: "status ~ x") }
+        #expect(throws: StoreError.self) { try WellSortDescriptor(parsing: "detail.nope:desc") }
+        #expect(throws: StoreError.self) { try WellPredicate(parsing: "status = ") }
+        #expect(throws: StoreError.self) { try WellPredicate(parsing: "status ~ x") }
     }
 
     @Test func valuesAreBoundNotSpliced() throws {
         let hostile = "x'; DROP TABLE pins; --"
-        let compiled = try FetchRequest(predicate: .compare(.status, .equal, .text(hostile))).compile(selection: WellPin.selection)
+        let compiled = try WellFetchRequest(predicate: .compare(.status, .equal, .text(hostile))).compile(selection: WellPin.selection)
         #expect(!compiled.sql.contains("DROP"))
-        #expect(try store.fetchPins(FetchRequest(predicate: .compare(.status, .equal, .text(hostile)))).isEmpty)
-        #expect(try store.fetchCount(FetchRequest()) == rows.count)
+        #expect(try store.fetchPins(WellFetchRequest(predicate: .compare(.status, .equal, .text(hostile)))).isEmpty)
+        #expect(try store.fetchCount(WellFetchRequest()) == rows.count)
     }
 
     @Test func resultTypesAgree() throws {
-        let request = FetchRequest(sortDescriptors: [SortDescriptor(.id)], region: .box(try BoundingBox(parsing: "-118,50,-116,52")))
+        let request = WellFetchRequest(sortDescriptors: [WellSortDescriptor(.id)], region: .box(try BoundingBox(parsing: "-118,50,-116,52")))
         let pins = try store.fetchPins(request)
         let wells = try store.fetchWells(request)
         let dictionaries = try store.fetchDictionaries(request, properties: [.id, .name, .latitude, .longitude])

@@ -3,7 +3,6 @@ import GRDB
 import Testing
 @testable import WellKit
 
-private typealias Predicate = WellKit.Predicate
 
 /// The `--where` parser's limits and value checks: no input overflows a stack, SQLite's or ours,
 /// and a value that cannot match its field is a usage error.
@@ -17,12 +16,12 @@ private typealias Predicate = WellKit.Predicate
         return store
     }()
 
-    private func uwis(_ predicate: Predicate) throws -> [String] {
-        try Self.store.fetchWells(WellKit.FetchRequest(predicate: predicate)).map(\.detail.identifier).sorted()
+    private func uwis(_ predicate: WellPredicate) throws -> [String] {
+        try Self.store.fetchWells(WellFetchRequest(predicate: predicate)).map(\.detail.identifier).sorted()
     }
 
     private func message(_ text: String) -> String? {
-        do { _ = try Predicate(parsing: text); return nil } catch let error as StoreError {
+        do { _ = try WellPredicate(parsing: text); return nil } catch let error as StoreError {
             #expect(error.code == .invalidArgument)
             return error.message
         } catch { return "\(error)" }
@@ -57,22 +56,22 @@ private typealias Predicate = WellKit.Predicate
     }
 
     @Test func theLargestAllowedPredicatesRunInSQLite() throws {
-        let deepestNot = try Predicate(parsing: String(repeating: "not ", count: 32) + "status = Abandoned")
+        let deepestNot = try WellPredicate(parsing: String(repeating: "not ", count: 32) + "status = Abandoned")
         #expect(try uwis(deepestNot).count == 10)
         // Each level a not and a parenthesis around an or of ands: the deepest SQL the text allows.
         var text = "status = Abandoned and county is not null"
         for _ in 0..<16 { text = "not (status = Flowing or county = x and \(text))" }
-        let mixed = try Predicate(parsing: text)
-        #expect((48...Predicate.maximumSQLDepth).contains(mixed.measure().depth))
+        let mixed = try WellPredicate(parsing: text)
+        #expect((48...WellPredicate.maximumSQLDepth).contains(mixed.measure().depth))
         #expect(try uwis(mixed).count == 10)
-        let widest = try Predicate(parsing: (0..<500).map { "total_depth > \($0)" }.joined(separator: " or "))
+        let widest = try WellPredicate(parsing: (0..<500).map { "total_depth > \($0)" }.joined(separator: " or "))
         #expect(try uwis(widest).count == 20)
-        let list = try Predicate(parsing: "name in (" + (0..<500).map { "'Well \($0)'" }.joined(separator: ", ") + ")")
+        let list = try WellPredicate(parsing: "name in (" + (0..<500).map { "'Well \($0)'" }.joined(separator: ", ") + ")")
         #expect(try uwis(list).count == 20)
         // 32 parentheses, each around an or of ands: two groups of SQL per level.
         var groups = "status = Abandoned"
         for _ in 0..<32 { groups = "(status = Flowing or county = x and \(groups))" }
-        let grouped = try Predicate(parsing: groups)
+        let grouped = try WellPredicate(parsing: groups)
         #expect(grouped.measure().depth >= 64)
         #expect(try uwis(grouped).count == 10)
         // Two --where conditions at the limit, joined by and, still run.
@@ -80,13 +79,13 @@ private typealias Predicate = WellKit.Predicate
     }
 
     @Test func predicatesBuiltInCodeAreCheckedWhenCompiled() throws {
-        var deep = Predicate.compare(.status, .equal, "Abandoned")
+        var deep = WellPredicate.compare(.status, .equal, "Abandoned")
         for _ in 0..<100 { deep = .not(deep) }
-        #expect(throws: StoreError.self) { try WellKit.FetchRequest(predicate: deep).compile(selection: WellPin.selection) }
-        let wide = Predicate.or((0..<1_000).map { .compare(.totalDepth, .greater, .number(Double($0))) })
-        #expect(throws: StoreError.self) { try WellKit.FetchRequest(predicate: wide).compile(selection: WellPin.selection) }
+        #expect(throws: StoreError.self) { try WellFetchRequest(predicate: deep).compile(selection: WellPin.selection) }
+        let wide = WellPredicate.or((0..<1_000).map { .compare(.totalDepth, .greater, .number(Double($0))) })
+        #expect(throws: StoreError.self) { try WellFetchRequest(predicate: wide).compile(selection: WellPin.selection) }
         #expect(throws: StoreError.self) {
-            try WellKit.FetchRequest(predicate: .compare(.totalDepth, .greater, "abc")).compile(selection: WellPin.selection)
+            try WellFetchRequest(predicate: .compare(.totalDepth, .greater, "abc")).compile(selection: WellPin.selection)
         }
     }
 
@@ -114,16 +113,16 @@ private typealias Predicate = WellKit.Predicate
                      "spud_date between 2001-01-01 and 2001-12-31", "status = 007", "spud_date contains 01"] {
             #expect(message(text) == nil, "\(text)")
         }
-        #expect(try uwis(Predicate(parsing: "spud_date = 1/12/2001")) == ["W2"])
-        #expect(try uwis(Predicate(parsing: "spud_date = 20010112")) == ["W2"])
-        #expect(try uwis(Predicate(parsing: "spud_date < 2001-02")).count == 20)
+        #expect(try uwis(WellPredicate(parsing: "spud_date = 1/12/2001")) == ["W2"])
+        #expect(try uwis(WellPredicate(parsing: "spud_date = 20010112")) == ["W2"])
+        #expect(try uwis(WellPredicate(parsing: "spud_date < 2001-02")).count == 20)
         // A bare number compared with a text field keeps its spelling, leading zeros and all.
-        #expect(try uwis(Predicate(parsing: "county = 003")) == ["W3"])
+        #expect(try uwis(WellPredicate(parsing: "county = 003")) == ["W3"])
     }
 
     @Test func hugeIdentifiersDoNotTrap() throws {
         // `Int64(1e19)` trapped when an id was compared with a number beyond Int64.
-        #expect(try uwis(Predicate(parsing: "id = 1e19")).isEmpty)
+        #expect(try uwis(WellPredicate(parsing: "id = 1e19")).isEmpty)
         #expect(try uwis(.compare(.id, .less, .number(-1e300))).isEmpty)
     }
 }

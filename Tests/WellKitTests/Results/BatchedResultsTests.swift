@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import WellKit
+@testable import WellKitSynthetic
 
 /// A section as names and ids, comparable in expectations.
 private struct Section: Equatable, CustomStringConvertible {
@@ -106,7 +107,7 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
 }
 
 @Suite struct BatchedResultsTests {
-    static let byDate = FetchRequest(sortDescriptors: [SortDescriptor(.spudDate, ascending: false)])
+    static let byDate = WellFetchRequest(sortDescriptors: [WellSortDescriptor(.spudDate, ascending: false)])
 
     /// The oracle: random writes, then `refresh()`; the diff applied to the old snapshot must give
     /// the new one, the new one must match an eager fetch, and so must every object.
@@ -116,7 +117,7 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
         // The first run reads details alone (detail sorts and predicate); the second joins pins (a pin sort).
         var filtered = Self.byDate
         filtered.predicate = .compare(.totalDepth, .less, 1009)
-        let byName = FetchRequest(sortDescriptors: [SortDescriptor(.name, ascending: false)])
+        let byName = WellFetchRequest(sortDescriptors: [WellSortDescriptor(.name, ascending: false)])
         for (seed, myers, request) in [(UInt64(batchSize * 7 + (sectioned ? 1 : 0)), true, filtered), (UInt64(batchSize * 13 + 5), false, byName)] {
             var world = try World(count: 12, seed: seed)
             let results = try BatchedResults<Well>(store: world.store, request: request, batchSize: batchSize,
@@ -153,7 +154,7 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
                 var k = 0
                 for (s, section) in results.sections.enumerated() {
                     for item in 0..<section.count {
-                        #expect(try results.object(at: IndexPath(section: s, item: item)) == wells[k], "\(context) at \(s):\(item)")
+                        #expect(try results.object(at: ResultsIndexPath(section: s, item: item)) == wells[k], "\(context) at \(s):\(item)")
                         k += 1
                     }
                 }
@@ -168,9 +169,9 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
 
     @Test func requestWithoutSortsThrows() throws {
         let world = try World(count: 3, seed: 1)
-        #expect(throws: StoreError.self) { try BatchedResults<WellPin>(store: world.store, request: FetchRequest()) }
+        #expect(throws: StoreError.self) { try BatchedResults<WellPin>(store: world.store, request: WellFetchRequest()) }
         do {
-            _ = try BatchedResults<WellPin>(store: world.store, request: FetchRequest(), sectionKey: .status)
+            _ = try BatchedResults<WellPin>(store: world.store, request: WellFetchRequest(), sectionKey: .status)
         } catch let error as StoreError {
             #expect(error.code == .invalidArgument)
             #expect(error.message.contains("sort descriptor"))
@@ -180,18 +181,18 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
     @Test func sectionKeyBecomesTheFirstSort() throws {
         let world = try World(count: 3, seed: 1)
         let inserted = try BatchedResults<WellPin>(store: world.store, request: Self.byDate, sectionKey: .status)
-        #expect(inserted.request.sortDescriptors == [SortDescriptor(.status), SortDescriptor(.spudDate, ascending: false)])
+        #expect(inserted.request.sortDescriptors == [WellSortDescriptor(.status), WellSortDescriptor(.spudDate, ascending: false)])
         var request = Self.byDate
-        request.sortDescriptors.append(SortDescriptor(.status, ascending: false))
+        request.sortDescriptors.append(WellSortDescriptor(.status, ascending: false))
         let moved = try BatchedResults<WellPin>(store: world.store, request: request, sectionKey: .status)
-        #expect(moved.request.sortDescriptors == [SortDescriptor(.status, ascending: false), SortDescriptor(.spudDate, ascending: false)])
+        #expect(moved.request.sortDescriptors == [WellSortDescriptor(.status, ascending: false), WellSortDescriptor(.spudDate, ascending: false)])
     }
 
     @Test func idQueryReadsDetailsAloneWhenItCan() throws {
         let world = try World(count: 3, seed: 1)
         let detailsOnly = try BatchedResults<WellPin>(store: world.store, request: Self.byDate, sectionKey: .status)
         #expect(try detailsOnly.idQuery().sql == #"SELECT d.pin_id, d."status" FROM details d ORDER BY d."status" ASC, d."spud_date" DESC, d.pin_id"#)
-        let joined = try BatchedResults<WellPin>(store: world.store, request: FetchRequest(sortDescriptors: [SortDescriptor(.name)]), sectionKey: .status)
+        let joined = try BatchedResults<WellPin>(store: world.store, request: WellFetchRequest(sortDescriptors: [WellSortDescriptor(.name)]), sectionKey: .status)
         #expect(try joined.idQuery().sql.contains("FROM pins p JOIN details d"))
     }
 
@@ -201,9 +202,9 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
         try results.performFetch()
         #expect(results.statementsExecuted == 1)
         #expect(results.fetchedCount == 30)
-        for item in [0, 7, 12] { _ = try results.object(at: IndexPath(section: 0, item: item)) }
+        for item in [0, 7, 12] { _ = try results.object(at: ResultsIndexPath(section: 0, item: item)) }
         #expect(results.statementsExecuted == 4)
-        for item in [1, 4, 8, 14] { _ = try results.object(at: IndexPath(section: 0, item: item)) }
+        for item in [1, 4, 8, 14] { _ = try results.object(at: ResultsIndexPath(section: 0, item: item)) }
         #expect(results.statementsExecuted == 4)
         #expect(try results.checkForChanges() == nil)
         #expect(results.statementsExecuted == 4)
@@ -214,9 +215,9 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
         let results = try BatchedResults<WellPin>(store: world.store, request: Self.byDate, batchSize: 5, maxCachedBatches: 2)
         try results.performFetch()
         let before = results.statementsExecuted
-        for item in [0, 5, 10, 0] { _ = try results.object(at: IndexPath(section: 0, item: item)) }  // A, B, C, A
+        for item in [0, 5, 10, 0] { _ = try results.object(at: ResultsIndexPath(section: 0, item: item)) }  // A, B, C, A
         #expect(results.statementsExecuted - before == 4)
-        _ = try results.object(at: IndexPath(section: 0, item: 10))  // C is still cached
+        _ = try results.object(at: ResultsIndexPath(section: 0, item: 10))  // C is still cached
         #expect(results.statementsExecuted - before == 4)
     }
 
@@ -225,12 +226,12 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
         let results = try BatchedResults<WellPin>(store: world.store, request: Self.byDate, sectionKey: .status)
         try results.performFetch()
         #expect(try results.checkForChanges() == nil)
-        let victim = try results.id(at: IndexPath(section: 0, item: 0))
+        let victim = try results.id(at: ResultsIndexPath(section: 0, item: 0))
         let other = try WellStore(path: world.store.path, mode: .existing)  // another process's connection
         try other.pool.write { try $0.execute(sql: "DELETE FROM pins WHERE id = ?", arguments: [victim]) }
         // Until the change is taken in, the deleted row throws and the rest of its batch loads.
-        #expect(throws: StoreError.self) { try results.object(at: IndexPath(section: 0, item: 0)) }
-        if results.numberOfObjects(inSection: 0) > 1 { _ = try results.object(at: IndexPath(section: 0, item: 1)) }
+        #expect(throws: StoreError.self) { try results.object(at: ResultsIndexPath(section: 0, item: 0)) }
+        if results.numberOfObjects(inSection: 0) > 1 { _ = try results.object(at: ResultsIndexPath(section: 0, item: 1)) }
         let diff = try #require(try results.checkForChanges())
         #expect(diff.rows(.delete).map(\.id) == [victim])
         #expect(diff.rowChanges.count == 1 + diff.rows(.move).count)
@@ -242,7 +243,7 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
         final class Recorder: BatchedResultsDelegate {
             var events: [String] = []
             func resultsWillChange<E>(_ results: BatchedResults<E>) { events.append("will") }
-            func results<E>(_ results: BatchedResults<E>, didChange id: Int64, at indexPath: WellKit.IndexPath?, for type: ChangeType, newIndexPath: WellKit.IndexPath?) {
+            func results<E>(_ results: BatchedResults<E>, didChange id: Int64, at indexPath: ResultsIndexPath?, for type: ChangeType, newIndexPath: ResultsIndexPath?) {
                 events.append("\(type) \(id) \(indexPath?.description ?? "-") \(newIndexPath?.description ?? "-")")
             }
             func results<E>(_ results: BatchedResults<E>, didChange section: ResultsSection, atSectionIndex index: Int, for type: ChangeType) {
@@ -272,12 +273,12 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
         try summaries.performFetch()
         try pins.performFetch()
         let wells = try world.store.fetchWells(summaries.request)
-        let flat = try summaries.sections.indices.flatMap { s in try (0..<summaries.numberOfObjects(inSection: s)).map { try summaries.object(at: IndexPath(section: s, item: $0)) } }
+        let flat = try summaries.sections.indices.flatMap { s in try (0..<summaries.numberOfObjects(inSection: s)).map { try summaries.object(at: ResultsIndexPath(section: s, item: $0)) } }
         #expect(flat == wells.map { WellSummary(id: $0.id, identifier: $0.detail.identifier, name: $0.pin.name, status: $0.detail[.status], spudDate: $0.detail[.spudDate]) })
         let eagerPins = try world.store.fetchPins(pins.request)
-        #expect(try (0..<pins.fetchedCount).map { try pins.object(at: IndexPath(section: 0, item: $0)) } == eagerPins)
+        #expect(try (0..<pins.fetchedCount).map { try pins.object(at: ResultsIndexPath(section: 0, item: $0)) } == eagerPins)
         #expect(summaries.sectionIndexTitles.allSatisfy { $0.count == 1 })
-        #expect(pins.indexPath(for: eagerPins[9].id) == IndexPath(section: 0, item: 9))
+        #expect(pins.indexPath(for: eagerPins[9].id) == ResultsIndexPath(section: 0, item: 9))
     }
 
     @Test func namedCacheSkipsTheQueryUntilTheStoreChanges() throws {
@@ -302,7 +303,7 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
         try results.performFetch()
         let seen = Mutexed<[ResultsDiff]>([])
         results.startObserving(interval: .seconds(30)) { diff in seen.withLock { $0.append(diff) } }
-        let victim = try results.id(at: IndexPath(section: 0, item: 2))
+        let victim = try results.id(at: ResultsIndexPath(section: 0, item: 2))
         try await world.store.pool.write { try $0.execute(sql: "DELETE FROM pins WHERE id = ?", arguments: [victim]) }
         // The poll interval is 30 s: only the region observation can report the delete in time.
         for _ in 0..<200 where seen.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }

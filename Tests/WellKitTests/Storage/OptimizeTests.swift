@@ -12,12 +12,12 @@ import Testing
             for k in 0..<1_000 { csv += "B\(batch)-\(k),Well \(batch)-\(k),\(49 + random.unit() * 11),\(-120 + random.unit() * 10),S\(k % 3)\n" }
             _ = try store.load(csvAt: try Fixtures.file(csv))
         }
-        let before = try store.fetchWells(FetchRequest(sortDescriptors: [SortDescriptor(.identifier)]))
+        let before = try store.fetchWells(WellFetchRequest(sortDescriptors: [WellSortDescriptor(.identifier)]))
         let summary = try store.optimize()
         #expect(summary.pins == 4_000)
         #expect(summary.disorderBefore > summary.disorderAfter)
         #expect(summary.renumbered > 0)
-        let after = try store.fetchWells(FetchRequest(sortDescriptors: [SortDescriptor(.identifier)]))
+        let after = try store.fetchWells(WellFetchRequest(sortDescriptors: [WellSortDescriptor(.identifier)]))
         // Every well keeps its pin and detail together, only its id changes.
         #expect(after.map(\.detail.identifier) == before.map(\.detail.identifier))
         #expect(after.map(\.pin.name) == before.map(\.pin.name))

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import WellKit
+@testable import WellKitSynthetic
 
 @Suite struct WellStoreTests {
     @Test func newStoreHasSchemaAndSpatiaLiteGeometry() throws {
@@ -41,7 +42,7 @@ import Testing
         let csv = try Fixtures.file("uwi,name,lat,lon\nA,Alpha,51.05,-114.07\nB,Beta,51.06,-114.08\n")
         _ = try WellStore(path: path).load(csvAt: csv)
         let store = try WellStore(path: path, mode: .readOnly)
-        let pins = try store.fetchPins(WellKit.FetchRequest(region: .box(try BoundingBox(minLongitude: -115, minLatitude: 51, maxLongitude: -114, maxLatitude: 52))))
+        let pins = try store.fetchPins(WellFetchRequest(region: .box(try BoundingBox(minLongitude: -115, minLatitude: 51, maxLongitude: -114, maxLatitude: 52))))
         #expect(pins.compactMap(\.name).sorted() == ["Alpha", "Beta"])
         // No SpatiaLite on this connection: its SQL functions are unknown.
         #expect(throws: DatabaseError.self) { try store.pool.read { try String.fetchOne($0, sql: "SELECT AsText(geom) FROM pins") } }

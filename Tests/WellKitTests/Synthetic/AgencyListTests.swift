@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WellKit
+@testable import WellKitSynthetic
 
 /// Checks `AgencyList` files against their answer keys with independent, deliberately naive parsing.
 @Suite struct AgencyListTests {

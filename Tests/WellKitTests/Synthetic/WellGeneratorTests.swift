@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WellKit
+@testable import WellKitSynthetic
 
 /// Checks `WellGenerator` output with an independent, deliberately naive CSV reader.
 @Suite struct WellGeneratorTests {

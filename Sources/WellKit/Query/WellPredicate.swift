@@ -6,7 +6,7 @@ import GRDB
 /// For example:
 ///
 /// ```swift
-/// let abandonedAcme: Predicate = .and([
+/// let abandonedAcme: WellPredicate = .and([
 ///     .compare(.status, .equal, "Abandoned"),
 ///     .string(.operator, .contains, "acme", options: [.caseInsensitive, .diacriticInsensitive]),
 /// ])
@@ -14,15 +14,15 @@ import GRDB
 ///
 /// Field names come from ``WellField``, an allow-list; values are always bound as SQL
 /// parameters, never spliced into SQL text.
-public indirect enum Predicate: Sendable, Equatable {
+public indirect enum WellPredicate: Sendable, Equatable {
     case compare(WellField, Comparison, PredicateValue)
     case string(WellField, StringOperator, String, options: StringOptions = [])
     case between(WellField, PredicateValue, PredicateValue)
     case `in`(WellField, [PredicateValue])
     case isNull(WellField)
-    case and([Predicate])
-    case or([Predicate])
-    case not(Predicate)
+    case and([WellPredicate])
+    case or([WellPredicate])
+    case not(WellPredicate)
 
     public enum Comparison: String, Sendable, CaseIterable {
         case equal = "=", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
@@ -108,7 +108,7 @@ public enum PredicateValue: Sendable, Equatable, ExpressibleByStringLiteral, Exp
 
 // MARK: - Limits
 
-extension Predicate {
+extension WellPredicate {
     /// How deeply `not` and parentheses may nest in a parsed predicate: 32.
     ///
     /// SQLite's parser has a stack of 100 entries (YYSTACKDEPTH): about 45 nested `NOT (` fill it.
@@ -175,7 +175,7 @@ extension Predicate {
 
 // MARK: - SQL
 
-extension Predicate {
+extension WellPredicate {
     /// The SQL condition, with `?` placeholders whose values are appended to `arguments`.
     func sql(_ arguments: inout StatementArguments) -> String {
         switch self {
@@ -220,7 +220,7 @@ extension Predicate {
     /// `(a AND b …)` with the most deeply nested operand first, so that SQLite's parser, whose stack
     /// holds 100 entries, keeps only the open parentheses and NOTs of the nesting on it rather than
     /// also an operand and an operator for each level (`a OR (b AND (c …` overflowed it at 16 levels).
-    private static func group(_ predicates: [Predicate], _ op: String, _ arguments: inout StatementArguments) -> String {
+    private static func group(_ predicates: [WellPredicate], _ op: String, _ arguments: inout StatementArguments) -> String {
         var ordered = predicates
         if let deepest = predicates.indices.max(by: { predicates[$0].nesting < predicates[$1].nesting }),
            deepest > 0, predicates[deepest].nesting > 0 {

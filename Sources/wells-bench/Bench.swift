@@ -2,38 +2,36 @@ import ArgumentParser
 import CAllocationCounter
 import Foundation
 import WellKit
+import WellKitSynthetic
+import WellsCLI
 
-extension Wells {
-    struct Bench: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Measure what fetching and loading cost on your own data.",
-            discussion: """
-                Speeds are medians over repeats, reported beside a reference run in the same process or the same run.
+/// `wells-bench`: what fetching, loading and listing cost, beside references run in the same run.
+///
+/// A separate executable from `wells`, because its probes replace `malloc` (to count allocations)
+/// and read glibc's heap statistics: the shipped `wells` binary does neither.
+@main
+struct Bench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "wells-bench",
+        abstract: "Measure what fetching, loading and listing cost on your own data.",
+        discussion: """
+            Speeds are medians over repeats, reported beside a reference run in the same process or the same run.
 
-                Examples:
-                  wells bench projection --db wells.sqlite --all
-                  wells bench bbox --db wells.sqlite --format json
-                  wells bench load --count 244292
-                """,
-            subcommands: [Projection.self, BBox.self, LoadSpeed.self])
+            Examples:
+              wells-bench projection --db wells.sqlite --all
+              wells-bench bbox --db wells.sqlite --format json
+              wells-bench load --count 244292
+              wells-bench list --db wells.sqlite --sort detail.spud_date:desc --section status
+            """,
+        version: wellKitVersion,
+        subcommands: [Projection.self, BBox.self, LoadSpeed.self, ListCost.self])
+
+    static func main() async {
+        await Wells.run(Wells.positionalCoordinates(Array(CommandLine.arguments.dropFirst())), root: Bench.self)
     }
 }
 
-/// The ranges of the benchmarks' counts: a run must end, and its arithmetic must not overflow.
-enum BenchLimits {
-    /// The most runs, passes or rounds of one path.
-    static let maximumRepeats = 1_000
-    /// The most rows to generate, viewports per size, whole processes or faulted rows.
-    static let maximumCount = 100_000_000
-
-    /// Throws a usage error naming `option` unless `value` lies in `range`.
-    static func check(_ option: String, _ value: Int, in range: ClosedRange<Int>) throws {
-        guard !range.contains(value) else { return }
-        throw ValidationError("\(option) must be from \(grouped(range.lowerBound)) to \(grouped(range.upperBound)), got '\(value)'")
-    }
-}
-
-extension Wells.Bench {
+extension Bench {
     enum ReportFormat: String, ExpressibleByArgument, CaseIterable {
         case table, json
     }
@@ -67,13 +65,13 @@ extension Wells.Bench {
 
         func validate() throws {
             if bbox != nil && all { throw ValidationError("give --bbox or --all, not both") }
-            try BenchLimits.check("--repeat", repeats, in: 1...BenchLimits.maximumRepeats)
-            try BenchLimits.check("--fault-limit", faultLimit, in: 0...BenchLimits.maximumCount)
+            try CountLimits.check("--repeat", repeats, in: 1...CountLimits.maximumRepeats)
+            try CountLimits.check("--fault-limit", faultLimit, in: 0...CountLimits.maximumCount)
         }
 
         func run() async throws {
             do {
-                var request = WellKit.FetchRequest(sortDescriptors: [SortDescriptor(.id)])
+                var request = WellFetchRequest(sortDescriptors: [WellSortDescriptor(.id)])
                 if let bbox { request.region = .box(try BoundingBox(parsing: bbox)) }
                 var contenders = ProjectionBenchmark.standardContenders(faultLimit: faultLimit)
                 contenders += BenchmarkExtras.controllerContenders()

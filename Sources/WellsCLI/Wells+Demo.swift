@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WellKit
+import WellKitSynthetic
 
 extension Wells {
     struct Demo: AsyncParsableCommand {
@@ -19,8 +20,8 @@ extension Wells {
         var count = WellGenerator.defaultCount
 
         func validate() throws {
-            guard count >= 1 && count <= BenchLimits.maximumCount else {
-                throw ValidationError("--count must be from 1 to \(grouped(BenchLimits.maximumCount)), got '\(count)'")
+            guard count >= 1 && count <= CountLimits.maximumCount else {
+                throw ValidationError("--count must be from 1 to \(grouped(CountLimits.maximumCount)), got '\(count)'")
             }
         }
 

@@ -194,7 +194,7 @@ extension Wells {
 }
 
 extension JSONEncoder {
-    static var pretty: JSONEncoder {
+    package static var pretty: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return encoder

@@ -1,13 +1,56 @@
+import ArgumentParser
 import Foundation
 import Glibc
 import WellKit
+import WellKitSynthetic
+import WellsCLI
 
-/// `wells list --measure` (hidden): BatchedResults against an eager fetch of the same request, as JSON.
+extension Bench {
+    struct ListCost: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list",
+            abstract: "Measure the batched results controller against an eager fetch of the same request, as JSON.",
+            discussion: """
+                Times performFetch (median of 5), object(at:) on 200 batches not loaded, and fetchWells for \
+                every well, with the heap and resident growth of each.
+
+                Example:
+                  wells-bench list --db wells.sqlite --sort detail.spud_date:desc --section status
+                """)
+
+        @OptionGroup var query: QueryOptions
+        @OptionGroup var store: StoreOptions
+
+        @Option(help: ArgumentHelp("Group wells into sections by this field, such as status.", valueName: "field"))
+        var section: String?
+
+        @Option(name: .customLong("batch-size"), help: "The number of wells per loaded batch, from 1 to 100,000.")
+        var batchSize = 20
+
+        func validate() throws {
+            try CountLimits.check("--batch-size", batchSize, in: 1...100_000)
+        }
+
+        func run() async throws {
+            do {
+                let opened = try store.open(.existing)
+                var request = try query.request()
+                if request.sortDescriptors.isEmpty { request.sortDescriptors = [WellSortDescriptor(.id)] }
+                let sectionKey = try section.map { try WellField(keyPath: $0) }
+                print(try ListMeasurement.run(store: opened, request: request, sectionKey: sectionKey, batchSize: batchSize))
+            } catch {
+                throw Terminal.failSafely(error)
+            }
+        }
+    }
+}
+
+/// `wells-bench list`: BatchedResults against an eager fetch of the same request, as JSON.
 ///
 /// For example:
 ///
 /// ```sh
-/// wells list --db /tmp/frc.sqlite --sort detail.spud_date:desc --section status --measure
+/// wells-bench list --db /tmp/frc.sqlite --sort detail.spud_date:desc --section status
 /// ```
 ///
 /// It reports the median of 5 `performFetch()` runs, the median time of 200 `object(at:)`
@@ -17,7 +60,7 @@ import WellKit
 /// warm, and then, in the same process, the time and
 /// memory of `fetchWells(request)` for every well: an eager fetch's first row comes after the last.
 enum ListMeasurement {
-    static func run(store: WellStore, request: FetchRequest, sectionKey: WellField?, batchSize: Int) throws -> String {
+    static func run(store: WellStore, request: WellFetchRequest, sectionKey: WellField?, batchSize: Int) throws -> String {
         let results = try BatchedResults<Well>(store: store, request: request, batchSize: batchSize, sectionKey: sectionKey)
         var fetchTimes: [Double] = [], fetchCPU: [Double] = []
         for _ in 0..<5 {

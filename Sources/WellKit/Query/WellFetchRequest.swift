@@ -6,23 +6,23 @@ import GRDB
 /// For example:
 ///
 /// ```swift
-/// var request = FetchRequest()
+/// var request = WellFetchRequest()
 /// request.region = .box(try BoundingBox(parsing: "-114.2,50.9,-113.9,51.2"))
 /// request.predicate = .compare(.status, .equal, "Abandoned")
-/// request.sortDescriptors = [SortDescriptor(.spudDate, ascending: false)]
+/// request.sortDescriptors = [WellSortDescriptor(.spudDate, ascending: false)]
 /// request.limit = 50
 /// let pins = try store.fetchPins(request)
 /// ```
-public struct FetchRequest: Sendable, Equatable {
-    public var predicate: Predicate?
-    public var sortDescriptors: [SortDescriptor] = []
+public struct WellFetchRequest: Sendable, Equatable {
+    public var predicate: WellPredicate?
+    public var sortDescriptors: [WellSortDescriptor] = []
     public var region: Region?
     public var limit: Int?
     public var offset: Int?
     /// What to do with a box that crosses the antimeridian.
     public var antimeridian: BoundingBox.AntimeridianRule = .split
 
-    public init(predicate: Predicate? = nil, sortDescriptors: [SortDescriptor] = [], region: Region? = nil, limit: Int? = nil, offset: Int? = nil) {
+    public init(predicate: WellPredicate? = nil, sortDescriptors: [WellSortDescriptor] = [], region: Region? = nil, limit: Int? = nil, offset: Int? = nil) {
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors
         self.region = region
@@ -46,7 +46,7 @@ public enum Region: Sendable, Equatable {
 }
 
 /// A sort on one field, such as `detail.spud_date:desc`.
-public struct SortDescriptor: Sendable, Equatable {
+public struct WellSortDescriptor: Sendable, Equatable {
     public var field: WellField
     public var ascending: Bool
 

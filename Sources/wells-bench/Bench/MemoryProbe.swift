@@ -1,3 +1,6 @@
+import WellKit
+import WellKitSynthetic
+import WellsCLI
 import CMemoryProbe
 import Foundation
 

@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
 import WellKit
+import WellKitSynthetic
+import WellsCLI
 
-extension Wells.Bench {
+extension Bench {
     struct BBox: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "bbox",
@@ -51,9 +53,9 @@ extension Wells.Bench {
 
         func validate() throws {
             _ = try sizeList()
-            try BenchLimits.check("--per-size", perSize, in: 1...BenchLimits.maximumCount / 1_000)
-            try BenchLimits.check("--passes", passes, in: 1...BenchLimits.maximumRepeats)
-            try BenchLimits.check("--processes", processes, in: 0...BenchLimits.maximumRepeats * 100)
+            try CountLimits.check("--per-size", perSize, in: 1...CountLimits.maximumCount / 1_000)
+            try CountLimits.check("--passes", passes, in: 1...CountLimits.maximumRepeats)
+            try CountLimits.check("--processes", processes, in: 0...CountLimits.maximumRepeats * 100)
         }
 
         func run() async throws {
@@ -103,7 +105,9 @@ extension Wells.Bench {
             -> [(name: String, label: String, p50: Double, p99: Double)]
         {
             guard let label = viewports.first?.label else { return [] }
-            let wells = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+            // The `wells` built beside this `wells-bench`: the shipped binary, without the counting malloc.
+            let wells = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+                .appendingPathComponent("wells").path
             var tools: [(name: String, arguments: (BoundingBox) -> [String], program: String)] = [
                 ("wells bbox process", { ["bbox", "\($0.minLongitude),\($0.minLatitude),\($0.maxLongitude),\($0.maxLatitude)", "--db", store, "--format", "csv"] }, wells),
             ]
@@ -184,8 +188,8 @@ extension Wells.Bench {
         var format: ReportFormat = .table
 
         func validate() throws {
-            try BenchLimits.check("--count", count, in: 1...BenchLimits.maximumCount)
-            try BenchLimits.check("--repeat", repeats, in: 1...BenchLimits.maximumRepeats)
+            try CountLimits.check("--count", count, in: 1...CountLimits.maximumCount)
+            try CountLimits.check("--repeat", repeats, in: 1...CountLimits.maximumRepeats)
         }
 
         func run() async throws {

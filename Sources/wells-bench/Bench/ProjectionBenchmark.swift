@@ -1,3 +1,6 @@
+import WellKit
+import WellKitSynthetic
+import WellsCLI
 import Foundation
 import GRDB
 
@@ -6,7 +9,7 @@ import GRDB
 /// For example:
 ///
 /// ```swift
-/// let report = try ProjectionBenchmark.run(storePath: "wells.sqlite", request: FetchRequest(), repeats: 3)
+/// let report = try ProjectionBenchmark.run(storePath: "wells.sqlite", request: WellFetchRequest(), repeats: 3)
 /// for path in report.paths { print(path.name, path.retainedBytesPerRow) }
 /// ```
 ///
@@ -42,9 +45,9 @@ public enum ProjectionBenchmark {
     public struct Contender {
         public var name: String
         public var description: String
-        public var fetch: (WellStore, FetchRequest) throws -> (held: Any, rows: Int)
+        public var fetch: (WellStore, WellFetchRequest) throws -> (held: Any, rows: Int)
 
-        public init(name: String, description: String, fetch: @escaping (WellStore, FetchRequest) throws -> (held: Any, rows: Int)) {
+        public init(name: String, description: String, fetch: @escaping (WellStore, WellFetchRequest) throws -> (held: Any, rows: Int)) {
             self.name = name
             self.description = description
             self.fetch = fetch
@@ -88,7 +91,7 @@ public enum ProjectionBenchmark {
     }
 
     /// Runs each contender on `request` against the store at `storePath`.
-    public static func run(storePath: String, request: FetchRequest, repeats: Int = 3,
+    public static func run(storePath: String, request: WellFetchRequest, repeats: Int = 3,
                            contenders: [Contender] = standardContenders(faultLimit: 20_000)) throws -> Report {
         let counter = StatementCounter()
         let store = try WellStore(path: storePath, mode: .existing, trace: { counter.record($0) }, traceValues: false)

@@ -1,3 +1,6 @@
+import WellKit
+import WellKitSynthetic
+import WellsCLI
 import Foundation
 
 /// Bounding-box latency over many viewports: p50, p99 and rows per query, per viewport size.
@@ -32,13 +35,13 @@ public enum BBoxBenchmark {
 
     /// Square viewports of each size centred on randomly chosen wells, so they fall where wells are.
     public static func viewports(store: WellStore, sizes: [Double], perSize: Int, seed: UInt64) throws -> [Viewport] {
-        let ids = try store.fetchIDs(FetchRequest())
+        let ids = try store.fetchIDs(WellFetchRequest())
         guard !ids.isEmpty else { return [] }
         var random = SeededRandom(seed: seed)
         var result: [Viewport] = []
         for size in sizes {
             let centres = (0..<perSize).map { _ in ids[Int(random.next() % UInt64(ids.count))] }
-            let pins = try store.fetchPins(FetchRequest(predicate: .in(.id, centres.map { .number(Double($0)) })))
+            let pins = try store.fetchPins(WellFetchRequest(predicate: .in(.id, centres.map { .number(Double($0)) })))
             let byID = Dictionary(uniqueKeysWithValues: pins.map { ($0.id, $0) })
             for id in centres {
                 guard let pin = byID[id] else { continue }
@@ -66,14 +69,14 @@ public enum BBoxBenchmark {
     /// Times every viewport `passes` times after a warm-up pass.
     public static func run(store: WellStore, viewports: [Viewport], passes: Int = 3) throws -> [Result] {
         let labels = viewports.reduce(into: [String]()) { if !$0.contains($1.label) { $0.append($1.label) } }
-        for viewport in viewports { _ = try store.fetchPins(FetchRequest(region: .box(viewport.box))) }
+        for viewport in viewports { _ = try store.fetchPins(WellFetchRequest(region: .box(viewport.box))) }
         var perPass: [String: [(p50: Double, p99: Double, mean: Double)]] = [:]
         var rows: [String: [Int]] = [:]
         for pass in 0..<max(1, passes) {
             var times: [String: [Double]] = [:]
             for viewport in viewports {
                 let start = ContinuousClock.now
-                let pins = try store.fetchPins(FetchRequest(region: .box(viewport.box)))
+                let pins = try store.fetchPins(WellFetchRequest(region: .box(viewport.box)))
                 times[viewport.label, default: []].append((ContinuousClock.now - start).seconds * 1e6)
                 if pass == 0 { rows[viewport.label, default: []].append(pins.count) }
             }

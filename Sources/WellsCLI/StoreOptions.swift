@@ -3,19 +3,21 @@ import Foundation
 import WellKit
 
 /// The `--db` option shared by every command that opens a store.
-struct StoreOptions: ParsableArguments {
+package struct StoreOptions: ParsableArguments {
+    package init() {}
+
     @Option(name: .long, help: "The store file (default: $WELLS_DB or wells.sqlite).")
-    var db: String?
+    package var db: String?
 
     @Flag(name: .long, help: "Print each SQL statement with its bound values and timing to standard error (or set WELLS_SQL_DEBUG=1).")
-    var sqlDebug = false
+    package var sqlDebug = false
 
-    var path: String { db ?? ProcessInfo.processInfo.environment["WELLS_DB"] ?? "wells.sqlite" }
+    package var path: String { db ?? ProcessInfo.processInfo.environment["WELLS_DB"] ?? "wells.sqlite" }
 
-    var traceEnabled: Bool { sqlDebug || ProcessInfo.processInfo.environment["WELLS_SQL_DEBUG"] == "1" }
+    package var traceEnabled: Bool { sqlDebug || ProcessInfo.processInfo.environment["WELLS_SQL_DEBUG"] == "1" }
 
     /// Opens the store: `.create` for loads, `.existing` for other writes, `.readOnly` for queries.
-    func open(_ mode: WellStore.OpenMode) throws -> WellStore {
+    package func open(_ mode: WellStore.OpenMode) throws -> WellStore {
         var trace: (@Sendable (String) -> Void)?
         if traceEnabled {
             trace = { sql in Terminal.error("sql: \(sql)") }

@@ -4,27 +4,27 @@ import Glibc
 import WellKit
 
 /// Standard error, progress bars and the mapping of errors to exit codes.
-enum Terminal {
-    static var stderrIsTerminal: Bool { isatty(2) == 1 }
+package enum Terminal {
+    package static var stderrIsTerminal: Bool { isatty(2) == 1 }
 
     /// Writes a message line to standard error, with control characters shown escaped.
-    static func error(_ text: String) {
+    package static func error(_ text: String) {
         FileHandle.standardError.write(Data((printable(text) + "\n").utf8))
     }
 
     /// `text` safe to print on a terminal (``SafeText/escaped(_:keepingLineBreaks:)``): a value from a
     /// file or an argument cannot move the cursor, retitle the window or hide text.
-    static func printable(_ text: String) -> String { SafeText.escaped(text) }
+    package static func printable(_ text: String) -> String { SafeText.escaped(text) }
 
     /// Writes `text` to standard error as it is, without a line break.
-    static func errorRaw(_ text: String) {
+    package static func errorRaw(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))
     }
 
     /// Exit codes, after BSD's sysexits: 64 bad arguments, 65 bad input data, 66 missing input,
     /// 70 internal error, 73 a store that cannot be created or written, 74 a disk full or an I/O
     /// error, 75 a store locked by another process (try again).
-    static func exitCode(for error: any Error) -> ExitCode {
+    package static func exitCode(for error: any Error) -> ExitCode {
         switch error {
         case let error as ImportError: error.code == .cannotOpen ? ExitCode(66) : ExitCode(65)
         case let error as StoreError:
@@ -42,14 +42,14 @@ enum Terminal {
     }
 
     /// Prints `error` as `wells: error: …` and returns the exit code to throw.
-    static func fail(_ error: any Error) -> ExitCode {
+    package static func fail(_ error: any Error) -> ExitCode {
         Self.error("wells: error: \(error)")
         return exitCode(for: error)
     }
 }
 
 /// `244292` as `244,292`, for the summaries and page footers.
-func grouped(_ number: Int) -> String {
+package func grouped(_ number: Int) -> String {
     let digits = String(number.magnitude)
     var out = ""
     for (k, digit) in digits.enumerated() {
@@ -60,13 +60,13 @@ func grouped(_ number: Int) -> String {
 }
 
 /// A one-line progress bar on standard error, redrawn at most ten times a second and whenever its label changes.
-final class ProgressBar: @unchecked Sendable {
+package final class ProgressBar: @unchecked Sendable {
     private var label = ""
     private var lastDraw = ContinuousClock.now - .seconds(1)
     private let lock = NSLock()
 
     /// Shows `done` of `total`, each written by `unit`, such as "25.0 MB" or "110,000 wells".
-    func update(label: String, done: Int, total: Int, unit: (Int) -> String) {
+    package func update(label: String, done: Int, total: Int, unit: (Int) -> String) {
         lock.lock()
         defer { lock.unlock() }
         let now = ContinuousClock.now
@@ -79,7 +79,7 @@ final class ProgressBar: @unchecked Sendable {
         Terminal.errorRaw("\r\u{1B}[2K\(label) \(bar) \(Int(fraction * 100))% \(unit(done)) of \(unit(total))")
     }
 
-    func finish() {
+    package func finish() {
         Terminal.errorRaw("\r\u{1B}[2K")
     }
 }

@@ -11,7 +11,7 @@ struct CompiledFetch {
     }
 }
 
-extension FetchRequest {
+extension WellFetchRequest {
     /// The fields any part of the request reads.
     var fieldsUsed: [WellField] {
         (predicate?.fields ?? []) + sortDescriptors.map(\.field)

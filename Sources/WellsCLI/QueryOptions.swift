@@ -7,31 +7,33 @@ extension OutputFormat: ExpressibleByArgument {}
 extension BoundingBox.AntimeridianRule: ExpressibleByArgument {}
 
 /// The filter, sort, paging, field and format options shared by the query commands.
-struct QueryOptions: ParsableArguments {
+package struct QueryOptions: ParsableArguments {
+    package init() {}
+
     @Option(name: .customLong("where"), help: ArgumentHelp(
         "A condition such as 'status = Abandoned' or 'operator contains[cd] \"acme\"' (repeatable; all must hold).",
         valueName: "condition"))
-    var conditions: [String] = []
+    package var conditions: [String] = []
 
     @Option(help: ArgumentHelp("Sort by a field, such as detail.spud_date:desc (repeatable).", valueName: "field[:asc|desc]"))
-    var sort: [String] = []
+    package var sort: [String] = []
 
     @Option(help: "Return at most this many wells.")
-    var limit: Int?
+    package var limit: Int?
 
     @Option(help: "Skip this many wells first.")
-    var offset: Int?
+    package var offset: Int?
 
     @Option(help: ArgumentHelp("The fields to print, comma-separated (default: id,uwi,name,lat,lon).", valueName: "list"))
-    var fields: String?
+    package var fields: String?
 
     @Option(help: "The output format.")
-    var format: OutputFormat = .table
+    package var format: OutputFormat = .table
 
     @Option(name: .customLong("to-crs"), help: ArgumentHelp("Add x and y columns in this CRS, such as EPSG:3400 (not for GeoJSON, which is always EPSG:4326).", valueName: "crs"))
-    var toCRS: String?
+    package var toCRS: String?
 
-    func validate() throws {
+    package func validate() throws {
         if toCRS != nil && format == .geojson {
             throw ValidationError("--to-crs does not apply to GeoJSON, which RFC 7946 fixes to EPSG:4326 longitude/latitude; use csv or json")
         }
@@ -43,16 +45,16 @@ struct QueryOptions: ParsableArguments {
     }
 
     /// The fetch request these options describe.
-    func request() throws -> WellKit.FetchRequest {
-        var request = WellKit.FetchRequest(limit: limit, offset: offset)
-        let predicates = try conditions.map { try Predicate(parsing: $0) }
+    package func request() throws -> WellFetchRequest {
+        var request = WellFetchRequest(limit: limit, offset: offset)
+        let predicates = try conditions.map { try WellPredicate(parsing: $0) }
         if !predicates.isEmpty { request.predicate = predicates.count == 1 ? predicates[0] : .and(predicates) }
-        request.sortDescriptors = try sort.flatMap { $0.split(separator: ",") }.map { try SortDescriptor(parsing: String($0)) }
+        request.sortDescriptors = try sort.flatMap { $0.split(separator: ",") }.map { try WellSortDescriptor(parsing: String($0)) }
         return request
     }
 
     /// The fields to print; GeoJSON always gets lat and lon for its geometry, --to-crs needs them for x and y.
-    func fieldList() throws -> [WellField] {
+    package func fieldList() throws -> [WellField] {
         var list = try (fields ?? "id,uwi,name,lat,lon").split(separator: ",").map {
             try WellField(keyPath: $0.trimmingCharacters(in: .whitespaces))
         }
@@ -64,8 +66,8 @@ struct QueryOptions: ParsableArguments {
 }
 
 /// Runs a query and streams its rows to standard output in the chosen format.
-enum QueryRunner {
-    static func run(store: WellStore, request: WellKit.FetchRequest, options: QueryOptions, distanceFrom center: Coordinate? = nil) throws {
+package enum QueryRunner {
+    package static func run(store: WellStore, request: WellFetchRequest, options: QueryOptions, distanceFrom center: Coordinate? = nil) throws {
         let fields = try options.fieldList()
         let transformer = try options.toCRS.map { try TransformCache.shared.transformer(from: "EPSG:4326", to: $0) }
         let latIndex = fields.firstIndex(of: .latitude) ?? 0, lonIndex = fields.firstIndex(of: .longitude) ?? 0
@@ -89,22 +91,22 @@ enum QueryRunner {
 
 extension CoordinateTransformer {
     /// The `x` and `y` columns of `--to-crs`: the position in the target CRS, to the millimetre.
-    func outputXY(longitude: Double, latitude: Double) throws -> [DatabaseValue] {
+    package func outputXY(longitude: Double, latitude: Double) throws -> [DatabaseValue] {
         let p = try transform(x: longitude, y: latitude)
         return [((p.x * 1000).rounded() / 1000).databaseValue, ((p.y * 1000).rounded() / 1000).databaseValue]
     }
 }
 
 /// Standard output with a 64 KiB buffer.
-final class StandardOutput {
+package final class StandardOutput {
     private var buffer = ""
 
-    func write(_ text: String) {
+    package func write(_ text: String) {
         buffer += text
         if buffer.utf8.count >= 1 << 16 { flush() }
     }
 
-    func flush() {
+    package func flush() {
         FileHandle.standardOutput.write(Data(buffer.utf8))
         buffer = ""
     }

@@ -3,9 +3,8 @@ import Foundation
 import WellKit
 
 /// The `wells` command-line tool: load public well lists into a SpatiaLite store and query them.
-@main
-struct Wells: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct Wells: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "wells",
         abstract: "Load public well lists into a SpatiaLite store and query them.",
         discussion: """
@@ -13,18 +12,16 @@ struct Wells: AsyncParsableCommand {
             The store is a SpatiaLite file: QGIS and ogrinfo open its pins layer.
             """,
         version: wellKitVersion,
-        subcommands: [Demo.self, Load.self, Bbox.self, Near.self, Show.self, Find.self, List.self, Suspects.self, CRS.self, Optimize.self, Bench.self, Generate.self]
+        subcommands: [Demo.self, Load.self, Bbox.self, Near.self, Show.self, Find.self, List.self, Suspects.self, CRS.self, Optimize.self, Generate.self]
     )
 
-    static func main() async {
-        await run(Array(positionalCoordinates(Array(CommandLine.arguments.dropFirst()))))
-    }
+    package init() {}
 
-    /// Parses and runs a command as `main(_:)` does, but echoes ArgumentParser's messages (which quote
-    /// the user's tokens) with control characters escaped, and exits with ``exitCode(for:)``.
-    static func run(_ arguments: [String]) async -> Never {
+    /// Parses and runs a command of `root` as `main(_:)` does, but echoes ArgumentParser's messages (which
+    /// quote the user's tokens) with control characters escaped, and exits with ``exitCode(for:)``.
+    package static func run(_ arguments: [String], root: any ParsableCommand.Type = Wells.self) async -> Never {
         do {
-            var command = try parseAsRoot(arguments)
+            var command = try root.parseAsRoot(arguments)
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {
@@ -32,8 +29,8 @@ struct Wells: AsyncParsableCommand {
             }
             Foundation.exit(0)
         } catch {
-            let code = exitCode(for: error)
-            let message = fullMessage(for: error)
+            let code = root.exitCode(for: error)
+            let message = root.fullMessage(for: error)
             if !message.isEmpty {
                 let text = SafeText.escaped(message) + "\n"
                 FileHandle(fileDescriptor: code == .success ? 1 : 2).write(Data(text.utf8))
@@ -45,8 +42,8 @@ struct Wells: AsyncParsableCommand {
     /// The options of every command that take no value; any other `--name` expects one.
     ///
     /// `HardeningTests` checks this set against the command tree, hidden options included.
-    static let flags: Set<String> = [
-        "--quiet", "-q", "--dry-run", "--sql-debug", "--all", "--watch", "--measure", "--dirty", "--dms",
+    package static let flags: Set<String> = [
+        "--quiet", "-q", "--dry-run", "--sql-debug", "--all", "--watch", "--dirty", "--dms",
         "--implied-west", "--implied-east", "--no-infer", "--reject-suspects", "--help", "-h", "--version",
     ]
 
@@ -57,7 +54,7 @@ struct Wells: AsyncParsableCommand {
     /// A word that starts like a number (`-1`, `-.5`, `-2km`, `-inf`, `-114.2,50.9,…`) and follows an
     /// option expecting a value is joined to it (`--limit=-1`), so the option's own validation speaks;
     /// one that follows no such option is moved after a `--`, where it can only be positional.
-    static func positionalCoordinates(_ arguments: [String]) -> [String] {
+    package static func positionalCoordinates(_ arguments: [String]) -> [String] {
         let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
         var kept: [String] = [], moved: [String] = []
         var k = 0

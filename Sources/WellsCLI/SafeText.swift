@@ -15,13 +15,13 @@ import WellKit
 /// SafeText.escaped("A\u{1B}[2J")       // A\u{1B}[2J, as 11 plain characters
 /// SafeText.quoted(String(repeating: "x", count: 1_000_000))   // "xxx…" (999,800 more characters)
 /// ```
-enum SafeText {
+package enum SafeText {
     /// The longest text echoed in an error message; the rest is counted, not printed.
-    static let echoLimit = 200
+    package static let echoLimit = 200
 
     /// `text` with every control character (C0 except tab and line feed, DEL, C1) and every
     /// bidirectional formatting character written as `\u{XX}`; a backslash stays a backslash.
-    static func escaped(_ text: String, keepingLineBreaks: Bool = true) -> String {
+    package static func escaped(_ text: String, keepingLineBreaks: Bool = true) -> String {
         guard text.unicodeScalars.contains(where: { needsEscape($0, keepingLineBreaks: keepingLineBreaks) }) else { return text }
         var out = ""
         out.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
@@ -36,12 +36,12 @@ enum SafeText {
     }
 
     /// A table cell: on one line, every control character escaped (a line break as `\u{A}`).
-    static func cell(_ text: String) -> String {
+    package static func cell(_ text: String) -> String {
         escaped(text, keepingLineBreaks: false)
     }
 
     /// User text for an error message: escaped, on one line, at most `echoLimit` characters, in double quotes.
-    static func quoted(_ text: String) -> String {
+    package static func quoted(_ text: String) -> String {
         let shown = escaped(String(text.prefix(echoLimit)), keepingLineBreaks: false)
         let rest = text.count - echoLimit
         return "\"\(shown)\"" + (rest > 0 ? "… (\(grouped(rest)) more characters)" : "")
@@ -62,7 +62,7 @@ extension Terminal {
     ///
     /// Library errors quote the user's text (a box, a CRS, a condition); this keeps that text from acting on
     /// the terminal and keeps an enormous argument from filling it.
-    static func failSafely(_ error: any Error) -> ExitCode {
+    package static func failSafely(_ error: any Error) -> ExitCode {
         let text = "\(error)"
         let shown = text.count > 4 * SafeText.echoLimit
             ? String(text.prefix(4 * SafeText.echoLimit)) + "… (\(grouped(text.count - 4 * SafeText.echoLimit)) more characters)"

@@ -1,5 +1,7 @@
 import Foundation
 import WellKit
+import WellKitSynthetic
+import WellsCLI
 
 /// `wells bench load`: one file loaded by wells and by the reference tools, each into a new file.
 struct LoadRace {

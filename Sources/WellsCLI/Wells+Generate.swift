@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WellKit
+import WellKitSynthetic
 
 extension Wells {
     /// `wells generate`: writes a deterministic synthetic well list, Alberta-like or agency-style with an answer key.
@@ -49,8 +50,8 @@ extension Wells {
         var key: String?
 
         func validate() throws {
-            guard count >= 1 && count <= BenchLimits.maximumCount else {
-                throw ValidationError("--count must be from 1 to \(grouped(BenchLimits.maximumCount)), got '\(count)'.")
+            guard count >= 1 && count <= CountLimits.maximumCount else {
+                throw ValidationError("--count must be from 1 to \(grouped(CountLimits.maximumCount)), got '\(count)'.")
             }
             guard layout.agency != nil else {
                 if key != nil {

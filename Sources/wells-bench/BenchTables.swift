@@ -1,5 +1,7 @@
 import Foundation
 import WellKit
+import WellKitSynthetic
+import WellsCLI
 
 /// Text tables for the benchmark reports.
 enum BenchTables {
@@ -73,7 +75,7 @@ enum BenchmarkExtras {
             var count = 0
             for section in 0..<results.numberOfSections {
                 for item in 0..<results.numberOfObjects(inSection: section) {
-                    _ = try results.object(at: IndexPath(section: section, item: item))
+                    _ = try results.object(at: ResultsIndexPath(section: section, item: item))
                     count += 1
                 }
             }
