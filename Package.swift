@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "WellKit", targets: ["WellKit"]),
+        // Synthetic well lists for tests and benchmarks (the Benchmarks/ package links it); not part of WellKit.
+        .library(name: "WellKitSynthetic", targets: ["WellKitSynthetic"]),
         .executable(name: "wells", targets: ["wells"]),
         .executable(name: "wells-bench", targets: ["wells-bench"]),
     ],

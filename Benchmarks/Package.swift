@@ -15,6 +15,7 @@ let package = Package(
             name: "WellKitBenchmarks",
             dependencies: [
                 .product(name: "WellKit", package: "WellKit"),
+                .product(name: "WellKitSynthetic", package: "WellKit"),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/WellKitBenchmarks",

@@ -1,7 +1,7 @@
 """Shared helpers for the WellKit notebooks: where things are, and how to call the `wells` CLI.
 
 The notebooks are run by `bash Notebooks/run.sh`, which exports:
-  WELLS_BIN    the wells executable
+  WELLS_BIN    the wells executable (the benchmarks' `wells-bench` is looked up beside it)
   WELLS_WORK   a scratch folder for generated CSVs and stores (never the committed tree)
   WELLS_COUNT  rows in the synthetic well list (default 244292)
   LIMIT_QUERY  the C reference query program, built from ../shared/tools/limit_query.c
@@ -47,9 +47,17 @@ def _find_wells() -> Path:
 WELLS = _find_wells()
 
 
+def _command(args) -> list:
+    """`wells ARGS…`, or for `bench …` the benchmark tool built beside it, `wells-bench …`."""
+    if args and args[0] == "bench":
+        return [str(WELLS.with_name("wells-bench")), *map(str, args[1:])]
+    return [str(WELLS), *map(str, args)]
+
+
 def wells(*args, check=True) -> str:
-    """Runs `wells ARGS…` and returns its standard output; a failure raises with the command and its stderr."""
-    command = [str(WELLS), *map(str, args)]
+    """Runs `wells ARGS…` (`bench …` runs `wells-bench …`) and returns its standard output; a failure
+    raises with the command and its stderr."""
+    command = _command(args)
     result = subprocess.run(command, capture_output=True, text=True)
     if check and result.returncode != 0:
         raise RuntimeError(f"`{shlex.join(command)}` exited {result.returncode}:\n{result.stderr.strip()}")
@@ -64,6 +72,8 @@ def wells_json(*args):
 def show_command(*args) -> str:
     """The command line as a reader would type it (binary shown as `wells`, paths relative to WELLS_WORK)."""
     shown = [str(a).replace(str(WORK) + os.sep, "") for a in args]
+    if shown and shown[0] == "bench":
+        return "wells-bench " + shlex.join(shown[1:])
     return "wells " + shlex.join(shown)
 
 

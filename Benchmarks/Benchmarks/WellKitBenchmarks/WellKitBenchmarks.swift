@@ -1,6 +1,7 @@
 import Benchmark
 import Foundation
 import WellKit
+import WellKitSynthetic
 
 /// A store of 50,000 synthetic wells, built once in `setup`.
 nonisolated(unsafe) private var store: WellStore!
