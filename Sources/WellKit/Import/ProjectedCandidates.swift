@@ -127,7 +127,7 @@ struct ProjectedCandidates {
 }
 
 /// `text` quoted for a POSIX shell when it needs it.
-func shellQuoted(_ text: String) -> String {
+package func shellQuoted(_ text: String) -> String {
     let plain = text.allSatisfy { $0.isLetter || $0.isNumber || "-_./:=@".contains($0) }
     return plain && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
 }
