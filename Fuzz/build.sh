@@ -14,7 +14,7 @@ cd "$(dirname "$0")"
 src=../Sources/WellKit
 out=.build
 mkdir -p "$out"
-flags=(-O -parse-as-library -swift-version 6 -g -use-ld=lld)
+flags=(-O -parse-as-library -swift-version 6 -g -use-ld=lld -package-name wellkit)
 
 sources_csv=("$src/Import/CSVScanner.swift" "$src/Import/CSVReader.swift" "$src/Import/ImportError.swift" "$src/Storage/WellField.swift")
 sources_values=("$src/Import/ValueParsing.swift" "$src/Geo/DMS.swift" "$src/Geo/Double+Decimal.swift" Shims/Support.swift)

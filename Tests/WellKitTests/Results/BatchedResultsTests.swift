@@ -230,7 +230,7 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
         let other = try WellStore(path: world.store.path, mode: .existing)  // another process's connection
         try other.pool.write { try $0.execute(sql: "DELETE FROM pins WHERE id = ?", arguments: [victim]) }
         // Until the change is taken in, the deleted row throws and the rest of its batch loads.
-        #expect(throws: QueryError.self) { try results.object(at: ResultsIndexPath(section: 0, item: 0)) }
+        #expect(throws: StoreError.self) { try results.object(at: ResultsIndexPath(section: 0, item: 0)) }
         if results.numberOfObjects(inSection: 0) > 1 { _ = try results.object(at: ResultsIndexPath(section: 0, item: 1)) }
         let diff = try #require(try results.checkForChanges())
         #expect(diff.rows(.delete).map(\.id) == [victim])
