@@ -14,13 +14,13 @@ cd "$(dirname "$0")"
 src=../Sources/WellKit
 out=.build
 mkdir -p "$out"
-flags=(-O -parse-as-library -swift-version 6 -g -use-ld=lld)
+flags=(-O -parse-as-library -swift-version 6 -g -use-ld=lld -package-name wellkit)
 
-sources_csv=("$src/Import/CSVScanner.swift" "$src/Import/CSVReader.swift" "$src/Import/ImportError.swift")
+sources_csv=("$src/Import/CSVScanner.swift" "$src/Import/CSVReader.swift" "$src/Import/ImportError.swift" "$src/Storage/WellField.swift")
 sources_values=("$src/Import/ValueParsing.swift" "$src/Geo/DMS.swift" "$src/Geo/Double+Decimal.swift" Shims/Support.swift)
 # Predicates and the other arguments share their sources: WellFetchRequest.swift holds WellField(keyPath:).
 sources_predicate=("$src/Query/WellPredicate.swift" "$src/Query/PredicateParser.swift" "$src/Storage/WellField.swift"
-                   "$src/Storage/StoreError.swift" "$src/Import/ValueParsing.swift" "$src/Geo/BoundingBox.swift"
+                   "$src/Storage/StoreError.swift" "$src/Query/QueryError.swift" "$src/Import/ValueParsing.swift" "$src/Geo/BoundingBox.swift"
                    "$src/Projections/WellPin.swift" "$src/Query/WellFetchRequest.swift" "$src/Geo/Distance.swift" "$src/Geo/Double+Decimal.swift" Shims/Support.swift)
 sources_geoargs=("${sources_predicate[@]}")
 

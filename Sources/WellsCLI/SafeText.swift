@@ -63,7 +63,7 @@ extension Terminal {
     /// Library errors quote the user's text (a box, a CRS, a condition); this keeps that text from acting on
     /// the terminal and keeps an enormous argument from filling it.
     package static func failSafely(_ error: any Error) -> ExitCode {
-        let text = "\(error)"
+        let text = describe(error)
         let shown = text.count > 4 * SafeText.echoLimit
             ? String(text.prefix(4 * SafeText.echoLimit)) + "… (\(grouped(text.count - 4 * SafeText.echoLimit)) more characters)"
             : text

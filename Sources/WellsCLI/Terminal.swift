@@ -34,16 +34,17 @@ package enum Terminal {
             case .readOnly: ExitCode(73)
             case .diskFull, .ioError: ExitCode(74)
             case .busy: ExitCode(75)
+            case .missingLibrary: ExitCode(70)
             default: ExitCode(65)
             }
-        case is CRSError: ExitCode(64)
+        case is CRSError, is QueryError: ExitCode(64)
         default: ExitCode(70)
         }
     }
 
     /// Prints `error` as `wells: error: …` and returns the exit code to throw.
     package static func fail(_ error: any Error) -> ExitCode {
-        Self.error("wells: error: \(error)")
+        Self.error("wells: error: \(describe(error))")
         return exitCode(for: error)
     }
 }

@@ -29,16 +29,16 @@ public struct BoundingBox: Sendable, Hashable, Codable, CustomStringConvertible 
 
     /// Makes a box; throws if a coordinate is out of range or the latitudes are reversed.
     ///
-    /// - Throws: ``StoreError`` with code `invalidArgument`, naming the bad value.
+    /// - Throws: ``QueryError`` (`outOfRange`), naming the bad value.
     public init(minLongitude: Double, minLatitude: Double, maxLongitude: Double, maxLatitude: Double) throws {
         for (name, value, limit) in [("minLongitude", minLongitude, 180.0), ("maxLongitude", maxLongitude, 180),
                                      ("minLatitude", minLatitude, 90), ("maxLatitude", maxLatitude, 90)] {
             guard value.isFinite, abs(value) <= limit else {
-                throw StoreError(.invalidArgument, "BoundingBox: \(name) \(value) is outside -\(Int(limit))…\(Int(limit))")
+                throw QueryError(.outOfRange, "BoundingBox: \(name) \(value) is outside -\(Int(limit))…\(Int(limit))", subject: .boundingBox, token: "\(value)")
             }
         }
         guard minLatitude <= maxLatitude else {
-            throw StoreError(.invalidArgument, "BoundingBox: minLatitude \(minLatitude) must not be greater than maxLatitude \(maxLatitude)")
+            throw QueryError(.outOfRange, "BoundingBox: minLatitude \(minLatitude) must not be greater than maxLatitude \(maxLatitude)", subject: .boundingBox)
         }
         self.minLongitude = minLongitude
         self.minLatitude = minLatitude
@@ -50,7 +50,7 @@ public struct BoundingBox: Sendable, Hashable, Codable, CustomStringConvertible 
     public init(parsing text: String) throws {
         let parts = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
         guard parts.count == 4, let a = parts[0], let b = parts[1], let c = parts[2], let d = parts[3] else {
-            throw StoreError(.invalidArgument, "\"\(text)\" is not a box; expected minLon,minLat,maxLon,maxLat such as -114.2,50.9,-113.9,51.2")
+            throw QueryError(.invalidValue, "\"\(text)\" is not a box; expected minLon,minLat,maxLon,maxLat such as -114.2,50.9,-113.9,51.2", subject: .boundingBox, text: text)
         }
         try self.init(minLongitude: a, minLatitude: b, maxLongitude: c, maxLatitude: d)
     }
@@ -62,7 +62,7 @@ public struct BoundingBox: Sendable, Hashable, Codable, CustomStringConvertible 
     public func parts(_ rule: AntimeridianRule) throws -> [BoundingBox] {
         guard crossesAntimeridian else { return [self] }
         guard rule == .split else {
-            throw StoreError(.invalidArgument, "BoundingBox: minLongitude \(minLongitude) is greater than maxLongitude \(maxLongitude), so the box crosses the antimeridian; pass --antimeridian split to query both sides")
+            throw QueryError(.crossesAntimeridian, "BoundingBox: minLongitude \(minLongitude) is greater than maxLongitude \(maxLongitude), so the box crosses the antimeridian", subject: .boundingBox, remedy: .splitAtAntimeridian)
         }
         return [try BoundingBox(minLongitude: minLongitude, minLatitude: minLatitude, maxLongitude: 180, maxLatitude: maxLatitude),
                 try BoundingBox(minLongitude: -180, minLatitude: minLatitude, maxLongitude: maxLongitude, maxLatitude: maxLatitude)]

@@ -11,17 +11,17 @@ public struct Distance: Sendable, Hashable, CustomStringConvertible {
 
     /// Makes a distance of `meters`.
     ///
-    /// - Throws: ``StoreError`` (`invalidArgument`) unless `meters` is finite and zero or more.
+    /// - Throws: ``QueryError`` unless `meters` is finite and zero or more.
     public init(meters: Double) throws {
         guard meters.isFinite, meters >= 0 else {
-            throw StoreError(.invalidArgument, "distance \(meters) m must be a finite number of metres, zero or more")
+            throw QueryError(.outOfRange, "distance \(meters) m must be a finite number of metres, zero or more", subject: .distance)
         }
         self.meters = meters
     }
 
     /// Parses a number with `m`, `km` or `mi` (case-insensitive, spaces around allowed), or a bare number of metres.
     ///
-    /// - Throws: ``StoreError`` (`invalidArgument`) quoting the text when it is not a finite distance of zero or more.
+    /// - Throws: ``QueryError`` quoting the text when it is not a finite distance of zero or more.
     public init(parsing text: String) throws {
         var lower = Substring(text.lowercased())
         while lower.first?.isWhitespace == true { lower.removeFirst() }
@@ -34,7 +34,7 @@ public struct Distance: Sendable, Hashable, CustomStringConvertible {
         }
         while lower.last?.isWhitespace == true { lower.removeLast() }
         guard let number = ValueParsing.number(String(lower)), number >= 0, (number * factor).isFinite else {
-            throw StoreError(.invalidArgument, "\"\(text)\" is not a distance; use a number with m, km or mi, such as 2km")
+            throw QueryError(.invalidValue, "\"\(text)\" is not a distance; use a number with m, km or mi, such as 2km", subject: .distance, text: text)
         }
         try self.init(meters: number * factor)
     }

@@ -30,6 +30,7 @@ public enum Geodesic {
     /// longitude degree at the box's edge nearest a pole, widened by 1%. Near a pole, or
     /// when the box would reach ±180°, it takes all longitudes.
     static func enclosingBox(latitude: Double, longitude: Double, meters: Double) throws -> BoundingBox {
+        _ = try loadedProj.get()   // the radius query's distance function calls ``distance(fromLatitude:longitude:toLatitude:longitude:)``
         let dLat = meters / 110_574 * 1.01
         let south = max(-90, latitude - dLat), north = min(90, latitude + dLat)
         let widestCos = cos(min(89.999, max(abs(south), abs(north))) * .pi / 180)

@@ -22,6 +22,7 @@ final class ProjContext {
     private var log: [String] = []
 
     init() throws {
+        _ = try loadedProj.get()
         guard let ctx = libproj.proj_context_create() else {
             throw CRSError(.projFailure, "proj_context_create failed (out of memory or no proj.db?)")
         }

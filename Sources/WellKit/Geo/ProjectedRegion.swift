@@ -8,7 +8,7 @@ enum ProjectedRegion {
     /// The EPSG:4326 box enclosing the rectangle, from its densified edges, widened by a millidegree.
     static func enclosingBox(crs: String, minX: Double, minY: Double, maxX: Double, maxY: Double) throws -> BoundingBox {
         guard minX <= maxX, minY <= maxY else {
-            throw StoreError(.invalidArgument, "\(crs) box: min must not be greater than max (\(minX),\(minY),\(maxX),\(maxY))")
+            throw QueryError(.outOfRange, "\(crs) box: min must not be greater than max (\(minX),\(minY),\(maxX),\(maxY))", subject: .boundingBox)
         }
         var xs: [Double] = [], ys: [Double] = []
         for k in 0...densify {

@@ -61,8 +61,8 @@ struct ColumnInference {
             return
         case .column(let column):
             guard header.contains(column) || header.contains(where: { ColumnMapping.normalize($0) == ColumnMapping.normalize(column) }) else {
-                throw ImportError(.unknownColumn, "--id \(column): no such column; the header has: \(header.joined(separator: ", ")); "
-                                    + "or use --id none for generated FILE:LINE identifiers", file: file)
+                throw ImportError(.unknownColumn, "no such column", remedy: .chooseColumn(.identifier, given: column), header: header,
+                                  file: file)
             }
             options.mapping[WellField.identifier.rawValue] = column
             return
@@ -254,7 +254,7 @@ struct ColumnInference {
         guard let evidence else {
             throw ImportError(.ambiguousCoordinates,
                 "longitudes in \"\(lonColumn)\" are DMS without a sign or hemisphere letter, and no country, state or datum column says "
-                    + "which hemisphere they are in; load with --implied-west (the Americas) or --implied-east", file: file, column: lonColumn)
+                    + "which hemisphere they are in", remedy: .impliedHemisphere, file: file, column: lonColumn)
         }
         options.coordinates.impliedWest = true
         inferences.append(Inference(subject: "hemisphere", column: lonColumn, value: "west (unsigned longitudes negated)",

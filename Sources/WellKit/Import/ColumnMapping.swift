@@ -39,7 +39,7 @@ public struct ColumnMapping: Sendable, Equatable, CustomStringConvertible {
             guard let field = WellField(rawValue: name), field != .id else {
                 throw ImportError(
                     .unknownField,
-                    "--map: unknown field \"\(name)\"; valid fields: \(WellField.mappable.map(\.rawValue).joined(separator: ", "))",
+                    "unknown field \"\(name)\"", remedy: .chooseField(given: name),
                     file: file)
             }
             if column.isEmpty {
@@ -49,7 +49,7 @@ public struct ColumnMapping: Sendable, Equatable, CustomStringConvertible {
             guard let index = header.firstIndex(of: column) ?? normalized.firstIndex(of: Self.normalize(column)) else {
                 throw ImportError(
                     .unknownColumn,
-                    "--map \(name)=\(column): no such column; the header has: \(header.joined(separator: ", "))",
+                    "no such column", remedy: .chooseColumn(.mapping(field: name), given: column), header: header,
                     file: file)
             }
             for (other, otherIndex) in indices where otherIndex == index && other != field { indices[other] = nil }
@@ -60,9 +60,8 @@ public struct ColumnMapping: Sendable, Equatable, CustomStringConvertible {
             let missing = [WellField.latitude, .longitude].filter { indices[$0] == nil }.map(\.rawValue)
             throw ImportError(
                 .noCoordinateColumns,
-                "no \(missing.joined(separator: "/")) column in decimal degrees among: \(header.joined(separator: ", ")). "
-                    + "If the file has projected x/y (such as UTM metres) or DMS text, load it with --crs, --x and --y "
-                    + "(see `wells load --help`); if a column does hold decimal degrees, name it with --map lat=COLUMN --map lon=COLUMN",
+                "no \(missing.joined(separator: "/")) column in decimal degrees among: \(header.joined(separator: ", ")).",
+                remedy: .mapColumns, header: header,
                 file: file)
         }
     }

@@ -3,8 +3,16 @@
 /// For example:
 ///
 /// ```
-/// wells.csv: no latitude/longitude columns found among: Utmx, Utmy, x, y; projected x/y
-/// need a CRS (see `wells load --help`), or name the columns with --map lat=COL --map lon=COL
+/// wells.csv: no latitude/longitude columns among: Utmx, Utmy, x, y. If a column holds decimal
+/// degrees or DMS, name it in LoadOptions.mapping …
+/// ```
+///
+/// The remedy is also data, ``remedy``, so that a program can act on it:
+///
+/// ```swift
+/// catch let error as ImportError {
+///     if case .giveCRS(let candidates)? = error.remedy { print(candidates.map(\.crs)) }
+/// }
 /// ```
 public struct ImportError: Error, CustomStringConvertible, Sendable {
     /// What went wrong, in a form that `switch` and `catch` can match.
@@ -22,18 +30,107 @@ public struct ImportError: Error, CustomStringConvertible, Sendable {
         case ambiguousCoordinates
     }
 
+    /// A load option that names a column.
+    public enum ColumnOption: Sendable, Equatable {
+        /// ``LoadOptions/identifier`` as `.column(_:)`.
+        case identifier
+        /// ``LoadOptions/mapping`` for the field of this name, such as "lat".
+        case mapping(field: String)
+        /// ``CoordinateOptions/xColumn``.
+        case xColumn
+        /// ``CoordinateOptions/yColumn``.
+        case yColumn
+        /// ``CoordinateOptions/datumColumn``.
+        case datumColumn
+    }
+
+    /// A CRS that projected x/y columns could be in, with the evidence from the file.
+    public struct CRSCandidate: Sendable, Equatable {
+        public var crs: String
+        public var xColumn: String
+        public var yColumn: String
+        public var evidence: String
+    }
+
+    /// How to fix the error, as data; ``message`` says it in the API's words.
+    public enum Remedy: Sendable, Equatable {
+        /// Name the latitude and longitude columns in ``LoadOptions/mapping``, or, for projected x/y,
+        /// give ``CoordinateOptions/crs`` with ``CoordinateOptions/xColumn`` and ``CoordinateOptions/yColumn``.
+        case mapColumns
+        /// Give ``CoordinateOptions/crs``, ``CoordinateOptions/xColumn`` and ``CoordinateOptions/yColumn``:
+        /// one of the candidates found in the file, or, when there are none, the CRS the file's x/y are in.
+        case giveCRS(candidates: [CRSCandidate])
+        /// Set ``CoordinateOptions/crs`` for the x and y columns given.
+        case crsForXY
+        /// Give both ``CoordinateOptions/xColumn`` and ``CoordinateOptions/yColumn``, or neither.
+        case giveBothXAndY
+        /// Say which hemisphere unsigned DMS longitudes are in (``CoordinateOptions/impliedWest``).
+        case impliedHemisphere
+        /// Name a column the header has (``ImportError/header``) in `option`, instead of `given`.
+        case chooseColumn(ColumnOption, given: String)
+        /// Map one of the valid fields (``WellField/mappable``) instead of `given`.
+        case chooseField(given: String)
+        /// Decompress the gzip file first.
+        case decompress
+    }
+
     public let code: Code
-    public let message: String
+    /// What went wrong, without the remedy.
+    public let reason: String
     public var file: String?
     public var line: Int?
     public var column: String?
+    /// The file's header, when the error is about its columns.
+    public var header: [String]?
+    /// How to fix it, when WellKit knows.
+    public var remedy: Remedy?
 
-    public init(_ code: Code, _ message: String, file: String? = nil, line: Int? = nil, column: String? = nil) {
+    public init(_ code: Code, _ reason: String, remedy: Remedy? = nil, header: [String]? = nil,
+                file: String? = nil, line: Int? = nil, column: String? = nil) {
         self.code = code
-        self.message = message
+        self.reason = reason
+        self.remedy = remedy
+        self.header = header
         self.file = file
         self.line = line
         self.column = column
+    }
+
+    /// The reason and, when there is one, the remedy in the API's words.
+    public var message: String {
+        guard let remedy else { return reason }
+        let columns = (header ?? []).joined(separator: ", ")
+        switch remedy {
+        case .mapColumns:
+            return reason + " If a column holds decimal degrees or DMS, name it in LoadOptions.mapping[\"lat\"] and [\"lon\"];"
+                + " if the file has projected x/y (such as UTM metres), set LoadOptions.coordinates.crs, .xColumn and .yColumn"
+        case .giveCRS(let candidates) where candidates.isEmpty:
+            return reason + " If a column holds decimal degrees or DMS, name it in LoadOptions.mapping[\"lat\"] and [\"lon\"];"
+                + " if the file has projected x/y, set LoadOptions.coordinates.crs (such as EPSG:26916), .xColumn and .yColumn"
+        case .giveCRS(let candidates):
+            return reason + " The file has projected x/y columns; candidate CRSs (set LoadOptions.coordinates.crs, .xColumn and .yColumn):"
+                + candidates.map { "\n  \($0.crs) for \($0.xColumn)/\($0.yColumn): \($0.evidence)" }.joined()
+        case .crsForXY:
+            return reason + "; set LoadOptions.coordinates.crs, the CRS of those columns, such as EPSG:26916 for UTM zone 16N metres"
+        case .giveBothXAndY:
+            return reason + "; set both LoadOptions.coordinates.xColumn and .yColumn, or neither"
+        case .impliedHemisphere:
+            return reason + "; set LoadOptions.coordinates.impliedWest to true (the Americas) or false"
+        case .chooseColumn(let option, let given):
+            let name = switch option {
+            case .identifier: "LoadOptions.identifier .column(\"\(given)\")"
+            case .mapping(let field): "LoadOptions.mapping[\"\(field)\"] = \"\(given)\""
+            case .xColumn: "LoadOptions.coordinates.xColumn \"\(given)\""
+            case .yColumn: "LoadOptions.coordinates.yColumn \"\(given)\""
+            case .datumColumn: "LoadOptions.coordinates.datumColumn \"\(given)\""
+            }
+            return "\(name): \(reason); the header has: \(columns)"
+                + (option == .identifier ? "; or set LoadOptions.identifier to .none for generated FILE:LINE identifiers" : "")
+        case .chooseField(let given):
+            return "LoadOptions.mapping[\"\(given)\"]: \(reason); valid fields: \(WellField.mappable.map(\.rawValue).joined(separator: ", "))"
+        case .decompress:
+            return reason + "; decompress it first, for example with gunzip"
+        }
     }
 
     public var description: String {

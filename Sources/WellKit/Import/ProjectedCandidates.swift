@@ -1,5 +1,5 @@
 /// For a file with projected x/y columns and no latitude or longitude: the CRSs the columns could
-/// be in, each with its evidence and the exact command to load with it. It never chooses one
+/// be in, each with its evidence (the CLI shows the exact command to load with each). It never chooses one
 /// silently: the loader fails with this list, and the user picks.
 ///
 /// For example, Indiana's orphaned-wells list has `Utmx`/`Utmy` and `x`/`y`:
@@ -18,10 +18,6 @@ struct ProjectedCandidates {
         var xColumn: String
         var yColumn: String
         var evidence: String
-
-        func command(file: String) -> String {
-            "wells load \(shellQuoted(file)) --crs \(crs) --x \(shellQuoted(xColumn)) --y \(shellQuoted(yColumn))"
-        }
     }
 
     /// Column pairs whose names differ by x ↔ y (`Utmx`/`Utmy`, `X_COORD`/`Y_COORD`) or are easting/northing.
@@ -92,17 +88,11 @@ struct ProjectedCandidates {
     /// The error for a file without latitude/longitude columns: the candidates and the exact commands.
     func error() -> ImportError {
         let candidates = find()
-        var message = "no latitude/longitude columns among: \(header.joined(separator: ", "))."
-        if candidates.isEmpty {
-            message += " If a column holds decimal degrees or DMS, name it with --map lat=COLUMN --map lon=COLUMN;"
-                + " if the file has projected x/y, give their CRS with --crs EPSG:CODE --x COLUMN --y COLUMN"
-        } else {
-            message += " The file has projected x/y columns; candidate CRSs:"
-            for candidate in candidates {
-                message += "\n  \(candidate.crs) for \(candidate.xColumn)/\(candidate.yColumn): \(candidate.evidence)\n    \(candidate.command(file: file))"
-            }
-        }
-        return ImportError(.noCoordinateColumns, message, file: file)
+        return ImportError(.noCoordinateColumns, "no latitude/longitude columns among: \(header.joined(separator: ", ")).",
+                           remedy: .giveCRS(candidates: candidates.map {
+                               ImportError.CRSCandidate(crs: $0.crs, xColumn: $0.xColumn, yColumn: $0.yColumn, evidence: $0.evidence)
+                           }),
+                           header: header, file: file)
     }
 
     private func rows(_ pair: (x: Int, y: Int)) -> [(x: Double, y: Double)] {
@@ -137,7 +127,7 @@ struct ProjectedCandidates {
 }
 
 /// `text` quoted for a POSIX shell when it needs it.
-func shellQuoted(_ text: String) -> String {
+package func shellQuoted(_ text: String) -> String {
     let plain = text.allSatisfy { $0.isLetter || $0.isNumber || "-_./:=@".contains($0) }
     return plain && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
 }

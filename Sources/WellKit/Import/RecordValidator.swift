@@ -48,11 +48,11 @@ struct RecordValidator: Sendable {
                 missingIdentifier: LoadOptions.MissingIdentifierRule) -> Result<ScannedRecord, RejectReason> {
         if let issue {
             return .failure(RejectReason(column: header.indices.contains(issue.field) ? header[issue.field] : nil,
-                                         kind: "malformed quoting", reason: issue.description))
+                                         kind: .malformedQuoting, reason: issue.description))
         }
         guard fields.count == header.count else {
             return .failure(RejectReason(
-                column: nil, kind: "wrong field count",
+                column: nil, kind: .wrongFieldCount,
                 reason: "expected \(header.count) fields as in the header, found \(fields.count); quote values that contain the delimiter"))
         }
         var lat: Double, lon: Double
@@ -68,7 +68,7 @@ struct RecordValidator: Sendable {
             let datum = datumIndex.map { fields.text($0) }
             guard let crs = coordinates.crs(forDatum: datum) else {
                 return .failure(RejectReason(
-                    column: datumIndex.map { header[$0] }, kind: "unknown datum",
+                    column: datumIndex.map { header[$0] }, kind: .unknownDatum,
                     reason: "datum \"\(datum ?? "")\" is not one of \(coordinates.datums.keys.sorted().joined(separator: ", ")); map it with --datum NAME=EPSG:CODE"))
             }
             if crs != "EPSG:4326" {
@@ -78,7 +78,7 @@ struct RecordValidator: Sendable {
                     (lon, lat) = try transformer.transform(x: lon, y: lat)
                 } catch {
                     return .failure(RejectReason(
-                        column: header[lonIndex], kind: "coordinates not transformable",
+                        column: header[lonIndex], kind: .notTransformable,
                         reason: "(\(fields.text(lonIndex)), \(fields.text(latIndex))) could not be converted from \(crs) to EPSG:4326: \(error)"))
                 }
             }
@@ -86,18 +86,18 @@ struct RecordValidator: Sendable {
         if !(-90...90).contains(lat) {
             let swapped = (-90...90).contains(lon) && (-180...180).contains(lat)
             return .failure(RejectReason(
-                column: header[latIndex], kind: swapped ? "coordinates swapped" : "latitude out of range",
+                column: header[latIndex], kind: swapped ? .coordinatesSwapped : .latitudeOutOfRange,
                 reason: "latitude \(fields.text(latIndex)) is outside -90…90"
                     + (swapped ? "; latitude and longitude look swapped (longitude is \(fields.text(lonIndex)))" : "")))
         }
         if !(-180...180).contains(lon) {
             return .failure(RejectReason(
-                column: header[lonIndex], kind: "longitude out of range",
+                column: header[lonIndex], kind: .longitudeOutOfRange,
                 reason: "longitude \(fields.text(lonIndex)) is outside -180…180; expected decimal degrees, negative west of Greenwich"))
         }
         if lat == 0 && lon == 0 {
             return .failure(RejectReason(
-                column: header[latIndex], kind: "zero coordinates",
+                column: header[latIndex], kind: .zeroCoordinates,
                 reason: "latitude and longitude are both 0, a placeholder for an unknown location"))
         }
         var record = ScannedRecord(range: range, line: line, lat: lat, lon: lon, identifier: nil, hash: 0, source: source)
@@ -107,7 +107,7 @@ struct RecordValidator: Sendable {
         } else {
             guard missingIdentifier == .generate else {
                 return .failure(RejectReason(
-                    column: idIndex.map { header[$0] }, kind: "missing identifier",
+                    column: idIndex.map { header[$0] }, kind: .missingIdentifier,
                     reason: "the identifier is empty; fill it in, or load with --on-missing-id generate"))
             }
             var generated = generatedIdentifier(line: line)
@@ -126,7 +126,7 @@ struct RecordValidator: Sendable {
 
     private func coordinate(_ fields: RecordFields, _ index: Int, _ what: String, example: String, hemisphere: DMS.Hemisphere?) -> Result<Double, RejectReason> {
         if fields.isEmpty(index) {
-            return .failure(RejectReason(column: header[index], kind: "missing coordinates",
+            return .failure(RejectReason(column: header[index], kind: .missingCoordinates,
                                          reason: "\(what) is empty; every well needs coordinates"))
         }
         if coordinates.dms {
@@ -134,12 +134,12 @@ struct RecordValidator: Sendable {
             do {
                 return .success(try DMS.parse(text, impliedHemisphere: hemisphere))
             } catch {
-                return .failure(RejectReason(column: header[index], kind: "coordinate not a number",
+                return .failure(RejectReason(column: header[index], kind: .coordinateNotANumber,
                                              reason: "\"\(text)\" is not degrees-minutes-seconds: \(error.reason)"))
             }
         }
         guard let value = fields.withBytes(index, ValueParsing.decimal) else {
-            return .failure(RejectReason(column: header[index], kind: "coordinate not a number",
+            return .failure(RejectReason(column: header[index], kind: .coordinateNotANumber,
                                          reason: "\"\(fields.text(index))\" is not a number; expected decimal degrees such as \(example)"))
         }
         return .success(value)
@@ -149,7 +149,7 @@ struct RecordValidator: Sendable {
 /// Why a record was rejected.
 struct RejectReason: Error, Equatable {
     var column: String?
-    var kind: String
+    var kind: RejectKind
     var reason: String
 }
 

@@ -37,8 +37,7 @@ enum TextEncoding: Equatable {
         if head.starts(with: [0xFF, 0xFE]) { return .utf16(bigEndian: false) }
         if head.starts(with: [0xFE, 0xFF]) { return .utf16(bigEndian: true) }
         if head.starts(with: [0x1F, 0x8B]) {
-            throw ImportError(.notText, "the file is gzip-compressed, not text; decompress it first, for example "
-                + "`gunzip -k \(file)`, or load it through a pipe: `wells load <(gunzip -c \(file))`", file: file)
+            throw ImportError(.notText, "the file is gzip-compressed, not text", remedy: .decompress, file: file)
         }
         if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
             throw ImportError(.notText, "the file is a ZIP archive (an .xlsx workbook is one), not delimited text; "

@@ -198,7 +198,7 @@ extension WellStore {
         scan.flagSuspects(reject: options.rejectSuspects)
         scan.summary.phases["suspects"] = (ContinuousClock.now - suspectsStart).seconds
         scan.summary.rejected = scan.rejects.count
-        for reject in scan.rejects { scan.summary.rejectReasons[reject.kind, default: 0] += 1 }
+        for reject in scan.rejects { scan.summary.rejectReasons[reject.kind.rawValue, default: 0] += 1 }
         scan.rejects.sort { $0.line < $1.line }
         scan.summary.generatedIdentifiers = scan.records.count { $0.generatedIdentifier }
         try describeTransformations(scan, options: options.coordinates, into: &scan.summary)
@@ -250,7 +250,7 @@ struct ScannedFile {
                 ? "identifier \"\(uwi)\" already appears on line \(line), which was kept; "
                     + "make it unique, or load with --on-duplicate last to keep the later row"
                 : "identifier \"\(uwi)\" appears again on line \(line), which replaced this row (--on-duplicate last)"
-            rejects.append(Reject(line: record.line, column: idColumn, kind: "duplicate identifier", reason: reason,
+            rejects.append(Reject(line: record.line, column: idColumn, kind: .duplicateIdentifier, reason: reason,
                                   raw: file.text(at: record.range)))
         }
         summary.duplicates = losers.count
@@ -293,7 +293,7 @@ struct ScannedFile {
         for (loser, winner) in losers {
             let record = records[loser]
             rejects.append(Reject(
-                line: record.line, column: column, kind: "duplicate well",
+                line: record.line, column: column, kind: .duplicateWell,
                 reason: "the same well as line \(records[winner].line), which was kept: \(column) \"\(identifier(of: record))\" at the same location",
                 raw: file.text(at: record.range)))
         }
@@ -316,7 +316,7 @@ struct ScannedFile {
         for finding in findings {
             let record = records[finding.index]
             if reject {
-                rejects.append(Reject(line: record.line, column: mapping.column(for: .longitude), kind: "suspect: \(finding.reason)",
+                rejects.append(Reject(line: record.line, column: mapping.column(for: .longitude), kind: RejectKind(suspect: finding.reason),
                                       reason: "coordinates look wrong (\(finding.reason)): \(finding.detail); "
                                         + "correct them, or load without --reject-suspects to keep the well flagged",
                                       raw: file.text(at: record.range)))
@@ -397,16 +397,16 @@ extension WellStore {
 
     /// Fails early, with the header, when --x, --y or --datum-column name no column, or the CRS is unknown.
     static func checkCoordinateOptions(_ coordinates: CoordinateOptions, header: [String], path: String) throws {
-        for (option, column) in [("--x", coordinates.xColumn), ("--y", coordinates.yColumn), ("--datum-column", coordinates.datumColumn)] {
+        for (option, column) in [(ImportError.ColumnOption.xColumn, coordinates.xColumn), (.yColumn, coordinates.yColumn), (.datumColumn, coordinates.datumColumn)] {
             if let column, !header.contains(column) {
-                throw ImportError(.unknownColumn, "\(option) \(column): no such column; the header has: \(header.joined(separator: ", "))", file: path)
+                throw ImportError(.unknownColumn, "no such column", remedy: .chooseColumn(option, given: column), header: header, file: path)
             }
         }
         if (coordinates.xColumn == nil) != (coordinates.yColumn == nil) {
-            throw ImportError(.invalidOption, "give both --x and --y, or neither", file: path)
+            throw ImportError(.invalidOption, "an x column without a y column, or a y column without an x column", remedy: .giveBothXAndY, file: path)
         }
         if coordinates.xColumn != nil && coordinates.crs == nil {
-            throw ImportError(.invalidOption, "--x and --y need --crs, the CRS of those columns, such as --crs EPSG:26916 for UTM zone 16N metres", file: path)
+            throw ImportError(.invalidOption, "x and y columns without the CRS they are in", remedy: .crsForXY, file: path)
         }
         if let crs = coordinates.crs { _ = try TransformCache.shared.transformer(from: crs, to: "EPSG:4326") }
     }

@@ -57,7 +57,7 @@ public struct Coordinate: Sendable, Hashable, Codable, CustomStringConvertible {
     public init(parsing text: String) throws {
         let parts = text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
         guard parts.count == 2, abs(parts[0]) <= 90, abs(parts[1]) <= 180 else {
-            throw StoreError(.invalidArgument, "\"\(text)\" is not a point; expected lat,lon in degrees such as 51.05,-114.07")
+            throw QueryError(.invalidValue, "\"\(text)\" is not a point; expected lat,lon in degrees such as 51.05,-114.07", subject: .point, text: text)
         }
         self.init(latitude: parts[0], longitude: parts[1])
     }

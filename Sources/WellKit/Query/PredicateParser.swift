@@ -27,14 +27,14 @@
 extension WellPredicate {
     /// Parses one `--where` expression.
     ///
-    /// - Throws: ``StoreError`` (`invalidArgument`) quoting the offending token and its character
-    ///   offset, naming the limit it passes, or listing the valid fields for an unknown one.
+    /// - Throws: ``QueryError`` with the text, the offending token and its character offset, naming
+    ///   the limit it passes, or listing the valid fields for an unknown one.
     /// - Complexity: O(n) in the length of `text`; the recursion is at most ``maximumDepth`` deep.
     public init(parsing text: String) throws {
         var parser = PredicateParser(tokens: try PredicateParser.tokenize(text), text: text)
         self = try parser.expression()
         if let extra = parser.peek() {
-            throw parser.error("unexpected \"\(extra.text)\" at character \(extra.offset) after a complete condition; join conditions with and/or")
+            throw parser.error("unexpected \"\(extra.text)\" at character \(extra.offset) after a complete condition; join conditions with and/or", at: extra)
         }
         try validate()
     }
@@ -78,7 +78,7 @@ struct PredicateParser {
                     j += 1
                 }
                 guard j < chars.count - 1 else {
-                    throw StoreError(.invalidArgument, "--where \"\(quoted(text))\": the quote opened at character \(i + 1) is never closed")
+                    throw QueryError(.syntax, "the quote opened at character \(i + 1) is never closed", subject: .predicate, text: text, token: String(c), offset: i + 1)
                 }
                 tokens.append(Token(text: value, quoted: true, offset: i + 1))
                 i = j + 1
@@ -118,14 +118,12 @@ struct PredicateParser {
         return false
     }
 
-    func error(_ message: String) -> StoreError {
-        StoreError(.invalidArgument, "--where \"\(Self.quoted(text))\": \(message)")
+    func error(_ message: String, _ code: QueryError.Code = .syntax, at token: Token? = nil, field: WellField? = nil) -> QueryError {
+        QueryError(code, message, subject: .predicate, text: text, token: token?.text, offset: token?.offset, field: field)
     }
 
     /// The text for a message: whole up to 80 characters, else its start and end.
-    static func quoted(_ text: String) -> String {
-        text.count <= 80 ? text : "\(text.prefix(60))…\(text.suffix(15))"
-    }
+    static func quoted(_ text: String) -> String { QueryError.shortened(text) }
 
     mutating func expression() throws -> WellPredicate {
         var terms = [try term()]
@@ -142,7 +140,7 @@ struct PredicateParser {
     private mutating func factor() throws -> WellPredicate {
         if let token = peek(), !token.quoted, ["not", "("].contains(token.text.lowercased()) {
             guard depth < WellPredicate.maximumDepth else {
-                throw error("\"\(token.text)\" at character \(token.offset) nests deeper than \(WellPredicate.maximumDepth) levels of not and parentheses, the limit")
+                throw error("\"\(token.text)\" at character \(token.offset) nests deeper than \(WellPredicate.maximumDepth) levels of not and parentheses, the limit", .tooComplex, at: token)
             }
             depth += 1
             defer { depth -= 1 }
@@ -159,21 +157,21 @@ struct PredicateParser {
     private mutating func count(_ count: Int, at token: Token) throws {
         terms += count
         if terms > WellPredicate.maximumTerms {
-            throw error("more than \(WellPredicate.maximumTerms) comparisons (each value of an in list counts as one), the limit, at \"\(token.text)\", character \(token.offset)")
+            throw error("more than \(WellPredicate.maximumTerms) comparisons (each value of an in list counts as one), the limit, at \"\(token.text)\", character \(token.offset)", .tooComplex, at: token)
         }
     }
 
     /// Throws when `value` cannot match `field`, quoting the value and saying what would.
     private func check(_ value: PredicateValue, for field: WellField, token: Token) throws {
         if let expected = value.mismatch(for: field) {
-            throw error("\(field.rawValue) is \(expected); \"\(token.text)\" at character \(token.offset) is not")
+            throw error("\(field.rawValue) is \(expected); \"\(token.text)\" at character \(token.offset) is not", .invalidValue, at: token, field: field)
         }
     }
 
     private mutating func comparison() throws -> WellPredicate {
         guard let fieldToken = next() else { throw error("expected a field name, such as status") }
         let field: WellField
-        do { field = try WellField(keyPath: fieldToken.text) } catch let e as StoreError { throw error(e.message + " (character \(fieldToken.offset))") }
+        do { field = try WellField(keyPath: fieldToken.text) } catch let e as QueryError { throw error(e.message + " (character \(fieldToken.offset))", e.code, at: fieldToken) }
         try count(1, at: fieldToken)
         guard let opToken = next() else { throw error("expected an operator after \"\(fieldToken.text)\", such as = or contains") }
         let op = opToken.text.lowercased()
@@ -208,12 +206,12 @@ struct PredicateParser {
                 switch flag {
                 case "c": options.insert(.caseInsensitive)
                 case "d": options.insert(.diacriticInsensitive)
-                default: throw error("unknown modifier \"\(flag)\" in \"\(opToken.text)\"; use [c], [d] or [cd]")
+                default: throw error("unknown modifier \"\(flag)\" in \"\(opToken.text)\"; use [c], [d] or [cd]", at: opToken)
                 }
             }
         }
         guard let stringOp = StringOperator(rawValue: name) else {
-            throw error("unknown operator \"\(opToken.text)\"; use = != < <= > >= contains beginswith endswith between in or is null")
+            throw error("unknown operator \"\(opToken.text)\"; use = != < <= > >= contains beginswith endswith between in or is null", at: opToken)
         }
         guard case .text(let text) = try value(raw: true) else { throw error("expected text after \(name)") }
         return .string(field, stringOp, text, options: options)

@@ -31,7 +31,7 @@ extension WellFetchRequest {
         switch region {
         case .box(let box): boxes = try box.parts(antimeridian)
         case .radius(let latitude, let longitude, let meters):
-            guard meters.isFinite, meters >= 0 else { throw StoreError(.invalidArgument, "radius \(meters) m must be zero or more") }
+            guard meters.isFinite, meters >= 0 else { throw QueryError(.outOfRange, "radius \(meters) m must be zero or more", subject: .radius) }
             boxes = [try Geodesic.enclosingBox(latitude: latitude, longitude: longitude, meters: meters)]
         case .projectedBox(let crs, let minX, let minY, let maxX, let maxY):
             boxes = [try ProjectedRegion.enclosingBox(crs: crs, minX: minX, minY: minY, maxX: maxX, maxY: maxY)]
@@ -76,8 +76,8 @@ extension WellFetchRequest {
         var order = sortDescriptors.map { "\($0.field.qualifiedColumn) \($0.ascending ? "ASC" : "DESC")" }
         if center != nil && sortDescriptors.isEmpty { order.append("distance") }
         if !order.isEmpty { sql += " ORDER BY " + (order + ["p.id"]).joined(separator: ", ") }
-        if let limit, limit < 0 { throw StoreError(.invalidArgument, "limit \(limit) must be zero or more") }
-        if let offset, offset < 0 { throw StoreError(.invalidArgument, "offset \(offset) must be zero or more") }
+        if let limit, limit < 0 { throw QueryError(.outOfRange, "limit \(limit) must be zero or more", subject: .limit) }
+        if let offset, offset < 0 { throw QueryError(.outOfRange, "offset \(offset) must be zero or more", subject: .offset) }
         if limit != nil || (offset ?? 0) > 0 {
             sql += " LIMIT ? OFFSET ?"
             _ = arguments.append(contentsOf: [limit ?? -1, offset ?? 0])

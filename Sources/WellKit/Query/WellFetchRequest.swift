@@ -62,7 +62,7 @@ public struct WellSortDescriptor: Sendable, Equatable {
         switch parts.count > 1 ? parts[1].lowercased() : "asc" {
         case "asc", "ascending": ascending = true
         case "desc", "descending": ascending = false
-        default: throw StoreError(.invalidArgument, "sort \"\(text)\": the direction must be asc or desc")
+        default: throw QueryError(.invalidDirection, "sort \"\(text)\": the direction must be asc or desc", subject: .sortDescriptor, text: text, token: parts[1], offset: parts[0].count + 2, field: field)
         }
     }
 }
@@ -70,7 +70,7 @@ public struct WellSortDescriptor: Sendable, Equatable {
 extension WellField {
     /// Resolves a field name or key path: `spud_date`, `detail.spud_date`, `details.spud_date`, `pin.name`.
     ///
-    /// - Throws: ``StoreError`` listing the valid names when the name is not a field.
+    /// - Throws: ``QueryError`` listing the valid names when the name is not a field.
     public init(keyPath: String) throws {
         var name = keyPath
         for prefix in ["detail.", "details.", "pin.", "pins.", "well."] where name.hasPrefix(prefix) {
@@ -78,10 +78,10 @@ extension WellField {
         }
         let aliases = ["latitude": "lat", "longitude": "lon", "identifier": "uwi", "api": "uwi"]
         guard let field = WellField(rawValue: aliases[name] ?? name) else {
-            throw StoreError(.invalidArgument, "unknown field \"\(keyPath)\"; valid fields: \(WellField.allCases.map(\.rawValue).joined(separator: ", ")) (details fields may be written detail.NAME)")
+            throw QueryError(.unknownField, "unknown field \"\(keyPath)\"; valid fields: \(WellField.allCases.map(\.rawValue).joined(separator: ", ")) (details fields may be written detail.NAME)", subject: .fieldName, text: keyPath, token: keyPath, offset: 1)
         }
         if keyPath.hasPrefix("pin") && field.table != .pins {
-            throw StoreError(.invalidArgument, "\"\(keyPath)\": \(field.rawValue) is a detail field; write detail.\(field.rawValue)")
+            throw QueryError(.detailField, "\"\(keyPath)\": \(field.rawValue) is a detail field; write detail.\(field.rawValue)", subject: .fieldName, text: keyPath, token: keyPath, offset: 1, field: field)
         }
         self = field
     }

@@ -143,14 +143,14 @@ extension WellPredicate {
 
     /// Checks the limits and that every value can match its field, before the predicate becomes SQL.
     ///
-    /// - Throws: ``StoreError`` (`invalidArgument`) naming the limit, or the field, the value and what the field needs.
+    /// - Throws: ``QueryError`` naming the limit, or the field, the value and what the field needs.
     func validate() throws {
         let (depth, terms) = measure()
         guard depth <= Self.maximumSQLDepth else {
-            throw StoreError(.invalidArgument, "the conditions nest \(depth) levels deep in SQL, more than the limit of \(Self.maximumSQLDepth) (\(Self.maximumDepth) levels of not and parentheses)")
+            throw QueryError(.tooComplex, "the conditions nest \(depth) levels deep in SQL, more than the limit of \(Self.maximumSQLDepth) (\(Self.maximumDepth) levels of not and parentheses)", subject: .predicate)
         }
         guard terms <= Self.maximumTerms else {
-            throw StoreError(.invalidArgument, "the conditions hold \(terms) comparisons, more than the limit of \(Self.maximumTerms) (each value of an in list counts as one)")
+            throw QueryError(.tooComplex, "the conditions hold \(terms) comparisons, more than the limit of \(Self.maximumTerms) (each value of an in list counts as one)", subject: .predicate)
         }
         var stack = [self]
         while let predicate = stack.popLast() {
@@ -166,7 +166,7 @@ extension WellPredicate {
             for (field, value) in checks {
                 if let expected = value.mismatch(for: field) {
                     let shown = switch value { case .text(let t): "\"\(t)\""; case .number(let n): "\(n)" }
-                    throw StoreError(.invalidArgument, "\(field.rawValue) is \(expected); \(shown) is not")
+                    throw QueryError(.invalidValue, "\(field.rawValue) is \(expected); \(shown) is not", subject: .predicate, token: shown, field: field)
                 }
             }
         }

@@ -19,7 +19,7 @@ extension BatchedResults {
     /// let well = try results.object(at: ResultsIndexPath(section: 2, item: 14))
     /// ```
     ///
-    /// - Throws: ``StoreError/Code/invalidArgument`` when the index path is out of range or
+    /// - Throws: ``QueryError/Code/indexPathOutOfRange`` when the index path is out of range or
     ///   nothing was fetched; ``StoreError/Code/notFound`` when the row was deleted since the
     ///   last fetch (``refresh()`` then reports it).
     public func object(at indexPath: ResultsIndexPath) throws -> Element {
@@ -87,8 +87,8 @@ extension BatchedResults {
         if let predicate = request.predicate { sql += " WHERE " + predicate.sql(&arguments) }
         let order = request.sortDescriptors.map { "\($0.field.qualifiedColumn) \($0.ascending ? "ASC" : "DESC")" } + ["d.pin_id"]
         sql += " ORDER BY " + order.joined(separator: ", ")
-        if let limit = request.limit, limit < 0 { throw StoreError(.invalidArgument, "limit \(limit) must be zero or more") }
-        if let offset = request.offset, offset < 0 { throw StoreError(.invalidArgument, "offset \(offset) must be zero or more") }
+        if let limit = request.limit, limit < 0 { throw QueryError(.outOfRange, "limit \(limit) must be zero or more", subject: .limit) }
+        if let offset = request.offset, offset < 0 { throw QueryError(.outOfRange, "offset \(offset) must be zero or more", subject: .offset) }
         if request.limit != nil || (request.offset ?? 0) > 0 {
             sql += " LIMIT ? OFFSET ?"
             _ = arguments.append(contentsOf: [request.limit ?? -1, request.offset ?? 0])

@@ -65,16 +65,16 @@ public final class BatchedResults<Element: BatchLoadable>: @unchecked Sendable {
     /// if it does not, the key is moved first (keeping a direction the request gave it) or
     /// inserted first, ascending. ``request`` shows the sorts actually used.
     ///
-    /// - Throws: ``StoreError/Code/invalidArgument`` when the request has no sort descriptors
+    /// - Throws: ``QueryError`` when the request has no sort descriptors
     ///   (batches are ranges of a stable order), or `batchSize` or `maxCachedBatches` is below 1.
     public init(store: WellStore, request: WellFetchRequest, batchSize: Int = 20, sectionKey: WellField? = nil,
                 cacheName: String? = nil, maxCachedBatches: Int = 8) throws {
         guard !request.sortDescriptors.isEmpty else {
-            throw StoreError(.invalidArgument, "BatchedResults needs a sorted request, because batches are ranges of a stable order; "
-                + "add a sort descriptor, such as request.sortDescriptors = [WellSortDescriptor(.id)] (--sort id)")
+            throw QueryError(.unsortedRequest, "BatchedResults needs a sorted request, because batches are ranges of a stable order",
+                             remedy: .addSortDescriptor(.id))
         }
-        guard batchSize >= 1 else { throw StoreError(.invalidArgument, "batch size \(batchSize) must be 1 or more") }
-        guard maxCachedBatches >= 1 else { throw StoreError(.invalidArgument, "maxCachedBatches \(maxCachedBatches) must be 1 or more") }
+        guard batchSize >= 1 else { throw QueryError(.outOfRange, "batch size \(batchSize) must be 1 or more", subject: .batchSize) }
+        guard maxCachedBatches >= 1 else { throw QueryError(.outOfRange, "maxCachedBatches \(maxCachedBatches) must be 1 or more", subject: .cacheSize) }
         var request = request
         if let sectionKey, request.sortDescriptors[0].field != sectionKey {
             let given = request.sortDescriptors.first { $0.field == sectionKey }
@@ -202,7 +202,7 @@ public final class BatchedResults<Element: BatchLoadable>: @unchecked Sendable {
 
     func fetched() throws -> ResultsSnapshot {
         guard let current else {
-            throw StoreError(.invalidArgument, "BatchedResults has not fetched yet; call performFetch() first")
+            throw QueryError(.notFetched, "BatchedResults has not fetched yet; call performFetch() first")
         }
         return current
     }
@@ -212,7 +212,7 @@ public final class BatchedResults<Element: BatchLoadable>: @unchecked Sendable {
         guard snapshot.sections.indices.contains(indexPath.section),
               (0 ..< snapshot.sections[indexPath.section].count).contains(indexPath.item) else {
             let sizes = snapshot.sections.map { String($0.count) }.joined(separator: ", ")
-            throw StoreError(.invalidArgument, "index path \(indexPath) is out of range; the section sizes are [\(sizes)]")
+            throw QueryError(.indexPathOutOfRange, "index path \(indexPath) is out of range; the section sizes are [\(sizes)]", subject: .indexPath)
         }
         return snapshot.sections[indexPath.section].offset + indexPath.item
     }

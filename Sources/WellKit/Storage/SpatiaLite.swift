@@ -12,9 +12,12 @@ import GRDB
 enum SpatiaLite {
     /// Initialises SpatiaLite on the connection of `db`.
     ///
-    /// - Throws: ``StoreError`` if SQLite refuses to register the owner function.
+    /// - Throws: ``StoreError`` (`missingLibrary`) if SpatiaLite or PROJ is not installed, or if SQLite
+    ///   refuses to register the owner function.
     static func initialize(_ db: Database) throws {
         guard let connection = db.sqliteConnection else { return }
+        _ = try loadedSpatiaLite.get()
+        _ = try loadedProj.get()   // SpatiaLite links PROJ, so this costs nothing; Geodesic then cannot fail
         let cache = SpatiaLiteCache()
         libspatialite.spatialite_init_ex(connection, cache.pointer, 0)
         let owner = Unmanaged.passRetained(cache).toOpaque()
@@ -45,7 +48,11 @@ final class SpatiaLiteCache {
     deinit { libspatialite.spatialite_cleanup_ex(pointer) }
 }
 
-/// SpatiaLite's functions, from libspatialite loaded on first use (see ``SystemLibrary``).
-let libspatialite: WKSpatiaLite = SystemLibrary.load(
+/// SpatiaLite's functions, from libspatialite loaded on first use (see ``SystemLibrary``); call
+/// `try loadedSpatiaLite.get()` before the first use.
+var libspatialite: WKSpatiaLite { SystemLibrary.loaded(loadedSpatiaLite) }
+
+/// libspatialite, or the error that says what to install.
+let loadedSpatiaLite: Result<WKSpatiaLite, StoreError> = SystemLibrary.load(
     "SpatiaLite", names: ["libspatialite.so", "libspatialite.so.7", "libspatialite.dylib"],
     package: "libspatialite-dev", into: WKSpatiaLite(), resolve: { wk_spatialite_resolve($0, $1) })

@@ -24,22 +24,97 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case busy
         /// The operating system failed to read or write the file.
         case ioError
+        /// A system library WellKit loads on first use (SpatiaLite, PROJ) is not installed.
+        case missingLibrary
+    }
+
+    /// How to fix the error, as data; ``message`` says it in the API's words.
+    public enum Remedy: Sendable, Equatable {
+        /// Create the store: open it with ``WellStore/OpenMode/create`` and load a file into it.
+        case createStore
+        /// Give a path to a new file, or to an existing WellKit store.
+        case chooseStore
+        /// Give a path to a new file: this one holds something else.
+        case chooseNewFile
+        /// Open the store for writing once, which migrates it to this schema version.
+        case upgradeStore(toVersion: Int32)
+        /// A newer WellKit knows the store's schema; this one knows up to `knowsUpTo`.
+        case upgradeWellKit(knowsUpTo: Int32)
+        /// A user who can write the store and its directory opens it for writing, which rolls
+        /// back the journal of an interrupted load.
+        case rollBackJournal
+        /// Install the named system package (a Debian package name, such as libspatialite-dev).
+        case installPackage(String)
+    }
+
+    /// The SQLite failure behind a store error, as plain values.
+    public struct Cause: Sendable, Equatable {
+        /// SQLite's primary result code, such as 13 for SQLITE_FULL.
+        public var resultCode: Int32
+        /// SQLite's extended result code.
+        public var extendedResultCode: Int32
+        /// SQLite's message.
+        public var message: String?
+        /// The statement SQLite was running.
+        public var sql: String?
+
+        public init(resultCode: Int32, extendedResultCode: Int32, message: String?, sql: String?) {
+            self.resultCode = resultCode
+            self.extendedResultCode = extendedResultCode
+            self.message = message
+            self.sql = sql
+        }
     }
 
     public let code: Code
-    public let message: String
+    /// What went wrong, without the remedy.
+    public let reason: String
     /// The store file, when the error concerns one.
     public var path: String?
+    /// How to fix it, when WellKit knows.
+    public var remedy: Remedy?
+    /// The SQLite failure behind the error, when there is one.
+    public var cause: Cause?
+    /// The store's schema version, for ``Code/newerSchema`` and ``Code/olderSchema``.
+    public var schemaVersion: Int32?
+    /// The system library that could not be loaded, for ``Code/missingLibrary``, such as "SpatiaLite".
+    public var library: String?
 
-    public init(_ code: Code, _ message: String, path: String? = nil) {
+    public init(_ code: Code, _ reason: String, schemaVersion: Int32? = nil, remedy: Remedy? = nil, cause: Cause? = nil,
+                library: String? = nil, path: String? = nil) {
         self.code = code
-        self.message = message
+        self.reason = reason
         self.path = path
+        self.schemaVersion = schemaVersion
+        self.remedy = remedy
+        self.cause = cause
+        self.library = library
+    }
+
+    /// The reason and, when there is one, the remedy in the API's words.
+    public var message: String {
+        guard let remedy else { return reason }
+        return reason + "; " + remedy.advice
     }
 
     public var description: String {
         if let path { return "\(path): \(message)" }
         return message
+    }
+}
+
+extension StoreError.Remedy {
+    /// The remedy in the API's words.
+    var advice: String {
+        switch self {
+        case .createStore: "create one with WellStore(path:mode: .create) and load a file into it"
+        case .chooseStore: "give a path to a new file or an existing WellKit store"
+        case .chooseNewFile: "choose a new file for the store"
+        case .upgradeStore(let version): "open it for writing once (mode .create or .existing) to upgrade it to version \(version)"
+        case .upgradeWellKit: "upgrade WellKit to open it"
+        case .rollBackJournal: "open it for writing as that user to roll it back"
+        case .installPackage(let package): "install \(package)"
+        }
     }
 }
 

@@ -13,10 +13,11 @@ import Darwin
 enum SystemLibrary {
     /// `dlopen`s the first of `names` that loads and fills its function table with `resolve`.
     ///
-    /// A missing library is an installation problem, not an input error, so this stops the
-    /// process with what to install.
+    /// A missing library is an installation problem: the result is a ``StoreError`` with code
+    /// ``StoreError/Code/missingLibrary`` naming the library and the Debian package to install,
+    /// which the entry points (``SpatiaLite/initialize(_:)``, `ProjContext.init()`) throw.
     static func load<API>(_ library: String, names: [String], package: String, into api: API,
-                          resolve: (UnsafeMutableRawPointer, UnsafeMutablePointer<API>) -> UnsafePointer<CChar>?) -> API {
+                          resolve: (UnsafeMutableRawPointer, UnsafeMutablePointer<API>) -> UnsafePointer<CChar>?) -> Result<API, StoreError> {
         var api = api
         var errors: [String] = []
         for name in names {
@@ -25,10 +26,23 @@ enum SystemLibrary {
                 continue
             }
             if let missing = resolve(handle, &api) {
-                fatalError("WellKit: \(name) has no function \(String(cString: missing)); install the \(library) that WellKit was built against (\(package))")
+                return .failure(StoreError(.missingLibrary, "\(name) has no function \(String(cString: missing)), so it is not the \(library) that WellKit was built against",
+                                           remedy: .installPackage(package), library: library))
             }
-            return api
+            return .success(api)
         }
-        fatalError("WellKit needs \(library) and could not load it (\(errors.joined(separator: "; "))); install it with `sudo apt-get install \(package)` or `bash .ci/setup`")
+        return .failure(StoreError(.missingLibrary, "WellKit needs \(library) and could not load it (\(errors.joined(separator: "; ")))",
+                                   remedy: .installPackage(package), library: library))
+    }
+
+    /// The function table of a library whose entry point has checked that it loaded.
+    ///
+    /// Only reached after `try result.get()` succeeded at an entry point, so a failure here is a
+    /// WellKit bug: a path that calls the library without going through its entry point.
+    static func loaded<API>(_ result: Result<API, StoreError>) -> API {
+        switch result {
+        case .success(let api): return api
+        case .failure(let error): preconditionFailure("SystemLibrary: called before its entry point checked it loaded: \(error)")
+        }
     }
 }

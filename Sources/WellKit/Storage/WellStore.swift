@@ -61,7 +61,7 @@ public final class WellStore: Sendable {
             throw StoreError(.notFound, "is a directory, not a store file; give a file such as \(path)/wells.sqlite", path: path)
         }
         if mode != .create && !exists {
-            throw StoreError(.notFound, "no store here; create one with `wells load FILE --db \(path)`", path: path)
+            throw StoreError(.notFound, "no store here", remedy: .createStore, path: path)
         }
         let gate = TraceGate()
         let readOnly = mode == .readOnly
@@ -94,7 +94,7 @@ public final class WellStore: Sendable {
             }
             gate.isOpen = true
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
-            throw StoreError(.notADatabase, "file is not an SQLite database; pass a new or existing WellKit store to --db", path: path)
+            throw StoreError(.notADatabase, "file is not an SQLite database", remedy: .chooseStore, cause: StoreError.Cause(error), path: path)
         }
     }
 
@@ -121,7 +121,7 @@ public final class WellStore: Sendable {
         if hotJournal {
             guard writable else {
                 throw StoreError(.readOnly, "the store has the journal of an interrupted load (\(journal)), which only a user who can write "
-                                    + "the store and its directory can roll back; run `wells optimize --db \(path)` as that user", path: path)
+                                    + "the store and its directory can roll back", remedy: .rollBackJournal, path: path)
             }
             // Any read-write connection rolls a hot journal back when it first reads.
             var recovery = Configuration()
@@ -182,13 +182,13 @@ public final class WellStore: Sendable {
             if version > Schema.version {
                 throw StoreError(
                     .newerSchema,
-                    "store has schema version \(version), but this wells \(wellKitVersion) knows up to version \(Schema.version); upgrade WellKit to open it",
+                    "store has schema version \(version), but this WellKit \(wellKitVersion) knows up to version \(Schema.version)", schemaVersion: version, remedy: .upgradeWellKit(knowsUpTo: Schema.version),
                     path: path)
             }
             if readOnly && version < Schema.version {
                 throw StoreError(
                     .olderSchema,
-                    "store has schema version \(version); open it for writing once, for example with `wells optimize --db \(path)`, to upgrade it to version \(Schema.version)",
+                    "store has schema version \(version)", schemaVersion: version, remedy: .upgradeStore(toVersion: Schema.version),
                     path: path)
             }
             return
@@ -198,11 +198,11 @@ public final class WellStore: Sendable {
         if !tables.isEmpty || applicationID != 0 {
             throw StoreError(
                 .notAWellStore,
-                "not a WellKit store (it holds \(tables.joined(separator: ", "))); choose a new file for --db",
+                "not a WellKit store (it holds \(tables.joined(separator: ", ")))", remedy: .chooseNewFile,
                 path: path)
         }
         if readOnly {
-            throw StoreError(.notAWellStore, "an empty file, not a WellKit store; create one with `wells load FILE --db \(path)`", path: path)
+            throw StoreError(.notAWellStore, "an empty file, not a WellKit store", remedy: .createStore, path: path)
         }
     }
 }

@@ -13,8 +13,8 @@ import Testing
     @Test func refusesWhatIsNotAFiniteDistance() {
         // "inf", "infkm" and "1e308km" were infinite radii; "0x10m" was 16 m.
         for text in ["inf", "infkm", "1e308km", "nan", "-3m", "0x10m", "", "km", "2 parsecs", "2kmm"] {
-            #expect(throws: StoreError.self, "\(text)") { try Distance(parsing: text) }
+            #expect(throws: QueryError.self, "\(text)") { try Distance(parsing: text) }
         }
-        #expect(throws: StoreError.self) { try Distance(meters: .infinity) }
+        #expect(throws: QueryError.self) { try Distance(meters: .infinity) }
     }
 }

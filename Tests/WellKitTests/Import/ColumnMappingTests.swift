@@ -149,7 +149,8 @@ private func header(_ line: String, separator: Character = ",") -> [String] {
         let error = #expect(throws: ImportError.self) { try ColumnMapping(header: Self.indiana, file: "in.csv") }
         #expect(error?.code == .noCoordinateColumns)
         let message = error?.message ?? ""
-        #expect(message.contains("--crs") && message.contains("--map lat="))
+        #expect(message.contains("LoadOptions.coordinates.crs") && message.contains("LoadOptions.mapping[\"lat\"]"))
+        #expect(error?.remedy == .mapColumns)
         #expect(message.contains("Utmx, Utmy"))
         #expect(throws: ImportError.self) { try ColumnMapping(header: Self.tennessee, overrides: ["lon": ""]) }
         // Allowed when coordinates are not required.

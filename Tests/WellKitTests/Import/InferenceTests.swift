@@ -55,7 +55,9 @@ import Testing
             #expect(error.code == .noCoordinateColumns)
             let text = error.description
             #expect(text.contains("EPSG:26916 for Utmx/Utmy: UTM zone 16N"))
-            #expect(text.contains("wells load \(path) --crs EPSG:26916 --x Utmx --y Utmy"))
+            // The command to load with each candidate is the CLI's (ErrorAdviceTests); the library gives them as data.
+            guard case .giveCRS(let candidates)? = error.remedy else { Issue.record("no CRS candidates"); return }
+            #expect(candidates.first.map { [$0.crs, $0.xColumn, $0.yColumn] } == ["EPSG:26916", "Utmx", "Utmy"])
             #expect(text.contains("EPSG:3857 for x/y"))
             // The first candidate is the one the file's other pair agrees with best.
             #expect(text.range(of: "EPSG:26916")!.lowerBound < text.range(of: "EPSG:3857 for")!.lowerBound)

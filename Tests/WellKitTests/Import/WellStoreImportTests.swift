@@ -61,7 +61,7 @@ import Testing
         } catch let error as ImportError {
             #expect(error.code == .noCoordinateColumns)
             #expect(error.description.contains("Utmx"))
-            #expect(error.description.contains("--crs"))
+            #expect(error.description.contains("LoadOptions.coordinates.crs"))
         }
         #expect(try store.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM loads") } == 0)
     }

@@ -86,10 +86,10 @@ struct OracleRow {
     @Test func antimeridianBoxesSplitOrThrow() throws {
         let box = try BoundingBox(minLongitude: 170, minLatitude: -10, maxLongitude: -170, maxLatitude: 10)
         #expect(try box.parts(.split).count == 2)
-        #expect(throws: StoreError.self) { try box.parts(.reject) }
+        #expect(throws: QueryError.self) { try box.parts(.reject) }
         var request = WellFetchRequest(region: .box(box))
         request.antimeridian = .reject
-        #expect(throws: StoreError.self) { try store.fetchPins(request) }
+        #expect(throws: QueryError.self) { try store.fetchPins(request) }
         request.antimeridian = .split
         #expect(try store.fetchPins(request).isEmpty)
     }
@@ -183,13 +183,13 @@ struct OracleRow {
         do {
             _ = try WellPredicate(parsing: "colour = red")
             Issue.record("an unknown field parsed")
-        } catch let error as StoreError {
+        } catch let error as QueryError {
             #expect(error.message.contains("unknown field \"colour\""))
             #expect(error.message.contains("spud_date"))
         }
-        #expect(throws: StoreError.self) { try WellSortDescriptor(parsing: "detail.nope:desc") }
-        #expect(throws: StoreError.self) { try WellPredicate(parsing: "status = ") }
-        #expect(throws: StoreError.self) { try WellPredicate(parsing: "status ~ x") }
+        #expect(throws: QueryError.self) { try WellSortDescriptor(parsing: "detail.nope:desc") }
+        #expect(throws: QueryError.self) { try WellPredicate(parsing: "status = ") }
+        #expect(throws: QueryError.self) { try WellPredicate(parsing: "status ~ x") }
     }
 
     @Test func valuesAreBoundNotSpliced() throws {

@@ -21,8 +21,8 @@ import Testing
     }
 
     private func message(_ text: String) -> String? {
-        do { _ = try WellPredicate(parsing: text); return nil } catch let error as StoreError {
-            #expect(error.code == .invalidArgument)
+        do { _ = try WellPredicate(parsing: text); return nil } catch let error as QueryError {
+            #expect(error.subject == .predicate)
             return error.message
         } catch { return "\(error)" }
     }
@@ -81,10 +81,10 @@ import Testing
     @Test func predicatesBuiltInCodeAreCheckedWhenCompiled() throws {
         var deep = WellPredicate.compare(.status, .equal, "Abandoned")
         for _ in 0..<100 { deep = .not(deep) }
-        #expect(throws: StoreError.self) { try WellFetchRequest(predicate: deep).compile(selection: WellPin.selection) }
+        #expect(throws: QueryError.self) { try WellFetchRequest(predicate: deep).compile(selection: WellPin.selection) }
         let wide = WellPredicate.or((0..<1_000).map { .compare(.totalDepth, .greater, .number(Double($0))) })
-        #expect(throws: StoreError.self) { try WellFetchRequest(predicate: wide).compile(selection: WellPin.selection) }
-        #expect(throws: StoreError.self) {
+        #expect(throws: QueryError.self) { try WellFetchRequest(predicate: wide).compile(selection: WellPin.selection) }
+        #expect(throws: QueryError.self) {
             try WellFetchRequest(predicate: .compare(.totalDepth, .greater, "abc")).compile(selection: WellPin.selection)
         }
     }

@@ -169,11 +169,11 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
 
     @Test func requestWithoutSortsThrows() throws {
         let world = try World(count: 3, seed: 1)
-        #expect(throws: StoreError.self) { try BatchedResults<WellPin>(store: world.store, request: WellFetchRequest()) }
+        #expect(throws: QueryError.self) { try BatchedResults<WellPin>(store: world.store, request: WellFetchRequest()) }
         do {
             _ = try BatchedResults<WellPin>(store: world.store, request: WellFetchRequest(), sectionKey: .status)
-        } catch let error as StoreError {
-            #expect(error.code == .invalidArgument)
+        } catch let error as QueryError {
+            #expect(error.code == .unsortedRequest && error.remedy == .addSortDescriptor(.id))
             #expect(error.message.contains("sort descriptor"))
         }
     }

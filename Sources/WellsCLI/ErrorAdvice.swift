@@ -1,0 +1,102 @@
+import WellKit
+
+/// The CLI's words for library errors: the library says what to set in the API, and the CLI
+/// says which flag or command does it.
+///
+/// Every error the library throws keeps its remedy as data (``StoreError/Remedy``,
+/// ``ImportError/Remedy``, ``QueryError/Remedy``); this is the one place that turns a remedy into
+/// `--map lat=COLUMN`, `--crs` or `wells load FILE --db PATH`. An error without a remedy prints as
+/// the library describes it.
+extension Terminal {
+    /// `error` as `wells` prints it after `wells: error: `.
+    package static func describe(_ error: any Error) -> String {
+        switch error {
+        case let error as StoreError: describe(error)
+        case let error as ImportError: describe(error)
+        case let error as QueryError: describe(error)
+        default: "\(error)"
+        }
+    }
+
+    static func describe(_ error: StoreError) -> String {
+        let path = error.path ?? "PATH"
+        let advice: String? = switch error.remedy {
+        case nil: nil
+        case .createStore: "create one with `wells load FILE --db \(path)`"
+        case .chooseStore: "pass a new or existing WellKit store to --db"
+        case .chooseNewFile: "choose a new file for --db"
+        case .upgradeStore(let version): "open it for writing once, for example with `wells optimize --db \(path)`, to upgrade it to version \(version)"
+        case .upgradeWellKit(let known):
+            "but this wells \(wellKitVersion) knows up to version \(known); upgrade WellKit to open it"
+        case .rollBackJournal: "run `wells optimize --db \(path)` as that user"
+        case .installPackage(let package) where error.code == .missingLibrary:
+            "install it with `sudo apt-get install \(package)` or `bash .ci/setup`"
+        case .installPackage(let package): "install \(package)"
+        }
+        var reason = error.reason
+        if case .upgradeWellKit? = error.remedy, let version = error.schemaVersion {
+            reason = "store has schema version \(version)"
+            return located(error.path, reason + ", " + (advice ?? ""))
+        }
+        return located(error.path, advice.map { reason + "; " + $0 } ?? reason)
+    }
+
+    static func describe(_ error: ImportError) -> String {
+        guard let remedy = error.remedy else { return error.description }
+        let columns = (error.header ?? []).joined(separator: ", ")
+        let file = error.file ?? "FILE"
+        let message: String
+        switch remedy {
+        case .mapColumns:
+            message = error.reason + " If the file has projected x/y (such as UTM metres) or DMS text, load it with --crs, --x and --y "
+                + "(see `wells load --help`); if a column does hold decimal degrees, name it with --map lat=COLUMN --map lon=COLUMN"
+        case .giveCRS(let candidates) where candidates.isEmpty:
+            message = error.reason + " If a column holds decimal degrees or DMS, name it with --map lat=COLUMN --map lon=COLUMN;"
+                + " if the file has projected x/y, give their CRS with --crs EPSG:CODE --x COLUMN --y COLUMN"
+        case .giveCRS(let candidates):
+            message = error.reason + " The file has projected x/y columns; candidate CRSs:" + candidates.map {
+                "\n  \($0.crs) for \($0.xColumn)/\($0.yColumn): \($0.evidence)\n    "
+                    + "wells load \(shellQuoted(file)) --crs \($0.crs) --x \(shellQuoted($0.xColumn)) --y \(shellQuoted($0.yColumn))"
+            }.joined()
+        case .crsForXY:
+            message = "--x and --y need --crs, the CRS of those columns, such as --crs EPSG:26916 for UTM zone 16N metres"
+        case .giveBothXAndY:
+            message = "give both --x and --y, or neither"
+        case .impliedHemisphere:
+            message = error.reason + "; load with --implied-west (the Americas) or --implied-east"
+        case .chooseColumn(let option, let given):
+            let flag = switch option {
+            case .identifier: "--id \(given)"
+            case .mapping(let field): "--map \(field)=\(given)"
+            case .xColumn: "--x \(given)"
+            case .yColumn: "--y \(given)"
+            case .datumColumn: "--datum-column \(given)"
+            }
+            message = "\(flag): \(error.reason); the header has: \(columns)"
+                + (option == .identifier ? "; or use --id none for generated FILE:LINE identifiers" : "")
+        case .chooseField(let given):
+            message = "--map: unknown field \"\(given)\"; valid fields: \(WellField.mappable.map(\.rawValue).joined(separator: ", "))"
+        case .decompress:
+            message = error.reason + "; decompress it first, for example `gunzip -k \(file)`, or load it through a pipe: `wells load <(gunzip -c \(file))`"
+        }
+        var location = error.file ?? ""
+        if let line = error.line { location += ":\(line)" }
+        if let column = error.column { location += (location.isEmpty ? "" : ": ") + "column \"\(column)\"" }
+        return location.isEmpty ? message : "\(location): \(message)"
+    }
+
+    static func describe(_ error: QueryError) -> String {
+        var message = error.reason
+        switch error.remedy {
+        case nil: break
+        case .splitAtAntimeridian: message += "; pass --antimeridian split to query both sides"
+        case .addSortDescriptor(let field): message += "; add a sort with --sort \(field.rawValue)"
+        }
+        if error.subject == .predicate, let text = error.text { return "--where \"\(QueryError.shortened(text))\": \(message)" }
+        return message
+    }
+
+    private static func located(_ path: String?, _ message: String) -> String {
+        path.map { "\($0): \(message)" } ?? message
+    }
+}
