@@ -72,11 +72,3 @@ struct LoadReport {
         return lines.joined(separator: "\n")
     }
 }
-
-extension LoadSummary {
-    var mappingDescription: String {
-        var lines = mapping.sorted { $0.key < $1.key }.map { "  \($0.key.padding(toLength: 17, withPad: " ", startingAt: 0)) ← \($0.value)" }
-        if !extraColumns.isEmpty { lines.append("  (kept as JSON)    ← \(extraColumns.joined(separator: ", "))") }
-        return lines.joined(separator: "\n")
-    }
-}

@@ -114,8 +114,7 @@ extension Wells {
             for datum in datums where !datum.contains("=") {
                 throw ValidationError("--datum \"\(datum)\" is not NAME=CRS, for example --datum NAD27=EPSG:4267")
             }
-            if (x == nil) != (y == nil) { throw ValidationError("give both --x and --y, or neither") }
-            if x != nil && crs == nil { throw ValidationError("--x and --y need --crs, the CRS of those columns, such as --crs EPSG:26916") }
+            if let problem = CoordinateOptions(crs: crs, xColumn: x, yColumn: y).inconsistency { throw ValidationError(Terminal.describe(problem)) }
             if impliedWest && impliedEast { throw ValidationError("give --implied-west or --implied-east, not both") }
             // No output may land on the input or on the store's files.
             var protected = OutputPaths.storeFiles(store.path).map { (path: $0, what: "the store or one of its files") }
@@ -170,11 +169,11 @@ extension Wells {
                 } else {
                     let wellStore = try store.open(.create)
                     opened = wellStore
-                    summary = try wellStore.load(csvAt: file, options: options)
+                    // The rejects come from the load itself, after its commit, not back out of the store.
+                    summary = try wellStore.load(csvAt: file, options: options, rejects: rejects.map { path in
+                        { try Reject.writeCSV($0, toCSVAt: path) }
+                    })
                     bar?.finish()
-                    if let rejects, let id = summary.loadID {
-                        try wellStore.writeRejects(ofLoad: id, toCSVAt: rejects)
-                    }
                 }
             } catch {
                 bar?.finish()

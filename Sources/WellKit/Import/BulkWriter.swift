@@ -18,9 +18,10 @@ struct BulkWriter {
     ///
     /// The rows are built on a second thread (``RowPipeline``) while this one binds and steps.
     ///
-    /// - Returns: the counts of inserted and updated wells, and of bad values per detail field.
+    /// - Returns: the id of the load's `loads` row (allocated here, filled in by ``record(_:loadID:startedAt:rejects:)``),
+    ///   the counts of inserted and updated wells, and of bad values per detail field.
     mutating func write(_ scan: ScannedFile, progress: (@Sendable (LoadProgress) -> Void)? = nil) throws
-        -> (inserted: Int, updated: Int, badValues: [Int]) {
+        -> (loadID: Int64, inserted: Int, updated: Int, badValues: [Int]) {
         let clock = ContinuousClock.now
         let records = scan.records
         // A big page cache keeps the index B-trees in memory while they grow; back to the default after.
@@ -57,7 +58,7 @@ struct BulkWriter {
         let updatePin = try db.makeStatement(sql: """
             UPDATE pins SET name = ?2, lat = ?3, lon = ?4, geom = MakePoint(?4, ?3, 4326) WHERE id = ?1
             """)
-        let columns = ["pin_id"] + WellDetail.columns
+        let columns = ["pin_id"] + DetailColumn.all.map(\.name)
         let detailSQL = """
             INTO details(\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")))
             VALUES (\(columns.indices.map { "?\($0 + 1)" }.joined(separator: ", ")))
@@ -73,7 +74,8 @@ struct BulkWriter {
         let statements = [insertPin, insertDetail, updatePin, updateDetail].map(\.sqliteStatement)
         // Text is bound in place (SQLITE_STATIC): no statement may point into the batches once they are gone.
         defer { for statement in statements { sqlite3_clear_bindings(statement) } }
-        for detail in [statements[1], statements[3]] { sqlite3_bind_int64(detail, Int32(columns.count), loadID) }
+        for detail in [statements[1], statements[3]] { sqlite3_bind_int64(detail, Int32(1 + DetailColumn.index(of: .loadID) + 1), loadID) }
+        // A row's cells are the pin's (name, lat, lon), then the detail's in ``DetailColumn`` order but load_id, bound above.
         let values = RowBatch.Column.identifier
         try RowPipeline.run(records, order: newOnes.map(\.index) + updates.map(\.index), builder: builder) { batch in
             try batch.withRows { rows in
@@ -104,7 +106,7 @@ struct BulkWriter {
             try SpatialIndex.repack(db)
         }
         phases["index"] = (ContinuousClock.now - clock).seconds - phases["rows"]!
-        return (newOnes.count, updates.count, builder.badValues)
+        return (loadID, newOnes.count, updates.count, builder.badValues)
     }
 
     /// The id the `loads` row of this load will get; its row is written last, with the counts.
@@ -120,9 +122,8 @@ struct BulkWriter {
         return id
     }
 
-    /// Fills in the `loads` row and writes the rejects.
-    func record(_ summary: LoadSummary, startedAt: Date, mapping: ColumnMapping, rejects: [Reject]) throws -> Int64 {
-        let id = try Int64.fetchOne(db, sql: "SELECT max(id) FROM loads") ?? 0
+    /// Fills in the `loads` row `id` that ``write(_:progress:)`` allocated, and writes the rejects and suspects.
+    func record(_ summary: LoadSummary, loadID id: Int64, startedAt: Date, rejects: [Reject]) throws {
         let mappingJSON = try String(decoding: JSONEncoder.sorted.encode(summary.mapping), as: UTF8.self)
         try db.execute(
             sql: """
@@ -159,7 +160,6 @@ struct BulkWriter {
         for suspect in summary.suspects {
             try flag.execute(arguments: [id, suspect.line, suspect.reason, suspect.detail, suspect.identifier])
         }
-        return id
     }
 }
 

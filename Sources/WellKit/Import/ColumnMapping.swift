@@ -90,8 +90,12 @@ public struct ColumnMapping: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
+        Self.describe(fieldColumns, extra: unmappedIndices.map { header[$0] })
+    }
+
+    /// The mapping as `--dry-run` prints it: a line per field (`  field ← Column`), then the columns kept as JSON.
+    static func describe(_ fieldColumns: [(field: String, column: String)], extra: [String]) -> String {
         var lines = fieldColumns.map { "  \($0.field.padding(toLength: 17, withPad: " ", startingAt: 0)) ← \($0.column)" }
-        let extra = unmappedIndices.map { header[$0] }
         if !extra.isEmpty { lines.append("  (kept as JSON)    ← \(extra.joined(separator: ", "))") }
         return lines.joined(separator: "\n")
     }

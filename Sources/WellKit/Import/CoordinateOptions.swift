@@ -49,6 +49,19 @@ public struct CoordinateOptions: Sendable, Equatable {
         "NAD83(HARN)": "EPSG:4152", "NAD83(CSRS)": "EPSG:4617", "NAD83(2011)": "EPSG:6318", "OLDHI": "EPSG:4135",
     ]
 
+    /// What is wrong with the options on their own, before any file is read: an x column without a
+    /// y column or the reverse, or x and y columns without their CRS. The loader throws it as an
+    /// ``ImportError``; `wells load` checks it while parsing its arguments.
+    package var inconsistency: ImportError? {
+        if (xColumn == nil) != (yColumn == nil) {
+            return ImportError(.invalidOption, "an x column without a y column, or a y column without an x column", remedy: .giveBothXAndY)
+        }
+        if xColumn != nil && crs == nil {
+            return ImportError(.invalidOption, "x and y columns without the CRS they are in", remedy: .crsForXY)
+        }
+        return nil
+    }
+
     /// Whether positions need PROJ at all.
     var needsTransform: Bool {
         datumColumn != nil || !(crs == nil || crs == "EPSG:4326" || crs == "4326")

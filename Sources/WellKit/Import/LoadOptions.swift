@@ -118,6 +118,10 @@ public struct LoadSummary: Sendable, Codable {
     public var identifierNotKey: IdentifierReport?
     /// Wells whose coordinates look wrong: loaded and flagged, or rejected with `rejectSuspects`.
     public var suspects: [Suspect] = []
+    /// The column mapping, a line per field in name order (`  field ← Column`), then the columns kept as JSON.
+    public var mappingDescription: String {
+        ColumnMapping.describe(mapping.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, extra: extraColumns)
+    }
     /// Suspect counts by reason.
     public var suspectReasons: [String: Int] {
         Dictionary(suspects.map { ($0.reason, 1) }, uniquingKeysWith: +)

@@ -2,6 +2,9 @@ import Glibc
 
 /// A file mapped read-only into memory, for the loader's passes over it.
 ///
+/// A load opens and maps its input once (``WellStore/scan(csvAt:options:name:)``); the streaming
+/// reader takes the header and sample from the mapping too (``MappedSource``).
+///
 /// The loader reads a file three times: it splits it into records on two cores, it builds each
 /// kept record's row in spatial order while the rows are written, and it fetches rejected
 /// records' raw text. Mapping the file lets all three read its bytes in place: fields are bound to
@@ -48,5 +51,22 @@ final class MappedFile: @unchecked Sendable {
 
     deinit {
         if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
+    }
+}
+
+/// Reads a mapped file as a stream, for ``CSVReader``: the header and the sample are read from the
+/// same mapping as the records, so a load opens its input once.
+final class MappedSource: ByteSource {
+    private let file: MappedFile
+    private var offset = 0
+    var size: Int? { file.bytes.count }
+
+    init(_ file: MappedFile) { self.file = file }
+
+    func read(into buffer: UnsafeMutableBufferPointer<UInt8>) throws -> Int {
+        let n = min(buffer.count, file.bytes.count - offset)
+        if n > 0 { UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(from: file.bytes.baseAddress! + offset, byteCount: n) }
+        offset += n
+        return n
     }
 }

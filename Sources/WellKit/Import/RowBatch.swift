@@ -7,12 +7,19 @@ import GRDBSQLite
 /// Latin-1 turned into UTF-8, a date rewritten as `yyyy-mm-dd`, the JSON of the other columns.
 /// So a field is copied once, by SQLite, from the file's pages into the database's.
 final class RowBatch: @unchecked Sendable {
-    /// The cells of a row, in this order.
+    /// The cells of a row, in this order: the pin's name, lat and lon, then the detail's columns in
+    /// ``DetailColumn/all`` order, but `load_id`, which the writer binds once per load.
     enum Column {
-        static let name = 0, lat = 1, lon = 2, identifier = 3, values = 4
-        static let sourceX = values + WellField.detailValueFields.count
-        static let sourceY = sourceX + 1, sourceCRS = sourceX + 2, extra = sourceX + 3
-        static let width = sourceX + 4
+        static let name = 0, lat = 1, lon = 2
+        /// The first detail cell: the detail column at index `k` is cell `detail + k`.
+        static let detail = 3
+        static let identifier = detail + DetailColumn.index(of: .identifier)
+        static let values = detail + DetailColumn.index(of: .value(WellField.detailValueFields[0]))
+        static let sourceX = detail + DetailColumn.index(of: .sourceX)
+        static let sourceY = detail + DetailColumn.index(of: .sourceY)
+        static let sourceCRS = detail + DetailColumn.index(of: .sourceCRS)
+        static let extra = detail + DetailColumn.index(of: .extra)
+        static let width = detail + DetailColumn.index(of: .loadID)
     }
 
     /// How many rows a batch holds.
@@ -152,7 +159,7 @@ final class RowBuilder: @unchecked Sendable {
         spans.reserveCapacity(keys.count)
     }
 
-    /// Appends the row of `record` to `batch`.
+    /// Appends the row of `record` to `batch`, its cells in ``RowBatch/Column`` order (`DetailColumnTests` checks it).
     func build(_ record: ScannedRecord, into batch: RowBatch) {
         _ = scanner.scan(buffer, from: record.range.lowerBound, to: buffer.count, atEOF: true, line: record.line, fields: &spans)
         let fields = RecordFields(buffer: buffer, spans: spans)

@@ -54,7 +54,15 @@ enum TextEncoding: Equatable {
     ///
     /// - Throws: ``ImportError`` when the file is not valid UTF-16 or the spool cannot be written.
     static func transcodeUTF16(path: String, to spool: String) throws {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        try transcodeUTF16(Data(contentsOf: URL(fileURLWithPath: path)), file: path, to: spool)
+    }
+
+    /// Writes the UTF-16 text `bytes` (with its byte order mark), read from `path`, as UTF-8 to `spool`.
+    static func transcodeUTF16(_ bytes: UnsafeBufferPointer<UInt8>, file path: String, to spool: String) throws {
+        try transcodeUTF16(Data(buffer: bytes), file: path, to: spool)
+    }
+
+    private static func transcodeUTF16(_ data: Data, file path: String, to spool: String) throws {
         guard let text = String(data: data, encoding: .utf16) else {
             throw ImportError(.notText, "the file starts with a UTF-16 byte order mark but is not valid UTF-16; "
                 + "save it again as CSV (UTF-8)", file: path)

@@ -25,70 +25,33 @@ extension WellStore {
     /// The file is mapped and read in place: it is located on two cores, then each well's row is
     /// built on one thread while SQLite writes on another (``PartitionedParse``, ``RowPipeline``).
     ///
+    /// - Parameter handler: Called after the commit with every rejected record, in line order (the
+    ///   list the load already holds, not a copy); `wells load --rejects` writes them to a CSV file
+    ///   with ``Reject/writeCSV(_:toCSVAt:)``.
     /// - Throws: ``ImportError`` when the file cannot be read or has no usable coordinate columns;
-    ///   `DatabaseError` when SQLite fails.
+    ///   `DatabaseError` when SQLite fails, or what `handler` throws.
     /// - Complexity: O(n log n) for n records; memory holds about 100 bytes per record besides
     ///   the mapped file, and a few batches of rows.
-    public func load(csvAt path: String, options: LoadOptions = LoadOptions()) throws -> LoadSummary {
+    public func load(csvAt path: String, options: LoadOptions = LoadOptions(),
+                     rejects handler: ((_ rejects: [Reject]) throws -> Void)? = nil) throws -> LoadSummary {
         if options.dryRun { return try Self.dryRun(csvAt: path, options: options) }
+        let prepared = try Self.prepareLoad(csvAt: path, options: options)
+        let rejects = handler == nil ? [] : prepared.scan.rejects
+        // The records and the mapping go as soon as the write is done; the rejects (few, or one copy of each bad line) stay for `handler`.
+        let summary = try SQLiteBulkWrite.write(consume prepared, to: pool, path: self.path)
+        try handler?(rejects)
+        return summary
+    }
+
+    /// Everything a load does before it writes: reads the file, infers and maps its columns,
+    /// validates and transforms every record, settles duplicates and suspects, and collects the
+    /// rejects. Engine-independent: the result is written by ``SQLiteBulkWrite/write(_:to:path:)``.
+    static func prepareLoad(csvAt path: String, options: LoadOptions) throws -> PreparedLoad {
         let clock = ContinuousClock.now
         let startedAt = Date()
-        let scan = try Self.scan(csvAt: path, options: options)
-        var summary = scan.summary
-        summary.phases["read"] = (ContinuousClock.now - clock).seconds
-        var commitStart = ContinuousClock.now
-        try checkFreeSpace(for: scan)
-        var committed = false
-        // A failed load rolls back; its pages in the WAL are then given back, so that the file does
-        // not stay as large as the load that failed (when the disk has room for SQLite to do it).
-        defer { if !committed { _ = try? pool.writeWithoutTransaction { try $0.checkpoint(.truncate) } } }
-        try StoreError.translating(path: self.path) { try pool.barrierWriteWithoutTransaction { db in
-            // Foreign keys hold by construction here: each pin is written before its detail, with
-            // an id the writer allocated, and the load's row before both. Checking them per row
-            // cost 0.25 s of a 4.5 s load of 244,292 wells. The pragma only works outside a transaction.
-            try db.execute(sql: "PRAGMA foreign_keys = OFF")
-            defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
-            // The first load into an empty store commits through a rollback journal. It is as
-            // atomic as WAL: a crash leaves a journal of the few pages the empty store had, and
-            // the next open restores them and cuts the file back. But each new page is written
-            // once, to the file, where WAL writes it to the log and again at the checkpoint
-            // (244,292 wells: 1.92 s against 2.32 s). synchronous=FULL syncs the journal before
-            // the file is touched, so a power loss cannot corrupt it either. The store goes back
-            // to WAL after the commit. If another connection has the file open, SQLite keeps
-            // WAL, and the load simply runs in WAL.
-            let firstLoad = try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pins)")!
-            let rollbackJournal = firstLoad && Self.leaveWAL(db)
-            if rollbackJournal { try db.execute(sql: "PRAGMA synchronous = FULL") }
-            defer {
-                if rollbackJournal {
-                    try? db.execute(sql: "PRAGMA synchronous = NORMAL")
-                    _ = try? String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
-                }
-            }
-            summary.journal = rollbackJournal ? "delete" : "wal"
-            // Another process's load holds the write lock until it commits: wait for it, up to
-            // ``loadLockTimeout``, rather than the 10 s that queries wait.
-            sqlite3_busy_timeout(db.sqliteConnection, Int32(Self.loadLockTimeout * 1000))
-            defer { sqlite3_busy_timeout(db.sqliteConnection, Int32(Self.busyTimeout * 1000)) }
-            try db.inTransaction(.immediate) {
-                var writer = BulkWriter(db)
-                let (inserted, updated, badValues) = try writer.write(scan, progress: options.progress)
-                summary.inserted = inserted
-                summary.updated = updated
-                summary.count(badValues: badValues)
-                summary.phases.merge(writer.phases) { $1 }
-                summary.seconds = (ContinuousClock.now - clock).seconds
-                summary.loadID = try writer.record(summary, startedAt: startedAt, mapping: scan.mapping, rejects: scan.rejects)
-                options.progress?(LoadProgress(phase: .indexing, done: 2, total: 3))
-                commitStart = ContinuousClock.now
-                return .commit
-            }
-        } }
-        committed = true
-        summary.phases["commit"] = (ContinuousClock.now - commitStart).seconds
-        options.progress?(LoadProgress(phase: .indexing, done: 3, total: 3))
-        summary.seconds = (ContinuousClock.now - clock).seconds
-        return summary
+        var scan = try scan(csvAt: path, options: options)
+        scan.summary.phases["read"] = (ContinuousClock.now - clock).seconds
+        return PreparedLoad(scan: scan, options: options, startedAt: startedAt, clock: clock)
     }
 
     /// Reads and validates a well list without a store: the mapping, the counts, the rejects'
@@ -130,20 +93,28 @@ extension WellStore {
                 return result
             }
         }
-        if case .utf16 = try TextEncoding.sniff(path: path) {
+        let clock = ContinuousClock.now
+        // The one open of the input: every later pass (encoding, header, records, rows, rejects' raw text) reads this mapping.
+        return try scan(MappedFile(path: path), options: options, name: name, since: clock)
+    }
+
+    /// Reads a mapped file: its encoding, header and sample through the streaming reader, then every record.
+    static func scan(_ file: MappedFile, options: LoadOptions, name: String?, since clock: ContinuousClock.Instant) throws -> ScannedFile {
+        let path = file.path
+        let head = Array(file.bytes.prefix(TextEncoding.sniffLength))
+        if case .utf16 = try TextEncoding.classify(head, file: path) {
             // UTF-16 (Excel's "Unicode text") is rewritten as UTF-8 once, then mapped like any file.
             let label = name ?? path
             return try InputFile.withTemporaryFile(label: label) { spool in
-                try TextEncoding.transcodeUTF16(path: path, to: spool)
+                try TextEncoding.transcodeUTF16(file.bytes, file: path, to: spool)
                 var result = try Self.scan(csvAt: spool, options: options, name: label)
                 result.summary.file = label
                 return result
             }
         }
-        let clock = ContinuousClock.now
         // The header through the streaming reader, which skips a byte order mark and `#` comment
         // lines, and detects the delimiter; then the first records, from which columns are inferred.
-        let reader = try CSVReader(source: FileSource(path: path), delimiter: options.delimiter, chunkSize: 1 << 16,
+        let reader = try CSVReader(source: MappedSource(file), delimiter: options.delimiter, chunkSize: 1 << 16,
                                    skipCommentLines: true)
         guard let header = try reader.next() else {
             throw ImportError(.emptyFile, "the file is empty; expected a header line and data records", file: path)
@@ -183,7 +154,6 @@ extension WellStore {
                 override: ""), at: 0)
         }
 
-        let file = try MappedFile(path: path)
         let validator = RecordValidator(mapping: mapping, file: name ?? path, coordinates: options.coordinates)
         let part = PartitionedParse.run(file: file, from: data.offset, line: data.line, delimiter: reader.delimiter,
                                         validator: validator, options: options)
@@ -358,35 +328,6 @@ extension LoadSummary {
 }
 
 extension WellStore {
-    /// Fails before writing anything when the store's file system has clearly too little room for
-    /// the load: twice the input's size (a store takes about 1.4 times its CSV, and a load into a
-    /// store that already has wells writes its pages to the WAL first).
-    ///
-    /// A load that fills the disk anyway rolls back and says so, but SQLite may then be unable to
-    /// remove its WAL until there is room again; this check makes that rare.
-    func checkFreeSpace(for scan: ScannedFile) throws {
-        var info = statvfs()
-        guard statvfs(Self.directory(of: path), &info) == 0 else { return }
-        let free = Int(info.f_bavail) * Int(info.f_frsize)
-        let needed = 2 * scan.file.bytes.count
-        if free < needed {
-            throw StoreError(.diskFull, "the disk is too full for this load: about \(needed / 1_048_576 + 1) MB needed "
-                                + "(twice the input's size), \(free / 1_048_576) MB free; nothing was changed; free some space and run the command again",
-                             path: path)
-        }
-    }
-
-    /// How long a load waits for another process's load into the same store to finish.
-    static let loadLockTimeout: TimeInterval = 600
-
-    /// Switches the connection to a rollback journal, without waiting: if another connection has
-    /// the file open, SQLite cannot leave WAL, and this returns false.
-    static func leaveWAL(_ db: Database) -> Bool {
-        sqlite3_busy_timeout(db.sqliteConnection, 0)
-        defer { sqlite3_busy_timeout(db.sqliteConnection, Int32(busyTimeout * 1000)) }
-        return (try? String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")) == "delete"
-    }
-
     /// Whether a record is NWIS RDB's column-format line: as many fields as the header, each a width and a type (`5s`, `16n`, `10d`).
     static func isRDBFormatLine(_ fields: [String], header: [String]) -> Bool {
         fields.count == header.count && fields.allSatisfy { field in
@@ -402,11 +343,9 @@ extension WellStore {
                 throw ImportError(.unknownColumn, "no such column", remedy: .chooseColumn(option, given: column), header: header, file: path)
             }
         }
-        if (coordinates.xColumn == nil) != (coordinates.yColumn == nil) {
-            throw ImportError(.invalidOption, "an x column without a y column, or a y column without an x column", remedy: .giveBothXAndY, file: path)
-        }
-        if coordinates.xColumn != nil && coordinates.crs == nil {
-            throw ImportError(.invalidOption, "x and y columns without the CRS they are in", remedy: .crsForXY, file: path)
+        if var problem = coordinates.inconsistency {
+            problem.file = path
+            throw problem
         }
         if let crs = coordinates.crs { _ = try TransformCache.shared.transformer(from: crs, to: "EPSG:4326") }
     }

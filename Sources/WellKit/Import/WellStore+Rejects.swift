@@ -1,20 +1,54 @@
 import Foundation
 import GRDB
+import Glibc
 
-extension WellStore {
-    /// Writes the rejects of one load to a CSV file with the columns `line,column,reason,raw`.
+extension Reject {
+    /// Writes `rejects` to a CSV file with the columns `line,column,reason,raw`, the raw text
+    /// without its line break; `wells load --rejects` writes this file.
     ///
-    /// - Throws: `DatabaseError`, or a Foundation error when the file cannot be written.
-    public func writeRejects(ofLoad loadID: Int64, toCSVAt path: String) throws {
-        var text = CSVWriter.line(["line", "column", "reason", "raw"]) + "\n"
-        try pool.read { db in
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT line, \"column\", reason, raw FROM rejects WHERE load_id = ? ORDER BY line", arguments: [loadID])
-            while let row = try rows.next() {
-                let raw = (row["raw"] as String).trimmingCharacters(in: .newlines)
-                text += CSVWriter.line([String(row["line"] as Int), row["column"] ?? "", row["reason"], raw]) + "\n"
-            }
+    /// The text goes out through a 64 KiB buffer, so writing costs no memory per reject. The file
+    /// appears whole or not at all: it is written beside `path` under a temporary name and renamed
+    /// over it, with mode 0666 less the umask, as Foundation's atomic write made it.
+    ///
+    /// - Throws: ``ImportError`` `cannotOpen` when the file cannot be written.
+    public static func writeCSV(_ rejects: some Sequence<Reject>, toCSVAt path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp").path
+        func failure(_ doing: String) -> ImportError {
+            ImportError(.cannotOpen, "cannot \(doing): \(String(cString: strerror(errno)))", file: path)
         }
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        guard fd >= 0 else { throw failure("create the file") }
+        var renamed = false
+        defer { if !renamed { unlink(temporary) } }
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(1 << 16)
+        func flush() throws {
+            var done = 0
+            while done < buffer.count {
+                let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw failure("write the file")
+                }
+                done += n
+            }
+            buffer.removeAll(keepingCapacity: true)
+        }
+        do {
+            buffer.append(contentsOf: (CSVWriter.line(["line", "column", "reason", "raw"]) + "\n").utf8)
+            for reject in rejects {
+                let raw = reject.raw.trimmingCharacters(in: .newlines)
+                buffer.append(contentsOf: (CSVWriter.line([String(reject.line), reject.column ?? "", reject.reason, raw]) + "\n").utf8)
+                if buffer.count >= 1 << 16 { try flush() }
+            }
+            try flush()
+        } catch {
+            close(fd)
+            throw error
+        }
+        guard close(fd) == 0 else { throw failure("write the file") }
+        guard rename(temporary, path) == 0 else { throw failure("write the file") }
+        renamed = true
     }
 }

@@ -32,8 +32,8 @@ public struct WellDetail: Sendable, Hashable {
     public var extraJSON: String?
     public var loadID: Int64?
 
-    /// The detail columns, in the order a full fetch selects them.
-    static let columns = ["uwi"] + WellField.detailValueFields.map(\.column) + ["source_x", "source_y", "source_crs", "extra", "load_id"]
+    /// The detail columns, in the order a full fetch selects them (the table's, ``DetailColumn/all``).
+    static let columns = DetailColumn.all.map(\.name)
 
     init(row: Row, from start: Int) {
         identifier = row[start]

@@ -49,16 +49,7 @@ enum Schema {
                   transformation TEXT,
                   accuracy_m REAL,
                   warnings TEXT);
-                CREATE TABLE details(
-                  pin_id INTEGER PRIMARY KEY REFERENCES pins(id) ON DELETE CASCADE,
-                  uwi TEXT NOT NULL,
-                  "operator" TEXT, status TEXT, "type" TEXT, fluid TEXT, field TEXT, formation TEXT,
-                  county TEXT, state TEXT, licence TEXT,
-                  spud_date TEXT, completion_date TEXT, plug_date TEXT,
-                  total_depth REAL, ground_elevation REAL, kb_elevation REAL,
-                  source_x REAL, source_y REAL, source_crs TEXT,
-                  extra TEXT,
-                  load_id INTEGER REFERENCES loads(id));
+                \(DetailColumn.createTable)
                 CREATE UNIQUE INDEX details_uwi ON details(uwi);
                 CREATE TABLE rejects(
                   id INTEGER PRIMARY KEY,
@@ -87,5 +78,67 @@ enum Schema {
             try db.execute(sql: "PRAGMA user_version = 2")
         }
         return migrator
+    }
+}
+
+/// One column of `details` after its `pin_id` key: what it holds, its name, and its type in the schema.
+///
+/// This table is the one definition of a detail row. The schema's `CREATE TABLE details` is
+/// rendered from it (``createTable``), the loader's rows hold their cells in this order after the
+/// pin's (``RowBatch/Column``, and `BulkWriter`'s INSERT and UPDATE name ``all``), and a full
+/// fetch selects ``all`` in this order (`WellDetail.columns`).
+///
+/// The rendered text is the v1 migration's, byte for byte (`DetailColumnTests` pins it), so stores
+/// made by earlier builds and new ones have the same schema. A new column needs a new migration
+/// (`ALTER TABLE details ADD COLUMN`); the v1 text must then keep the columns it had.
+struct DetailColumn: Sendable, Equatable {
+    /// What a column holds.
+    enum Content: Sendable, Equatable {
+        case identifier
+        /// A typed attribute: one of ``WellField/detailValueFields``, in their order.
+        case value(WellField)
+        case sourceX, sourceY, sourceCRS
+        /// Unmapped source columns and values that did not parse, as JSON.
+        case extra
+        /// The load that last wrote the row; bound by the writer, not built per row.
+        case loadID
+    }
+
+    let content: Content
+    let name: String
+    /// The column's type and constraints, as the schema declares them.
+    let declaration: String
+
+    /// Every column, in table order.
+    static let all: [DetailColumn] = [DetailColumn(content: .identifier, name: "uwi", declaration: "TEXT NOT NULL")]
+        + WellField.detailValueFields.map { DetailColumn(content: .value($0), name: $0.column, declaration: $0.kind == .real ? "REAL" : "TEXT") }
+        + [
+            DetailColumn(content: .sourceX, name: "source_x", declaration: "REAL"),
+            DetailColumn(content: .sourceY, name: "source_y", declaration: "REAL"),
+            DetailColumn(content: .sourceCRS, name: "source_crs", declaration: "TEXT"),
+            DetailColumn(content: .extra, name: "extra", declaration: "TEXT"),
+            DetailColumn(content: .loadID, name: "load_id", declaration: "INTEGER REFERENCES loads(id)"),
+        ]
+
+    /// The position of the column that holds `content` in ``all``.
+    static func index(of content: Content) -> Int {
+        all.firstIndex { $0.content == content }!
+    }
+
+    /// `CREATE TABLE details(…);` as the v1 migration has always written it. Only the layout is
+    /// kept here (which names are quoted, where lines break); the columns come from ``all``.
+    static var createTable: String {
+        let quoted: Set = ["operator", "type"]
+        let lineBreakAfter: Set = ["uwi", "formation", "licence", "plug_date", "kb_elevation", "source_crs", "extra"]
+        var text = "CREATE TABLE details(\n  pin_id INTEGER PRIMARY KEY REFERENCES pins(id) ON DELETE CASCADE,\n  "
+        for (k, column) in all.enumerated() {
+            text += (quoted.contains(column.name) ? "\"\(column.name)\"" : column.name) + " " + column.declaration
+            if k == all.count - 1 {
+                text += ");"
+            } else {
+                text += lineBreakAfter.contains(column.name) ? ",\n  " : ", "
+            }
+        }
+        return text
     }
 }
