@@ -84,7 +84,7 @@ extension Wells {
             let first = (page - 1) * batchSize   // at most count - 1, since page <= pages
             let fields = try query.fieldList()
             let transformer = try query.toCRS.map { try TransformCache.shared.transformer(from: "EPSG:4326", to: $0) }
-            var rows: [(section: Int, values: [DatabaseValue])] = []
+            var rows: [(section: Int, values: [WellValue])] = []
             for offset in first ..< first + min(batchSize, count - first) {
                 let path = snapshot.indexPath(ofOffset: offset)
                 let well = try results.object(at: path)
@@ -104,7 +104,7 @@ extension Wells {
                 // The page's rows as any other query prints them, with the section's name first when sectioned.
                 var out = ""
                 let writer = ResultWriter(format: query.format, columns: (sectioned ? ["section"] : []) + columns) { out += $0 }
-                for row in rows { writer.write((sectioned ? [snapshot.sections[row.section].name.databaseValue] : []) + row.values) }
+                for row in rows { writer.write((sectioned ? [WellValue(snapshot.sections[row.section].name)] : []) + row.values) }
                 writer.finish()
                 return out
             case .table:
@@ -132,7 +132,7 @@ extension Wells {
         }
 
         /// The page as one JSON object: paging, counts, and the page's sections with their rows.
-        func json(rows: [(section: Int, values: [DatabaseValue])], columns: [String], snapshot: ResultsSnapshot,
+        func json(rows: [(section: Int, values: [WellValue])], columns: [String], snapshot: ResultsSnapshot,
                   sectioned: Bool, pages: Int, queries: Int) -> String {
             var objects: [String] = []
             let writer = ResultWriter(format: .ndjson, columns: columns) { objects.append(String($0.dropLast())) }
@@ -144,7 +144,7 @@ extension Wells {
                 var end = start
                 while end < rows.count && rows[end].section == index { end += 1 }
                 let info = snapshot.sections[index]
-                let name = ResultWriter.json(info.name.databaseValue)
+                let name = ResultWriter.json(WellValue(info.name))
                 parts.append(#"{"name":\#(name),"count":\#(info.count),"rows":[\#(objects[start..<end].joined(separator: ","))]}"#)
                 start = end
             }
@@ -181,19 +181,19 @@ extension Wells {
 
 extension WellField {
     /// The field's value in a whole well.
-    fileprivate func value(in well: Well) -> DatabaseValue {
+    fileprivate func value(in well: Well) -> WellValue {
         switch self {
-        case .id: return well.pin.id.databaseValue
-        case .name: return well.pin.name.databaseValue
-        case .latitude: return well.pin.latitude.databaseValue
-        case .longitude: return well.pin.longitude.databaseValue
-        case .identifier: return well.detail.identifier.databaseValue
+        case .id: return .integer(well.pin.id)
+        case .name: return WellValue(well.pin.name)
+        case .latitude: return .real(well.pin.latitude)
+        case .longitude: return .real(well.pin.longitude)
+        case .identifier: return .text(well.detail.identifier)
         default: return well.detail.values[self] ?? .null
         }
     }
 }
 
 /// A value as table text, on one line, control characters escaped.
-private func text(_ value: DatabaseValue) -> String {
+private func text(_ value: WellValue) -> String {
     SafeText.cell(ResultWriter.text(value))
 }

@@ -12,10 +12,16 @@ public struct Well: Sendable, Hashable, Identifiable {
     static let selection = WellPin.selection + WellDetail.columns.map { "d.\($0.quotedDatabaseIdentifier)" }
 }
 
-extension Well: FetchableRecord {
-    public init(row: Row) {
-        pin = WellPin(row: row)
+extension Well {
+    /// Decodes a row of ``selection``.
+    init(_ row: Row) {
+        pin = WellPin(row)
         detail = WellDetail(row: row, from: WellPin.selection.count)
+    }
+
+    /// Every well `statement` selects, in order.
+    static func fetchAll(_ statement: Statement) throws -> [Well] {
+        try Array(Row.fetchCursor(statement).map(Well.init))
     }
 }
 
@@ -24,7 +30,7 @@ extension Well: FetchableRecord {
 public struct WellDetail: Sendable, Hashable {
     public var identifier: String
     /// Text, real and date attributes by field; absent when the source had no value.
-    public var values: [WellField: DatabaseValue]
+    public var values: [WellField: WellValue]
     public var sourceX: Double?
     public var sourceY: Double?
     public var sourceCRS: String?
@@ -37,10 +43,10 @@ public struct WellDetail: Sendable, Hashable {
 
     init(row: Row, from start: Int) {
         identifier = row[start]
-        var values: [WellField: DatabaseValue] = [:]
+        var values: [WellField: WellValue] = [:]
         for (k, field) in WellField.detailValueFields.enumerated() {
             let value = row[start + 1 + k] as DatabaseValue
-            if !value.isNull { values[field] = value }
+            if !value.isNull { values[field] = WellValue(value) }
         }
         self.values = values
         let tail = start + 1 + WellField.detailValueFields.count
@@ -53,7 +59,11 @@ public struct WellDetail: Sendable, Hashable {
 
     /// A text attribute, such as `detail[.status]`.
     public subscript(field: WellField) -> String? {
-        values[field].flatMap { String.fromDatabaseValue($0) ?? Double.fromDatabaseValue($0).map { String($0) } }
+        switch values[field] {
+        case .text(let text): text
+        case .real, .integer: values[field]?.double.map { String($0) }
+        case .blob, .null, nil: nil
+        }
     }
 
     /// The unmapped source columns as a dictionary.

@@ -33,13 +33,19 @@ public struct WellPin: Sendable, Hashable, Identifiable, Codable {
     public var coordinate: Coordinate { Coordinate(latitude: latitude, longitude: longitude) }
 }
 
-extension WellPin: FetchableRecord {
-    /// Decodes by position, in the order of ``selection``.
-    public init(row: Row) {
+extension WellPin {
+    /// Decodes by position, in the order of ``selection``, straight from GRDB's row: the bounding-box
+    /// fetches decode pins this way, with no ``WellRow`` in between.
+    init(_ row: Row) {
         id = row[0]
         name = row[1]
         latitude = row[2]
         longitude = row[3]
+    }
+
+    /// Every pin `statement` selects, in order.
+    static func fetchAll(_ statement: Statement) throws -> [WellPin] {
+        try Array(Row.fetchCursor(statement).map(WellPin.init))
     }
 }
 
