@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import GRDB
 import WellKit
 
 extension Wells {

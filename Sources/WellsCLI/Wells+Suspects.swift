@@ -1,5 +1,4 @@
 import ArgumentParser
-import GRDB
 import WellKit
 
 extension Wells {

@@ -12,18 +12,6 @@ public struct Well: Sendable, Hashable, Identifiable {
     static let selection = WellPin.selection + WellDetail.columns.map { "d.\($0.quotedDatabaseIdentifier)" }
 }
 
-extension Well {
-    /// Decodes a row of ``selection``.
-    init(_ row: Row) {
-        pin = WellPin(row)
-        detail = WellDetail(row: row, from: WellPin.selection.count)
-    }
-
-    /// Every well `statement` selects, in order.
-    static func fetchAll(_ statement: Statement) throws -> [Well] {
-        try Array(Row.fetchCursor(statement).map(Well.init))
-    }
-}
 
 /// Everything about a well but its pin: identifier, typed attributes, source coordinates,
 /// and the source columns no field maps to (``extra``, kept as JSON).
@@ -47,6 +35,22 @@ public struct WellDetail: Sendable, Hashable {
         for (k, field) in WellField.detailValueFields.enumerated() {
             let value = row[start + 1 + k] as DatabaseValue
             if !value.isNull { values[field] = WellValue(value) }
+        }
+        self.values = values
+        let tail = start + 1 + WellField.detailValueFields.count
+        sourceX = row[tail]
+        sourceY = row[tail + 1]
+        sourceCRS = row[tail + 2]
+        extraJSON = row[tail + 3]
+        loadID = row[tail + 4]
+    }
+
+    /// Decodes the detail columns from `start` of a row backed by values (see ``WellRow``).
+    init(row: WellRow, from start: Int) {
+        identifier = row[start]
+        var values: [WellField: WellValue] = [:]
+        for (k, field) in WellField.detailValueFields.enumerated() where !row.isNull(at: start + 1 + k) {
+            values[field] = row[start + 1 + k]
         }
         self.values = values
         let tail = start + 1 + WellField.detailValueFields.count

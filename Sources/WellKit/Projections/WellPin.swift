@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// The map's view of a well: id, name, latitude and longitude, and nothing else.
 ///
@@ -33,21 +32,6 @@ public struct WellPin: Sendable, Hashable, Identifiable, Codable {
     public var coordinate: Coordinate { Coordinate(latitude: latitude, longitude: longitude) }
 }
 
-extension WellPin {
-    /// Decodes by position, in the order of ``selection``, straight from GRDB's row: the bounding-box
-    /// fetches decode pins this way, with no ``WellRow`` in between.
-    init(_ row: Row) {
-        id = row[0]
-        name = row[1]
-        latitude = row[2]
-        longitude = row[3]
-    }
-
-    /// Every pin `statement` selects, in order.
-    static func fetchAll(_ statement: Statement) throws -> [WellPin] {
-        try Array(Row.fetchCursor(statement).map(WellPin.init))
-    }
-}
 
 /// A point in EPSG:4326 degrees.
 public struct Coordinate: Sendable, Hashable, Codable, CustomStringConvertible {

@@ -46,11 +46,11 @@ extension Well: BatchLoadable, FixedSelection {
     /// Every field; a row also holds the detail's source coordinates, CRS, extra columns and load.
     public static var batchFields: [WellField] { WellPin.batchFields + WellField.detailFields }
 
-    public init(row: WellRow) throws {
-        guard case .sqlite(let row) = row.storage else {
-            throw StoreError(.invalidArgument, "Well: rows backed by values are not supported")
+    public init(row: WellRow) {
+        switch row.storage {
+        case .sqlite(let row): self.init(row)
+        case .values: self.init(pin: WellPin(row: row), detail: WellDetail(row: row, from: WellPin.selection.count))
         }
-        self.init(row)
     }
 }
 
