@@ -76,3 +76,42 @@ public struct Row {
 public protocol FetchableRecord {
     init(row: Row) throws
 }
+
+/// GRDB's `SQL` literal, reduced to text and bound values: `"a = \(value)"` becomes `a = ?` with the value
+/// appended, `\(sql: text)` splices text, `\(literal)` nests another literal.
+public struct SQL: ExpressibleByStringInterpolation, Sendable {
+    /// The SQL text with `?` placeholders and the values bound to them, in order (a fuzz-build accessor; GRDB builds them per database).
+    public private(set) var rendered: (sql: String, arguments: StatementArguments) = ("", StatementArguments())
+
+    public init(sql: String, arguments: StatementArguments = StatementArguments()) { rendered = (sql, arguments) }
+    public init(stringLiteral value: String) { rendered.sql = value }
+    public init(stringInterpolation: Interpolation) { rendered = stringInterpolation.rendered }
+
+    public struct Interpolation: StringInterpolationProtocol {
+        var rendered: (sql: String, arguments: StatementArguments) = ("", StatementArguments())
+        public init(literalCapacity: Int, interpolationCount: Int) {}
+        public mutating func appendLiteral(_ literal: String) { rendered.sql += literal }
+        public mutating func appendInterpolation(sql: String) { rendered.sql += sql }
+        public mutating func appendInterpolation(_ literal: SQL) {
+            rendered.sql += literal.rendered.sql
+            rendered.arguments = rendered.arguments + literal.rendered.arguments
+        }
+        public mutating func appendInterpolation<T: DatabaseValueConvertible>(_ value: T) {
+            rendered.sql += "?"
+            rendered.arguments = rendered.arguments + StatementArguments([value.databaseValue])
+        }
+    }
+
+    public static func + (lhs: SQL, rhs: SQL) -> SQL {
+        SQL(sql: lhs.rendered.sql + rhs.rendered.sql, arguments: lhs.rendered.arguments + rhs.rendered.arguments)
+    }
+    public static func += (lhs: inout SQL, rhs: SQL) { lhs = lhs + rhs }
+}
+
+extension Array where Element == SQL {
+    public func joined(separator: String = "") -> SQL {
+        var result = SQL(sql: "")
+        for (k, element) in enumerated() { result += k == 0 ? element : SQL(sql: separator) + element }
+        return result
+    }
+}

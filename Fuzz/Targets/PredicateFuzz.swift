@@ -17,8 +17,7 @@ public func predicateFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     precondition(limits.depth <= WellPredicate.maximumSQLDepth && limits.terms <= WellPredicate.maximumTerms, "WellPredicate: over the limits: \(limits)")
     do { try predicate.validate() } catch { fatalError("WellPredicate: parsed but does not validate: \(error)") }
 
-    var arguments = StatementArguments()
-    var sql = predicate.sql(&arguments)
+    var (sql, arguments) = predicate.sql().rendered
     precondition(sql.filter { $0 == "?" }.count == arguments.values.count, "WellPredicate.sql: placeholders and arguments differ: \(sql)")
     for column in columns { sql = sql.split(separator: column, omittingEmptySubsequences: false).joined(separator: " ") }
     for word in sql.split(whereSeparator: { !($0.isLetter || $0 == "_") }) {

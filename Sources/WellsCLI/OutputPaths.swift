@@ -45,9 +45,7 @@ enum OutputPaths {
     /// failed first load leaves nothing behind; a store that existed, or that holds a load, is kept.
     static func removeIfCreatedEmpty(_ store: String, existedBefore: Bool) {
         guard !existedBefore, FileManager.default.fileExists(atPath: store) else { return }
-        let empty = (try? WellStore(path: store, mode: .readOnly).pool.read { db in
-            try Int.fetchOne(db, sql: "SELECT count(*) FROM loads") == 0
-        }) ?? false
+        let empty = (try? !WellStore(path: store, mode: .readOnly).hasLoads()) ?? false
         if empty { for file in storeFiles(store) { unlink(file) } }
     }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import GRDB
 import WellKit
 
 extension OutputFormat: ExpressibleByArgument {}
@@ -75,11 +74,11 @@ package enum QueryRunner {
         let output = StandardOutput()
         let writer = ResultWriter(terminal: options.format, columns: columns) { output.write($0) }
         try store.forEachRow(request, fields: fields, distanceFrom: center) { row in
-            var values = Array(row.databaseValues)
-            if center != nil, let meters = Double.fromDatabaseValue(values[values.count - 1]) {
-                values[values.count - 1] = ((meters * 10).rounded() / 10).databaseValue
+            var values = row.values
+            if center != nil, let meters = values[values.count - 1].double {
+                values[values.count - 1] = .real((meters * 10).rounded() / 10)
             }
-            if let transformer, let lon = Double.fromDatabaseValue(values[lonIndex]), let lat = Double.fromDatabaseValue(values[latIndex]) {
+            if let transformer, let lon = values[lonIndex].double, let lat = values[latIndex].double {
                 values += try transformer.outputXY(longitude: lon, latitude: lat)
             }
             writer.write(values)
@@ -91,9 +90,9 @@ package enum QueryRunner {
 
 extension CoordinateTransformer {
     /// The `x` and `y` columns of `--to-crs`: the position in the target CRS, to the millimetre.
-    package func outputXY(longitude: Double, latitude: Double) throws -> [DatabaseValue] {
+    package func outputXY(longitude: Double, latitude: Double) throws -> [WellValue] {
         let p = try transform(x: longitude, y: latitude)
-        return [((p.x * 1000).rounded() / 1000).databaseValue, ((p.y * 1000).rounded() / 1000).databaseValue]
+        return [.real((p.x * 1000).rounded() / 1000), .real((p.y * 1000).rounded() / 1000)]
     }
 }
 

@@ -178,7 +178,7 @@ extension Wells {
             } catch {
                 bar?.finish()
                 // Closed before the process exits, so that SQLite removes the -wal and -shm files.
-                try? opened?.pool.close()
+                try? opened?.close()
                 if !dryRun { OutputPaths.removeIfCreatedEmpty(store.path, existedBefore: storeExisted) }
                 throw Terminal.fail(error)
             }

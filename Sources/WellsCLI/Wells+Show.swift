@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import GRDB
 import WellKit
 
 extension Wells {
@@ -35,18 +34,18 @@ extension Wells {
                 Terminal.error("wells: error: no well with identifier \(SafeText.quoted(identifier)); try `wells find --where 'uwi beginswith \(SafeText.quoted(prefix))'`")
                 throw ExitCode(1)
             }
-            var pairs: [(String, DatabaseValue)] = [
-                ("id", well.pin.id.databaseValue), ("uwi", well.detail.identifier.databaseValue),
-                ("name", well.pin.name.databaseValue), ("lat", well.pin.latitude.databaseValue), ("lon", well.pin.longitude.databaseValue),
+            var pairs: [(String, WellValue)] = [
+                ("id", .integer(well.pin.id)), ("uwi", .text(well.detail.identifier)),
+                ("name", WellValue(well.pin.name)), ("lat", .real(well.pin.latitude)), ("lon", .real(well.pin.longitude)),
             ]
             for field in WellField.detailFields where field != .identifier {
                 if let value = well.detail.values[field] { pairs.append((field.rawValue, value)) }
             }
             if let x = well.detail.sourceX, let y = well.detail.sourceY {
-                pairs += [("source_x", x.databaseValue), ("source_y", y.databaseValue), ("source_crs", well.detail.sourceCRS.databaseValue)]
+                pairs += [("source_x", .real(x)), ("source_y", .real(y)), ("source_crs", WellValue(well.detail.sourceCRS))]
             }
-            if let flag { pairs.append(("suspect", "\(flag.reason): \(flag.detail) (line \(flag.line))".databaseValue)) }
-            for (key, value) in well.detail.extra.sorted(by: { $0.key < $1.key }) { pairs.append(("extra." + key, value.databaseValue)) }
+            if let flag { pairs.append(("suspect", .text("\(flag.reason): \(flag.detail) (line \(flag.line))"))) }
+            for (key, value) in well.detail.extra.sorted(by: { $0.key < $1.key }) { pairs.append(("extra." + key, .text(value))) }
             if format == .table {
                 let keys = pairs.map { SafeText.cell($0.0) }
                 let width = keys.map(\.count).max() ?? 0

@@ -1,5 +1,4 @@
 import ArgumentParser
-import GRDB
 import WellKit
 
 extension Wells {
@@ -42,9 +41,9 @@ extension Wells {
                 print($0, terminator: "")
             }
             for well in wells {
-                writer.write([well.id.databaseValue, well.identifier.databaseValue, well.name.databaseValue,
-                              well.latitude.databaseValue, well.longitude.databaseValue, well.line.databaseValue,
-                              well.reason.databaseValue, well.detail.databaseValue])
+                writer.write([.integer(well.id), .text(well.identifier), WellValue(well.name),
+                              .real(well.latitude), .real(well.longitude), .integer(Int64(well.line)),
+                              .text(well.reason), .text(well.detail)])
             }
             writer.finish()
         }

@@ -39,7 +39,7 @@ import Testing
     @Test func geoJSONIsRFC7946() throws {
         var text = ""
         let writer = ResultWriter(format: .geojson, columns: ["id", "name", "lat", "lon"]) { text += $0 }
-        writer.write([1.databaseValue, "A \"quoted\" well".databaseValue, 51.05.databaseValue, (-114.07).databaseValue])
+        writer.write([.integer(1), .text("A \"quoted\" well"), .real(51.05), .real(-114.07)])
         writer.finish()
         let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
         #expect(object?["type"] as? String == "FeatureCollection")

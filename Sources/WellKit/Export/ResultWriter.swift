@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// The output formats of the query commands.
 public enum OutputFormat: String, Sendable, CaseIterable {
@@ -12,7 +11,7 @@ public enum OutputFormat: String, Sendable, CaseIterable {
 ///
 /// ```swift
 /// let writer = ResultWriter(format: .geojson, columns: ["id", "name", "lat", "lon"]) { print($0, terminator: "") }
-/// try store.forEachRow(request, fields: [.id, .name, .latitude, .longitude]) { writer.write(Array($0.databaseValues)) }
+/// try store.forEachRow(request, fields: [.id, .name, .latitude, .longitude]) { writer.write((0..<4).map { k in $0[k] as WellValue }) }
 /// writer.finish()
 /// ```
 ///
@@ -24,7 +23,7 @@ public final class ResultWriter {
     private let columns: [String]
     private let emit: (String) -> Void
     private var count = 0
-    private var pending: [[DatabaseValue]] = []
+    private var pending: [[WellValue]] = []
     private var widths: [Int]?
     private let latIndex: Int?
     private let lonIndex: Int?
@@ -52,7 +51,7 @@ public final class ResultWriter {
     }
 
     /// Writes one row, its values in the order of `columns`.
-    public func write(_ values: [DatabaseValue]) {
+    public func write(_ values: [WellValue]) {
         defer { count += 1 }
         switch format {
         case .csv:
@@ -87,7 +86,7 @@ public final class ResultWriter {
 
     // MARK: - Formats
 
-    private func object(_ values: [DatabaseValue]) -> String {
+    private func object(_ values: [WellValue]) -> String {
         var out = "{"
         for (k, (column, value)) in zip(columns, values).enumerated() {
             if k > 0 { out += "," }
@@ -97,9 +96,9 @@ public final class ResultWriter {
         return out + "}"
     }
 
-    private func feature(_ values: [DatabaseValue]) -> String {
+    private func feature(_ values: [WellValue]) -> String {
         var geometry = "null"
-        if let latIndex, let lonIndex, let lat = Double.fromDatabaseValue(values[latIndex]), let lon = Double.fromDatabaseValue(values[lonIndex]) {
+        if let latIndex, let lonIndex, let lat = values[latIndex].double, let lon = values[lonIndex].double {
             geometry = #"{"type":"Point","coordinates":[\#(Self.number(lon)),\#(Self.number(lat))]}"#
         }
         var properties = "{"
@@ -140,23 +139,23 @@ public final class ResultWriter {
     // MARK: - Values
 
     /// A value as plain text: numbers in their shortest form, NULL as empty.
-    public static func text(_ value: DatabaseValue) -> String {
-        switch value.storage {
+    public static func text(_ value: WellValue) -> String {
+        switch value {
         case .null: ""
-        case .int64(let n): String(n)
-        case .double(let d): number(d)
-        case .string(let s): s
+        case .integer(let n): String(n)
+        case .real(let d): number(d)
+        case .text(let s): s
         case .blob(let data): data.base64EncodedString()
         }
     }
 
     /// A value as a JSON literal: a number, a string or null.
-    public static func json(_ value: DatabaseValue) -> String {
-        switch value.storage {
+    public static func json(_ value: WellValue) -> String {
+        switch value {
         case .null: return "null"
-        case .int64(let n): return String(n)
-        case .double(let d): return d.isFinite ? number(d) : "null"
-        case .string(let s):
+        case .integer(let n): return String(n)
+        case .real(let d): return d.isFinite ? number(d) : "null"
+        case .text(let s):
             var out = ""
             ExtraJSON.appendQuoted(s, to: &out)
             return out

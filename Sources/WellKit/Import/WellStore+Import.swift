@@ -38,14 +38,14 @@ extension WellStore {
         let prepared = try Self.prepareLoad(csvAt: path, options: options)
         let rejects = handler == nil ? [] : prepared.scan.rejects
         // The records and the mapping go as soon as the write is done; the rejects (few, or one copy of each bad line) stay for `handler`.
-        let summary = try SQLiteBulkWrite.write(consume prepared, to: pool, path: self.path)
+        let summary = try engine.write(consume prepared)
         try handler?(rejects)
         return summary
     }
 
     /// Everything a load does before it writes: reads the file, infers and maps its columns,
     /// validates and transforms every record, settles duplicates and suspects, and collects the
-    /// rejects. Engine-independent: the result is written by ``SQLiteBulkWrite/write(_:to:path:)``.
+    /// rejects. Engine-independent: the store's engine writes the result (``StorageEngine/write(_:)``).
     static func prepareLoad(csvAt path: String, options: LoadOptions) throws -> PreparedLoad {
         let clock = ContinuousClock.now
         let startedAt = Date()

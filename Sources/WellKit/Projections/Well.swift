@@ -12,19 +12,13 @@ public struct Well: Sendable, Hashable, Identifiable {
     static let selection = WellPin.selection + WellDetail.columns.map { "d.\($0.quotedDatabaseIdentifier)" }
 }
 
-extension Well: FetchableRecord {
-    public init(row: Row) {
-        pin = WellPin(row: row)
-        detail = WellDetail(row: row, from: WellPin.selection.count)
-    }
-}
 
 /// Everything about a well but its pin: identifier, typed attributes, source coordinates,
 /// and the source columns no field maps to (``extra``, kept as JSON).
 public struct WellDetail: Sendable, Hashable {
     public var identifier: String
     /// Text, real and date attributes by field; absent when the source had no value.
-    public var values: [WellField: DatabaseValue]
+    public var values: [WellField: WellValue]
     public var sourceX: Double?
     public var sourceY: Double?
     public var sourceCRS: String?
@@ -37,10 +31,26 @@ public struct WellDetail: Sendable, Hashable {
 
     init(row: Row, from start: Int) {
         identifier = row[start]
-        var values: [WellField: DatabaseValue] = [:]
+        var values: [WellField: WellValue] = [:]
         for (k, field) in WellField.detailValueFields.enumerated() {
             let value = row[start + 1 + k] as DatabaseValue
-            if !value.isNull { values[field] = value }
+            if !value.isNull { values[field] = WellValue(value) }
+        }
+        self.values = values
+        let tail = start + 1 + WellField.detailValueFields.count
+        sourceX = row[tail]
+        sourceY = row[tail + 1]
+        sourceCRS = row[tail + 2]
+        extraJSON = row[tail + 3]
+        loadID = row[tail + 4]
+    }
+
+    /// Decodes the detail columns from `start` of a row backed by values (see ``WellRow``).
+    init(row: WellRow, from start: Int) {
+        identifier = row[start]
+        var values: [WellField: WellValue] = [:]
+        for (k, field) in WellField.detailValueFields.enumerated() where !row.isNull(at: start + 1 + k) {
+            values[field] = row[start + 1 + k]
         }
         self.values = values
         let tail = start + 1 + WellField.detailValueFields.count
@@ -53,7 +63,11 @@ public struct WellDetail: Sendable, Hashable {
 
     /// A text attribute, such as `detail[.status]`.
     public subscript(field: WellField) -> String? {
-        values[field].flatMap { String.fromDatabaseValue($0) ?? Double.fromDatabaseValue($0).map { String($0) } }
+        switch values[field] {
+        case .text(let text): text
+        case .real, .integer: values[field]?.double.map { String($0) }
+        case .blob, .null, nil: nil
+        }
     }
 
     /// The unmapped source columns as a dictionary.

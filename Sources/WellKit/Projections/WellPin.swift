@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// The map's view of a well: id, name, latitude and longitude, and nothing else.
 ///
@@ -33,15 +32,6 @@ public struct WellPin: Sendable, Hashable, Identifiable, Codable {
     public var coordinate: Coordinate { Coordinate(latitude: latitude, longitude: longitude) }
 }
 
-extension WellPin: FetchableRecord {
-    /// Decodes by position, in the order of ``selection``.
-    public init(row: Row) {
-        id = row[0]
-        name = row[1]
-        latitude = row[2]
-        longitude = row[3]
-    }
-}
 
 /// A point in EPSG:4326 degrees.
 public struct Coordinate: Sendable, Hashable, Codable, CustomStringConvertible {

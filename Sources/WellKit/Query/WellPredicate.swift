@@ -176,43 +176,38 @@ extension WellPredicate {
 // MARK: - SQL
 
 extension WellPredicate {
-    /// The SQL condition, with `?` placeholders whose values are appended to `arguments`.
-    func sql(_ arguments: inout StatementArguments) -> String {
+    /// The SQL condition, an `SQL` literal that binds every value where it appears.
+    ///
+    /// Rendered here rather than in ``QueryCompiler`` because the fuzz build compiles this file
+    /// alone (with a stand-in `SQL`) to check that no value reaches the SQL text.
+    func sql() -> SQL {
         switch self {
         case .compare(let field, let op, let value):
-            _ = arguments.append(contentsOf: [value.bound(for: field)])
-            return "\(field.qualifiedColumn) \(op.rawValue) ?"
+            return "\(sql: field.qualifiedColumn) \(sql: op.rawValue) \(value.bound(for: field))"
         case .string(let field, let op, let text, let options):
-            let column = options.isEmpty ? field.qualifiedColumn : "wellkit_fold(\(field.qualifiedColumn), \(options.rawValue))"
-            let value = options.isEmpty ? "?" : "wellkit_fold(?, \(options.rawValue))"
+            let column: SQL = options.isEmpty ? "\(sql: field.qualifiedColumn)" : "wellkit_fold(\(sql: field.qualifiedColumn), \(sql: String(options.rawValue)))"
+            let value = { () -> SQL in options.isEmpty ? "\(text)" : "wellkit_fold(\(text), \(sql: String(options.rawValue)))" }
             switch op {
-            case .contains:
-                _ = arguments.append(contentsOf: [text.databaseValue])
-                return "instr(\(column), \(value)) > 0"
-            case .beginsWith:
-                _ = arguments.append(contentsOf: [text.databaseValue, text.databaseValue])
-                return "substr(\(column), 1, length(\(value))) = \(value)"
-            case .endsWith:
-                _ = arguments.append(contentsOf: [text.databaseValue, text.databaseValue])
-                return "substr(\(column), -length(\(value))) = \(value)"
+            case .contains: return "instr(\(column), \(value())) > 0"
+            case .beginsWith: return "substr(\(column), 1, length(\(value()))) = \(value())"
+            case .endsWith: return "substr(\(column), -length(\(value()))) = \(value())"
             }
         case .between(let field, let low, let high):
-            _ = arguments.append(contentsOf: [low.bound(for: field), high.bound(for: field)])
-            return "\(field.qualifiedColumn) BETWEEN ? AND ?"
+            return "\(sql: field.qualifiedColumn) BETWEEN \(low.bound(for: field)) AND \(high.bound(for: field))"
         case .in(let field, let values):
             guard !values.isEmpty else { return "0" }
-            _ = arguments.append(contentsOf: StatementArguments(values.map { $0.bound(for: field) }))
-            return "\(field.qualifiedColumn) IN (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))"
+            let list: [SQL] = values.map { "\($0.bound(for: field))" }
+            return "\(sql: field.qualifiedColumn) IN (\(list.joined(separator: ", ")))"
         case .isNull(let field):
-            return "\(field.qualifiedColumn) IS NULL"
+            return "\(sql: field.qualifiedColumn) IS NULL"
         case .and(let predicates):
-            return predicates.isEmpty ? "1" : Self.group(predicates, "AND", &arguments)
+            return predicates.isEmpty ? "1" : Self.group(predicates, "AND")
         case .or(let predicates):
-            return predicates.isEmpty ? "0" : Self.group(predicates, "OR", &arguments)
+            return predicates.isEmpty ? "0" : Self.group(predicates, "OR")
         case .not(let predicate):
             switch predicate {
-            case .and, .or, .not: return "NOT " + predicate.sql(&arguments)  // already parenthesised, or a NOT
-            default: return "NOT (\(predicate.sql(&arguments)))"
+            case .and, .or, .not: return "NOT \(predicate.sql())"  // already parenthesised, or a NOT
+            default: return "NOT (\(predicate.sql()))"
             }
         }
     }
@@ -220,13 +215,13 @@ extension WellPredicate {
     /// `(a AND b …)` with the most deeply nested operand first, so that SQLite's parser, whose stack
     /// holds 100 entries, keeps only the open parentheses and NOTs of the nesting on it rather than
     /// also an operand and an operator for each level (`a OR (b AND (c …` overflowed it at 16 levels).
-    private static func group(_ predicates: [WellPredicate], _ op: String, _ arguments: inout StatementArguments) -> String {
+    private static func group(_ predicates: [WellPredicate], _ op: String) -> SQL {
         var ordered = predicates
         if let deepest = predicates.indices.max(by: { predicates[$0].nesting < predicates[$1].nesting }),
            deepest > 0, predicates[deepest].nesting > 0 {
             ordered.insert(ordered.remove(at: deepest), at: 0)
         }
-        return "(" + ordered.map { $0.sql(&arguments) }.joined(separator: " \(op) ") + ")"
+        return "(\(ordered.map { $0.sql() }.joined(separator: " \(op) ")))"
     }
 
     /// The nesting of the predicate's SQL: one per NOT and per and/or group, as ``measure()`` counts it.

@@ -1,6 +1,3 @@
-import Foundation
-import GRDB
-
 extension WellStore {
     /// Fetches pins: exactly `id, name, lat, lon`.
     ///
@@ -13,36 +10,34 @@ extension WellStore {
     ///
     /// - Complexity: O(log n + k) through the R*Tree for a region holding k wells.
     public func fetchPins(_ request: WellFetchRequest) throws -> [WellPin] {
-        try fetch(request, selection: WellPin.selection) { try WellPin.fetchAll($1.statement($0), arguments: $1.arguments) }
+        try engine.pins(request)
     }
 
     /// Fetches whole wells, pin and detail, in one join.
     public func fetchWells(_ request: WellFetchRequest) throws -> [Well] {
-        try fetch(request, selection: Well.selection, joinDetails: true) { try Well.fetchAll($1.statement($0), arguments: $1.arguments) }
+        try engine.wells(request)
     }
 
     /// Fetches the chosen properties as one dictionary per row, like Core Data's dictionary results.
-    public func fetchDictionaries(_ request: WellFetchRequest, properties: [WellField]) throws -> [[String: DatabaseValue]] {
-        let selection = properties.map { "\($0.qualifiedColumn) AS \($0.rawValue.quotedDatabaseIdentifier)" }
-        return try fetch(request, selection: selection, joinDetails: properties.contains { $0.table == .details }) { db, compiled in
-            try Row.fetchAll(compiled.statement(db), arguments: compiled.arguments).map { row in
-                var dictionary: [String: DatabaseValue] = [:]
-                for (column, value) in row { dictionary[column] = value }
-                return dictionary
-            }
-        }
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let rows = try store.fetchDictionaries(request, properties: [.identifier, .status])
+    /// print(rows[0]["uwi"]?.string ?? "")
+    /// ```
+    public func fetchDictionaries(_ request: WellFetchRequest, properties: [WellField]) throws -> [[String: WellValue]] {
+        try engine.dictionaries(request, fields: properties)
     }
 
     /// Fetches only the ids, in request order.
     public func fetchIDs(_ request: WellFetchRequest) throws -> [Int64] {
-        try fetch(request, selection: ["p.id"]) { try Int64.fetchAll($1.statement($0), arguments: $1.arguments) }
+        try engine.ids(request)
     }
 
     /// Counts the wells the request matches (limit and offset apply).
     public func fetchCount(_ request: WellFetchRequest) throws -> Int {
-        try fetch(request, selection: ["p.id"]) { db, compiled in
-            try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(compiled.sql))", arguments: compiled.arguments) ?? 0
-        }
+        try engine.count(request)
     }
 
     /// The `k` wells nearest a point, nearest first, with their geodesic distances in metres.
@@ -66,9 +61,7 @@ extension WellStore {
 
     /// Fetches pins with their distance from `center`, nearest first unless the request sorts otherwise.
     public func fetchPinsWithDistance(_ request: WellFetchRequest, from center: Coordinate) throws -> [(pin: WellPin, meters: Double)] {
-        try fetch(request, selection: WellPin.selection, distanceFrom: center) { db, compiled in
-            try Row.fetchAll(compiled.statement(db), arguments: compiled.arguments).map { (WellPin(row: $0), $0[4]) }
-        }
+        try engine.pins(request, distanceFrom: center)
     }
 
     /// The well with a source identifier (`details.uwi`), or nil.
@@ -77,34 +70,18 @@ extension WellStore {
     }
 
     /// Streams rows of the chosen fields to `body` without holding them: memory does not grow with the result.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// try store.forEachRow(request, fields: [.identifier, .status]) { row in print(row[0] as String, row[1] as String?) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - center: Adds the distance in metres from this point as a last column.
+    ///   - body: Receives each row, valid only during the call, its columns in the order of `fields`.
     public func forEachRow(_ request: WellFetchRequest, fields: [WellField], distanceFrom center: Coordinate? = nil,
-                           _ body: (Row) throws -> Void) throws {
-        let selection = fields.map { "\($0.qualifiedColumn) AS \($0.rawValue.quotedDatabaseIdentifier)" }
-        try fetch(request, selection: selection, joinDetails: fields.contains { $0.table == .details }, distanceFrom: center) { db, compiled in
-            let rows = try Row.fetchCursor(compiled.statement(db), arguments: compiled.arguments)
-            var count = 0
-            while let row = try rows.next() {
-                try body(row)
-                count += 1
-            }
-            return count
-        }
-    }
-
-    /// Compiles `request`, runs `body` in a read, and reports the total time and rows to the SQL log.
-    @discardableResult
-    func fetch<T>(_ request: WellFetchRequest, selection: [String], joinDetails: Bool = false, distanceFrom center: Coordinate? = nil,
-                  _ body: (Database, CompiledFetch) throws -> T) throws -> T {
-        let compiled = try request.compile(selection: selection, joinDetails: joinDetails,
-                                           distanceFrom: center.map { ($0.latitude, $0.longitude) })
-        let clock = ContinuousClock.now
-        // One SELECT is atomic by itself, so it needs no transaction around it: `unsafeRead`
-        // skips GRDB's BEGIN, schema check and COMMIT, which took half of a city-box fetch.
-        let result = try pool.unsafeRead { try body($0, compiled) }
-        if let trace {
-            let rows = (result as? any Collection)?.count ?? (result as? Int) ?? 1
-            trace("total fetch execution time: \(String(format: "%.4f", (ContinuousClock.now - clock).seconds))s for \(rows) rows")
-        }
-        return result
+                           _ body: (WellRow) throws -> Void) throws {
+        try engine.forEachRow(request, fields: fields, distanceFrom: center, body)
     }
 }

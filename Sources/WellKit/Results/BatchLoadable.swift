@@ -1,47 +1,57 @@
-import GRDB
-
-/// A typed projection that ``BatchedResults`` can load a batch at a time: its SQL selection,
-/// whether it needs the `details` join, and how to decode one row.
+/// A typed projection that ``BatchedResults`` can load a batch at a time: the fields it reads
+/// and how to decode one row.
 ///
-/// For example, a projection of four detail fields:
+/// For example, a projection of four fields:
 ///
 /// ```swift
 /// struct Licence: BatchLoadable {
-///     static let batchSelection = columns(.id, .identifier, .licence, .operator)
+///     static let batchFields: [WellField] = [.id, .identifier, .licence, .operator]
 ///     var id: Int64, uwi: String, licence: String?, licensee: String?
-///     init(row: Row) { id = row[0]; uwi = row[1]; licence = row[2]; licensee = row[3] }
+///     init(row: WellRow) { id = row[0]; uwi = row[1]; licence = row[2]; licensee = row[3] }
 /// }
 /// let results = try BatchedResults<Licence>(store: store, request: request)
 /// ```
 ///
-/// The selection is made of qualified SQL expressions over `p` (pins) and `d` (details);
-/// ``BatchedResults`` appends `p.id` after them, so `init(row:)` decodes by position from 0.
+/// A row holds the fields' values in the order of ``batchFields``, so `init(row:)` decodes by
+/// position from 0. The load joins `details` when a field lives there (``WellField/table``).
 /// Elements are `Equatable` so that a refresh can tell which loaded rows changed.
 public protocol BatchLoadable: Sendable, Equatable {
-    /// The qualified SQL expressions to select, such as `["p.id", "d.\"uwi\""]`.
-    static var batchSelection: [String] { get }
-    /// Whether the selection reads `d.` columns, so the load joins `details`.
-    static var batchJoinsDetails: Bool { get }
-    /// Decodes one row, its columns in the order of ``batchSelection``.
-    init(row: Row) throws
+    /// The fields to load, in row order.
+    static var batchFields: [WellField] { get }
+    /// Decodes one row, its values in the order of ``batchFields``.
+    init(row: WellRow) throws
 }
 
-extension BatchLoadable {
-    /// True when any selected expression reads the `details` alias `d.`.
-    public static var batchJoinsDetails: Bool { batchSelection.contains { $0.hasPrefix("d.") } }
-
-    /// The qualified columns of `fields`, in order: `columns(.id, .status)` is `["p.\"id\"", "d.\"status\""]`.
-    public static func columns(_ fields: WellField...) -> [String] { fields.map(\.qualifiedColumn) }
+/// A projection with a selection of its own: ``Well``'s rows hold more than its fields (source
+/// coordinates, extra columns), and ``WellPin``'s keep the pin fetch's exact SQL.
+protocol FixedSelection {
+    static var querySelection: QueryCompiler.Selection { get }
 }
 
-extension WellPin: BatchLoadable {
-    public static var batchSelection: [String] { selection }
-    public static var batchJoinsDetails: Bool { false }
+extension WellPin: BatchLoadable, FixedSelection {
+    static var querySelection: QueryCompiler.Selection { .pins }
+    public static var batchFields: [WellField] { [.id, .name, .latitude, .longitude] }
+
+    /// Decodes by position, in the order of ``batchFields``.
+    public init(row: WellRow) {
+        switch row.storage {
+        case .sqlite(let row): self.init(row)
+        case .values: self.init(id: row[0], name: row[1], latitude: row[2], longitude: row[3])
+        }
+    }
 }
 
-extension Well: BatchLoadable {
-    public static var batchSelection: [String] { selection }
-    public static var batchJoinsDetails: Bool { true }
+extension Well: BatchLoadable, FixedSelection {
+    static var querySelection: QueryCompiler.Selection { .wells }
+    /// Every field; a row also holds the detail's source coordinates, CRS, extra columns and load.
+    public static var batchFields: [WellField] { WellPin.batchFields + WellField.detailFields }
+
+    public init(row: WellRow) {
+        switch row.storage {
+        case .sqlite(let row): self.init(row)
+        case .values: self.init(pin: WellPin(row: row), detail: WellDetail(row: row, from: WellPin.selection.count))
+        }
+    }
 }
 
 /// A list row: id, identifier, name, status and spud date, from one pins–details join.
@@ -71,10 +81,10 @@ public struct WellSummary: BatchLoadable, Hashable, Identifiable, Codable {
         self.spudDate = spudDate
     }
 
-    public static let batchSelection = columns(.id, .identifier, .name, .status, .spudDate)
+    public static let batchFields: [WellField] = [.id, .identifier, .name, .status, .spudDate]
 
-    /// Decodes by position, in the order of ``batchSelection``.
-    public init(row: Row) {
+    /// Decodes by position, in the order of ``batchFields``.
+    public init(row: WellRow) {
         id = row[0]
         identifier = row[1]
         name = row[2]

@@ -1,5 +1,3 @@
-import GRDB
-
 extension WellStore {
     /// Makes sure an index serves the sort `sortDescriptors` (with the section key first, if any),
     /// so that a ``BatchedResults`` id query reads ids in order instead of sorting every row.
@@ -18,12 +16,23 @@ extension WellStore {
     /// - Returns: the index name, or nil when the sort cannot use one.
     @discardableResult
     public func ensureSortIndex(_ sortDescriptors: [WellSortDescriptor]) throws -> String? {
-        guard !sortDescriptors.isEmpty, sortDescriptors.allSatisfy({ $0.field.table == .details }) else { return nil }
-        let name = "wellkit_sort_" + sortDescriptors.map { "\($0.field.column)_\($0.ascending ? "asc" : "desc")" }.joined(separator: "_")
-        let columns = sortDescriptors.map { "\($0.field.column.quotedDatabaseIdentifier) \($0.ascending ? "ASC" : "DESC")" } + ["pin_id"]
-        try pool.write { db in
-            try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(name.quotedDatabaseIdentifier) ON details(\(columns.joined(separator: ", ")))")
-        }
-        return name
+        try engine.ensureSortIndex(sortDescriptors)
+    }
+
+    /// The index that serves the sort `sortDescriptors` (section key first), or nil when the store
+    /// has none: reading never creates one, so a read-only listing can say that one would help.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// if try store.sortIndex(for: request.sortDescriptors) == nil { print("wells index would make this faster") }
+    /// ```
+    package func sortIndex(for sortDescriptors: [WellSortDescriptor]) throws -> String? {
+        try engine.sortIndex(for: sortDescriptors)
+    }
+
+    /// Whether an index could serve `sortDescriptors`: only sorts wholly of detail fields can use one.
+    package static func sortCanUseIndex(_ sortDescriptors: [WellSortDescriptor]) -> Bool {
+        QueryCompiler.sqlite.sortIndexName(sortDescriptors) != nil
     }
 }

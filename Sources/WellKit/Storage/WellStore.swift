@@ -36,12 +36,14 @@ public final class WellStore: Sendable {
 
     /// The path of the store file.
     public let path: String
-    /// The GRDB connections to the file: a `DatabasePool`, or for ``OpenMode/readOnly`` a single
-    /// read-only `DatabaseQueue`, which saves opening a second connection. WellKit reads
-    /// through it; writes go through ``WellStore`` methods.
-    public let pool: any DatabaseWriter
+    /// The storage engine: SQLite with SpatiaLite. Every query and write goes through it.
+    let engine: SQLiteEngine
+    /// The engine's GRDB connections, for the SQLite-specific code of this package (the loader,
+    /// optimize, tests). Not public: writes must keep the store's invariants (suspended triggers,
+    /// the packed R*Tree, the `loads` bookkeeping), which only ``WellStore`` methods do.
+    package var pool: any DatabaseWriter { engine.pool }
     /// Receives each SQL statement with its values, and fetch summaries, when tracing is on.
-    let trace: (@Sendable (String) -> Void)?
+    var trace: (@Sendable (String) -> Void)? { engine.trace }
 
     /// Opens the store at `path`, creating and migrating it as needed.
     ///
@@ -54,7 +56,6 @@ public final class WellStore: Sendable {
     ///   or was written by a newer schema version.
     public init(path: String, mode: OpenMode = .create, trace: (@Sendable (String) -> Void)? = nil, traceValues: Bool = true) throws {
         self.path = path
-        self.trace = trace
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
         if isDirectory.boolValue {
@@ -88,9 +89,11 @@ public final class WellStore: Sendable {
         }
         do {
             if readOnly {
-                pool = try StoreError.translating(path: path) { try Self.openReader(path: path, configuration: config) }
+                engine = SQLiteEngine(pool: try StoreError.translating(path: path) { try Self.openReader(path: path, configuration: config) },
+                                      path: path, trace: trace)
             } else {
-                pool = try StoreError.translating(path: path) { try Self.openWriter(path: path, exists: exists, configuration: config) }
+                engine = SQLiteEngine(pool: try StoreError.translating(path: path) { try Self.openWriter(path: path, exists: exists, configuration: config) },
+                                      path: path, trace: trace)
             }
             gate.isOpen = true
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
@@ -205,6 +208,14 @@ public final class WellStore: Sendable {
             throw StoreError(.notAWellStore, "an empty file, not a WellKit store", remedy: .createStore, path: path)
         }
     }
+}
+
+extension WellStore {
+    /// Whether any load has been recorded: a store just created holds none.
+    package func hasLoads() throws -> Bool { try engine.hasLoads() }
+
+    /// Closes the store's connections, so that SQLite removes its `-wal` and `-shm` files; later use fails.
+    package func close() throws { try engine.close() }
 }
 
 /// Keeps the SQL log quiet while a store opens and migrates, so it shows the user's queries.

@@ -2,7 +2,6 @@ import WellKit
 import WellKitSynthetic
 import WellsCLI
 import Foundation
-import GRDB
 
 /// Projection against objects: what each way of fetching the same wells costs.
 ///

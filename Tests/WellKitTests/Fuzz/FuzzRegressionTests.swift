@@ -35,7 +35,7 @@ import Testing
                     _ = DMS.degrees(text)
                 case "predicate":
                     if let predicate = try? WellPredicate(parsing: text) {
-                        _ = try? WellFetchRequest(predicate: predicate).compile(selection: WellPin.selection)
+                        _ = try? QueryCompiler.sqlite.select(WellFetchRequest(predicate: predicate), .pins)
                     }
                 default:
                     _ = try? BoundingBox(parsing: text)

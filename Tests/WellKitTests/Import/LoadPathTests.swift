@@ -49,7 +49,7 @@ struct LoadPathTests {
         // And what is written is what a full fetch reads back.
         let store = try Fixtures.makeStore()
         _ = try store.load(csvAt: path)
-        let detail = try #require(try store.pool.read { db in try Well.fetchOne(db, sql: "SELECT \(Well.selection.joined(separator: ", ")) FROM pins p JOIN details d ON d.pin_id = p.id") }?.detail)
+        let detail = try #require(try store.fetchWells(WellFetchRequest()).first?.detail)
         #expect(detail.identifier == "A1" && detail[.status] == "Active" && detail[.totalDepth] == "1234.5" && detail.extra == ["x_note": "hello"])
         #expect(detail.loadID == 1)
     }

@@ -36,7 +36,7 @@ struct OracleRow {
     let rows = fixture.rows
 
     private func uwis(_ request: WellFetchRequest) throws -> [String] {
-        try store.fetchDictionaries(request, properties: [.identifier]).map { String.fromDatabaseValue($0["uwi"]!)! }
+        try store.fetchDictionaries(request, properties: [.identifier]).map { $0["uwi"]!.string! }
     }
 
     // MARK: - Regions against a brute-force oracle
@@ -97,9 +97,10 @@ struct OracleRow {
     // MARK: - The SQL
 
     @Test func pinFetchSelectsExactlyFourColumns() throws {
-        let compiled = try WellFetchRequest(region: .box(try BoundingBox(parsing: "-115,50,-114,51"))).compile(selection: WellPin.selection)
-        #expect(compiled.sql.hasPrefix("SELECT p.id, p.name, p.lat, p.lon FROM idx_pins_geom r JOIN pins p ON p.id = r.pkid WHERE "))
-        let statement = try store.pool.read { try $0.makeStatement(sql: compiled.sql) }
+        let compiled = try QueryCompiler.sqlite.select(WellFetchRequest(region: .box(try BoundingBox(parsing: "-115,50,-114,51"))), .pins)
+        let (sql, _) = try store.pool.read { try compiled.build($0) }
+        #expect(sql.hasPrefix("SELECT p.id, p.name, p.lat, p.lon FROM idx_pins_geom r JOIN pins p ON p.id = r.pkid WHERE "))
+        let statement = try store.pool.read { try $0.makeStatement(sql: sql) }
         #expect(statement.columnNames == ["id", "name", "lat", "lon"])
     }
 
@@ -108,12 +109,13 @@ struct OracleRow {
         WellFetchRequest(region: .radius(latitude: 51, longitude: -114, meters: 2_000)),
     ])
     func regionQueriesUseTheRTree(request: WellFetchRequest) throws {
-        let compiled = try request.compile(selection: WellPin.selection)
+        let compiled = try QueryCompiler.sqlite.select(request, .pins)
+        let (sql, arguments) = try store.pool.read { try compiled.build($0) }
         let plan = try store.pool.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + compiled.sql, arguments: compiled.arguments).map { $0["detail"] as String }
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
         }
         // The R*Tree (alias r) drives the query; pins are then looked up by primary key.
-        #expect(compiled.sql.contains("FROM idx_pins_geom r JOIN pins p ON p.id = r.pkid"))
+        #expect(sql.contains("FROM idx_pins_geom r JOIN pins p ON p.id = r.pkid"))
         #expect(plan.first?.hasPrefix("SCAN r VIRTUAL TABLE INDEX") == true, "\(plan)")
         #expect(plan.contains { $0.contains("INTEGER PRIMARY KEY") }, "\(plan)")
         #expect(!plan.contains { $0 == "SCAN p" }, "\(plan)")
@@ -194,8 +196,8 @@ struct OracleRow {
 
     @Test func valuesAreBoundNotSpliced() throws {
         let hostile = "x'; DROP TABLE pins; --"
-        let compiled = try WellFetchRequest(predicate: .compare(.status, .equal, .text(hostile))).compile(selection: WellPin.selection)
-        #expect(!compiled.sql.contains("DROP"))
+        let compiled = try QueryCompiler.sqlite.select(WellFetchRequest(predicate: .compare(.status, .equal, .text(hostile))), .pins)
+        #expect(try !store.pool.read { try compiled.build($0) }.sql.contains("DROP"))
         #expect(try store.fetchPins(WellFetchRequest(predicate: .compare(.status, .equal, .text(hostile)))).isEmpty)
         #expect(try store.fetchCount(WellFetchRequest()) == rows.count)
     }
@@ -207,7 +209,7 @@ struct OracleRow {
         let dictionaries = try store.fetchDictionaries(request, properties: [.id, .name, .latitude, .longitude])
         #expect(!pins.isEmpty)
         #expect(wells.map(\.pin) == pins)
-        #expect(dictionaries.map { Int64.fromDatabaseValue($0["id"]!)! } == pins.map(\.id))
+        #expect(dictionaries.map { $0["id"]!.int64! } == pins.map(\.id))
         #expect(try store.fetchIDs(request) == pins.map(\.id))
         let well = try #require(try store.well(identifier: wells[0].detail.identifier))
         #expect(well == wells[0])

@@ -81,11 +81,11 @@ import Testing
     @Test func predicatesBuiltInCodeAreCheckedWhenCompiled() throws {
         var deep = WellPredicate.compare(.status, .equal, "Abandoned")
         for _ in 0..<100 { deep = .not(deep) }
-        #expect(throws: QueryError.self) { try WellFetchRequest(predicate: deep).compile(selection: WellPin.selection) }
+        #expect(throws: QueryError.self) { try QueryCompiler.sqlite.select(WellFetchRequest(predicate: deep), .pins) }
         let wide = WellPredicate.or((0..<1_000).map { .compare(.totalDepth, .greater, .number(Double($0))) })
-        #expect(throws: QueryError.self) { try WellFetchRequest(predicate: wide).compile(selection: WellPin.selection) }
+        #expect(throws: QueryError.self) { try QueryCompiler.sqlite.select(WellFetchRequest(predicate: wide), .pins) }
         #expect(throws: QueryError.self) {
-            try WellFetchRequest(predicate: .compare(.totalDepth, .greater, "abc")).compile(selection: WellPin.selection)
+            try QueryCompiler.sqlite.select(WellFetchRequest(predicate: .compare(.totalDepth, .greater, "abc")), .pins)
         }
     }
 

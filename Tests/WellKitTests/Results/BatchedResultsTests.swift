@@ -191,9 +191,9 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
     @Test func idQueryReadsDetailsAloneWhenItCan() throws {
         let world = try World(count: 3, seed: 1)
         let detailsOnly = try BatchedResults<WellPin>(store: world.store, request: Self.byDate, sectionKey: .status)
-        #expect(try detailsOnly.idQuery().sql == #"SELECT d.pin_id, d."status" FROM details d ORDER BY d."status" ASC, d."spud_date" DESC, d.pin_id"#)
+        #expect(try world.store.pool.read { try detailsOnly.idQuery().build($0) }.sql == #"SELECT d.pin_id, d."status" FROM details d ORDER BY d."status" ASC, d."spud_date" DESC, d.pin_id"#)
         let joined = try BatchedResults<WellPin>(store: world.store, request: WellFetchRequest(sortDescriptors: [WellSortDescriptor(.name)]), sectionKey: .status)
-        #expect(try joined.idQuery().sql.contains("FROM pins p JOIN details d"))
+        #expect(try world.store.pool.read { try joined.idQuery().build($0) }.sql.contains("FROM pins p JOIN details d"))
     }
 
     @Test func statementCounts() throws {

@@ -1,0 +1,243 @@
+import GRDB
+
+/// The one place that renders queries as SQL: SQLite's dialect, with SpatiaLite's R*Tree.
+///
+/// For example:
+///
+/// ```swift
+/// let compiled = try QueryCompiler.sqlite.select(request, .pins)
+/// let pins = try store.pool.unsafeRead { try WellPin.fetchAll(compiled.statement($0)) }
+/// ```
+///
+/// Every query goes through here: the fetches, faults, ``BatchedResults``' id query and batch
+/// loads, suspects and sort indexes. It builds GRDB `SQL` literals, so each value is bound where
+/// it appears and conditions and arguments cannot fall out of step. The tables keep their
+/// aliases: `p` pins, `d` details, `r` the R*Tree `idx_pins_geom`. A PostgreSQL/PostGIS engine
+/// would supply its own compiler for the same inputs (see <doc:StorageEngines>).
+struct QueryCompiler: Sendable {
+    /// SQLite with SpatiaLite's `idx_pins_geom`.
+    static let sqlite = QueryCompiler()
+
+    /// The columns a query selects.
+    enum Selection {
+        /// Exactly `p.id, p.name, p.lat, p.lon`.
+        case pins
+        /// The pin's columns, then every detail column.
+        case wells
+        /// `p.id`.
+        case ids
+        /// Each field's column named by the field: `p."id" AS "id"`.
+        case named([WellField])
+        /// Each field's qualified column, unnamed: `p."id", d."status"`.
+        case columns([WellField])
+
+        var expressions: [String] {
+            switch self {
+            case .pins: WellPin.selection
+            case .wells: Well.selection
+            case .ids: ["p.id"]
+            case .named(let fields): fields.map { "\($0.qualifiedColumn) AS \($0.rawValue.quotedDatabaseIdentifier)" }
+            case .columns(let fields): fields.map(\.qualifiedColumn)
+            }
+        }
+
+        var readsDetails: Bool {
+            switch self {
+            case .wells: true
+            case .pins, .ids: false
+            case .named(let fields), .columns(let fields): fields.contains { $0.table == .details }
+            }
+        }
+    }
+
+    // MARK: - Selecting wells
+
+    /// Compiles `request` selecting `selection`.
+    ///
+    /// The region drives the query from the R*Tree `idx_pins_geom` (joined on id), then filters
+    /// exactly on `p.lon`/`p.lat`, because the R*Tree stores 32-bit boxes rounded outwards.
+    /// A radius adds an exact geodesic filter, `wellkit_distance(…) <= meters`.
+    ///
+    /// - Parameters:
+    ///   - extra: Expressions selected after `selection`, such as `p.id` for a batch load's key.
+    ///   - center: Adds `wellkit_distance(…) AS distance` and, when the request has no sort, orders by it.
+    ///   - ids: Keeps only these wells, bound as one JSON array: `p.id IN (SELECT value FROM json_each(?))`.
+    /// - Throws: ``QueryError`` (`outOfRange`, `tooComplex`) for a negative radius, limit or offset, or a predicate over its limits.
+    func select(_ request: WellFetchRequest, _ selection: Selection, extra: [String] = [],
+                distanceFrom center: Coordinate? = nil, ids: [Int64]? = nil) throws -> CompiledFetch {
+        var conditions: [SQL] = []
+        var from = "pins p"
+        let needsDetails = selection.readsDetails || request.fieldsUsed.contains { $0.table == .details }
+        let boxes = try request.boxes()
+        if boxes.count == 1, let box = boxes.first {
+            from = "idx_pins_geom r JOIN pins p ON p.id = r.pkid"
+            conditions.append("r.xmin <= \(box.maxLongitude) AND r.xmax >= \(box.minLongitude) AND r.ymin <= \(box.maxLatitude) AND r.ymax >= \(box.minLatitude)")
+            conditions.append(Self.exact(box))
+        } else if boxes.count > 1 {
+            let index: [SQL] = boxes.map {
+                "SELECT pkid FROM idx_pins_geom WHERE xmin <= \($0.maxLongitude) AND xmax >= \($0.minLongitude) AND ymin <= \($0.maxLatitude) AND ymax >= \($0.minLatitude)"
+            }
+            conditions.append("p.id IN (\(index.joined(separator: " UNION ALL ")))")
+            conditions.append("(\(boxes.map { "(\(Self.exact($0)))" as SQL }.joined(separator: " OR ")))")
+        }
+        switch request.region {
+        case .radius(let latitude, let longitude, let meters):
+            conditions.append("wellkit_distance(\(latitude), \(longitude), p.lat, p.lon) <= \(meters)")
+        case .projectedBox(let crs, let minX, let minY, let maxX, let maxY):
+            conditions.append("wellkit_in_projected_box(p.lon, p.lat, \(crs), \(minX), \(minY), \(maxX), \(maxY))")
+        case .box, nil: break
+        }
+        if needsDetails { from += " JOIN details d ON d.pin_id = p.id" }
+        if let predicate = request.predicate {
+            try predicate.validate()
+            conditions.append(predicate.sql())
+        }
+        if let ids { conditions.append("p.id IN (SELECT value FROM json_each(\(Self.jsonArray(ids))))") }
+
+        var columns: [SQL] = (selection.expressions + extra).map { SQL(sql: $0) }
+        if let center { columns.append("wellkit_distance(\(center.latitude), \(center.longitude), p.lat, p.lon) AS distance") }
+        var sql: SQL = "SELECT \(columns.joined(separator: ", ")) FROM \(sql: from)"
+        if !conditions.isEmpty { sql += " WHERE \(conditions.joined(separator: " AND "))" }
+        var order = Self.order(request.sortDescriptors)
+        if center != nil && request.sortDescriptors.isEmpty { order.append("distance") }
+        if !order.isEmpty { sql += SQL(sql: " ORDER BY " + (order + ["p.id"]).joined(separator: ", ")) }
+        sql += try Self.limit(request)
+        return CompiledFetch(literal: sql)
+    }
+
+    /// `SELECT count(*)` of what `compiled` selects.
+    func count(_ compiled: CompiledFetch) -> CompiledFetch {
+        CompiledFetch(literal: "SELECT count(*) FROM (\(compiled.literal))")
+    }
+
+    /// The id query of ``BatchedResults``: `p.id` and the section key, in sort order; or, when the
+    /// request has no region and reads only detail fields, the same query over `details` alone.
+    ///
+    /// Every detail row has its pin (a foreign key with `ON DELETE CASCADE`), so the join to
+    /// `pins` filters nothing, but it costs a primary-key lookup per row and keeps SQLite from
+    /// reading the rows in order from an index on the sort fields: with an index such as
+    /// `details(spud_date DESC, pin_id)`, sorting 244,292 wells by spud date takes a walk of it.
+    func ids(_ request: WellFetchRequest, sectionKey: WellField?) throws -> CompiledFetch {
+        let sectionColumn = sectionKey.map { [$0.qualifiedColumn] } ?? []
+        guard request.region == nil, request.fieldsUsed.allSatisfy({ $0.table == .details }) else {
+            return try select(request, .ids, extra: sectionColumn)
+        }
+        var sql = SQL(sql: "SELECT " + (["d.pin_id"] + sectionColumn).joined(separator: ", ") + " FROM details d")
+        if let predicate = request.predicate {
+            try predicate.validate()
+            sql += " WHERE \(predicate.sql())"
+        }
+        sql += SQL(sql: " ORDER BY " + (Self.order(request.sortDescriptors) + ["d.pin_id"]).joined(separator: ", "))
+        sql += try Self.limit(request)
+        return CompiledFetch(literal: sql)
+    }
+
+    /// The flagged wells of the `suspects` table, in pin order.
+    func suspects(reason: String?, pinID: Int64?, limit: Int?) -> CompiledFetch {
+        var sql: SQL = """
+            SELECT s.pin_id, d.uwi, p.name, p.lat, p.lon, s.line, s.reason, s.detail, s.load_id
+            FROM suspects s JOIN pins p ON p.id = s.pin_id JOIN details d ON d.pin_id = s.pin_id
+            """
+        var conditions: [SQL] = []
+        if let reason { conditions.append("s.reason = \(reason)") }
+        if let pinID { conditions.append("s.pin_id = \(pinID)") }
+        if !conditions.isEmpty { sql += " WHERE \(conditions.joined(separator: " AND "))" }
+        sql += " ORDER BY s.pin_id LIMIT \(limit ?? -1)"
+        return CompiledFetch(literal: sql)
+    }
+
+    // MARK: - Sort indexes
+
+    /// The name of the index that serves `sortDescriptors`, or nil when no index can: only sorts
+    /// made wholly of detail fields get one (pins sorts are on the narrow table already).
+    func sortIndexName(_ sortDescriptors: [WellSortDescriptor]) -> String? {
+        guard !sortDescriptors.isEmpty, sortDescriptors.allSatisfy({ $0.field.table == .details }) else { return nil }
+        return "wellkit_sort_" + sortDescriptors.map { "\($0.field.column)_\($0.ascending ? "asc" : "desc")" }.joined(separator: "_")
+    }
+
+    /// `CREATE INDEX IF NOT EXISTS wellkit_sort_… ON details(…, pin_id)`, or nil when no index serves the sort.
+    func createSortIndex(_ sortDescriptors: [WellSortDescriptor]) -> (name: String, sql: SQL)? {
+        guard let name = sortIndexName(sortDescriptors) else { return nil }
+        let columns = sortDescriptors.map { "\($0.field.column.quotedDatabaseIdentifier) \($0.ascending ? "ASC" : "DESC")" } + ["pin_id"]
+        return (name, SQL(sql: "CREATE INDEX IF NOT EXISTS \(name.quotedDatabaseIdentifier) ON details(\(columns.joined(separator: ", ")))"))
+    }
+
+    /// Whether the store has an index named `name`.
+    func indexExists(_ name: String) -> CompiledFetch {
+        CompiledFetch(literal: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = \(name))")
+    }
+
+    // MARK: - Pieces
+
+    /// `p.lon BETWEEN … AND … AND p.lat BETWEEN … AND …`: the exact test the R*Tree's rounded boxes need.
+    private static func exact(_ box: BoundingBox) -> SQL {
+        "p.lon BETWEEN \(box.minLongitude) AND \(box.maxLongitude) AND p.lat BETWEEN \(box.minLatitude) AND \(box.maxLatitude)"
+    }
+
+    /// `column ASC|DESC` per sort descriptor.
+    private static func order(_ sortDescriptors: [WellSortDescriptor]) -> [String] {
+        sortDescriptors.map { "\($0.field.qualifiedColumn) \($0.ascending ? "ASC" : "DESC")" }
+    }
+
+    /// ` LIMIT ? OFFSET ?` when the request limits or skips rows.
+    private static func limit(_ request: WellFetchRequest) throws -> SQL {
+        if let limit = request.limit, limit < 0 { throw QueryError(.outOfRange, "limit \(limit) must be zero or more", subject: .limit) }
+        if let offset = request.offset, offset < 0 { throw QueryError(.outOfRange, "offset \(offset) must be zero or more", subject: .offset) }
+        guard request.limit != nil || (request.offset ?? 0) > 0 else { return "" }
+        return " LIMIT \(request.limit ?? -1) OFFSET \(request.offset ?? 0)"
+    }
+
+    /// Ids as one JSON array, bound as a single value: `[3,1,2]`.
+    private static func jsonArray(_ ids: [Int64]) -> String {
+        "[" + ids.map(String.init).joined(separator: ",") + "]"
+    }
+}
+
+/// A compiled query: an `SQL` literal that carries its own arguments.
+struct CompiledFetch {
+    var literal: SQL
+
+    /// The SQL text and its arguments, as SQLite receives them.
+    func build(_ db: Database) throws -> (sql: String, arguments: StatementArguments) {
+        try literal.build(db)
+    }
+
+    /// The connection's cached prepared statement, its arguments set: repeated fetches skip the parse.
+    func statement(_ db: Database) throws -> Statement {
+        let (sql, arguments) = try literal.build(db)
+        let statement = try db.cachedStatement(sql: sql)
+        try statement.setArguments(arguments)
+        return statement
+    }
+}
+
+extension WellFetchRequest {
+    /// The fields any part of the request reads.
+    var fieldsUsed: [WellField] {
+        (predicate?.fields ?? []) + sortDescriptors.map(\.field)
+    }
+
+    /// The EPSG:4326 boxes the region's R*Tree search covers: none without a region, two for a box split at the antimeridian.
+    func boxes() throws -> [BoundingBox] {
+        switch region {
+        case .box(let box): return try box.parts(antimeridian)
+        case .radius(let latitude, let longitude, let meters):
+            guard meters.isFinite, meters >= 0 else { throw QueryError(.outOfRange, "radius \(meters) m must be zero or more", subject: .radius) }
+            return [try Geodesic.enclosingBox(latitude: latitude, longitude: longitude, meters: meters)]
+        case .projectedBox(let crs, let minX, let minY, let maxX, let maxY):
+            return [try ProjectedRegion.enclosingBox(crs: crs, minX: minX, minY: minY, maxX: maxX, maxY: maxY)]
+        case nil: return []
+        }
+    }
+}
+
+/// The SQL function `wellkit_distance(lat1, lon1, lat2, lon2)`: geodesic metres on WGS 84.
+enum DistanceFunction {
+    static func register(_ db: Database) {
+        db.add(function: DatabaseFunction("wellkit_distance", argumentCount: 4, pure: true) { values in
+            guard let lat1 = Double.fromDatabaseValue(values[0]), let lon1 = Double.fromDatabaseValue(values[1]),
+                  let lat2 = Double.fromDatabaseValue(values[2]), let lon2 = Double.fromDatabaseValue(values[3]) else { return nil }
+            return Geodesic.distance(fromLatitude: lat1, longitude: lon1, toLatitude: lat2, longitude: lon2)
+        })
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+extension SQLiteEngine {
+    /// The ids in request order with the sections of `sectionKey`, in one read.
+    func snapshot(_ request: WellFetchRequest, sectionKey: WellField?) throws -> ResultsSnapshot {
+        try pool.read { try snapshot(request, sectionKey: sectionKey, $0) }
+    }
+
+    /// Loads the rows of `ids` as `Element`s, in one read.
+    func load<Element: BatchLoadable>(_ ids: [Int64], as type: Element.Type) throws -> [Int64: Element] {
+        guard !ids.isEmpty else { return [:] }
+        let clock = ContinuousClock.now
+        let loaded = try pool.read { try load(ids, as: type, $0) }
+        reportFetch(since: clock, count: loaded.count)
+        return loaded
+    }
+
+    /// Loads the rows of `ids` with one query, `p.id IN (SELECT value FROM json_each(?))`, the
+    /// element's columns then `p.id`; deleted ids are absent from the result.
+    func load<Element: BatchLoadable>(_ ids: [Int64], as type: Element.Type, _ db: Database) throws -> [Int64: Element] {
+        let selection = (Element.self as? any FixedSelection.Type)?.querySelection ?? .columns(Element.batchFields)
+        let width = selection.expressions.count
+        let compiled = try compiler.select(WellFetchRequest(), selection, extra: ["p.id"], ids: ids)
+        let rows = try Row.fetchCursor(compiled.statement(db))
+        var objects: [Int64: Element] = [:]
+        objects.reserveCapacity(ids.count)
+        while let row = try rows.next() {
+            objects[row[width]] = try Element(row: WellRow(row))
+        }
+        return objects
+    }
+
+    /// Runs the id query: `p.id` and the section key, in sort order, stepped with the C API so
+    /// that no row object or string is made per row; a section name is made once per section.
+    func snapshot(_ request: WellFetchRequest, sectionKey: WellField?, _ db: Database) throws -> ResultsSnapshot {
+        let clock = ContinuousClock.now
+        let (sql, arguments) = try compiler.ids(request, sectionKey: sectionKey).build(db)
+        let statement = try db.makeStatement(sql: sql)
+        try statement.setArguments(arguments)
+        let handle = statement.sqliteStatement
+        defer { sqlite3_reset(handle) }
+        var ids: [Int64] = []
+        var sections: [ResultsSection] = []
+        var key: [UInt8]? = nil
+        let sectioned = sectionKey != nil
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+                                    sql: sql, arguments: arguments)
+            }
+            let offset = ids.count
+            ids.append(sqlite3_column_int64(handle, 0))
+            guard sectioned else { continue }
+            if sqlite3_column_type(handle, 1) == SQLITE_NULL {
+                if key == nil && !sections.isEmpty { continue }
+                key = nil
+                sections.append(ResultsSection(name: nil, offset: offset, count: 0))
+            } else {
+                let text = sqlite3_column_text(handle, 1)
+                let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, 1)))
+                if let key, key.count == bytes.count,
+                   bytes.isEmpty || key.withUnsafeBufferPointer({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) { continue }
+                key = Array(bytes)
+                sections.append(ResultsSection(name: String(decoding: bytes, as: UTF8.self), offset: offset, count: 0))
+            }
+        }
+        if ids.capacity > ids.count + ids.count / 32 {
+            // Growth by doubling can leave up to twice the memory needed; copy to the exact size.
+            ids = [Int64](unsafeUninitializedCapacity: ids.count) { buffer, count in
+                count = ids.withUnsafeBufferPointer { buffer.initialize(fromContentsOf: $0) }
+            }
+        }
+        if sectioned {
+            for k in sections.indices {
+                sections[k].count = (k + 1 < sections.count ? sections[k + 1].offset : ids.count) - sections[k].offset
+            }
+        } else {
+            sections = [ResultsSection(name: nil, offset: 0, count: ids.count)]
+        }
+        reportFetch(since: clock, count: ids.count, of: "ids")
+        return ResultsSnapshot(ids: ids, sections: sections)
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// The first ``StorageEngine``: one SQLite file with SpatiaLite, through GRDB.
+///
+/// It owns the GRDB connections and is the only holder of SQL: queries come from
+/// ``QueryCompiler/sqlite``, the schema from ``Schema``, the packed R*Tree from ``SpatialIndex``.
+/// The store is opened (identity check, migrations) by ``WellStore/init(path:mode:trace:traceValues:)``,
+/// which hands the connections over.
+final class SQLiteEngine: StorageEngine {
+    static var schemaVersion: Int32 { Schema.version }
+
+    /// The GRDB connections to the file: a `DatabasePool`, or for ``WellStore/OpenMode/readOnly`` a
+    /// single read-only `DatabaseQueue`, which saves opening a second connection.
+    let pool: any DatabaseWriter
+    let path: String
+    /// Receives each SQL statement with its values, and fetch summaries, when tracing is on.
+    let trace: (@Sendable (String) -> Void)?
+    let compiler = QueryCompiler.sqlite
+
+    init(pool: any DatabaseWriter, path: String, trace: (@Sendable (String) -> Void)?) {
+        self.pool = pool
+        self.path = path
+        self.trace = trace
+    }
+
+    // MARK: - Writing
+
+    /// The write phase of a load: ``SQLiteBulkWrite`` in one transaction (``BulkWriter``, the packed R*Tree, the `loads` row).
+    func write(_ load: consuming PreparedLoad) throws -> LoadSummary {
+        try SQLiteBulkWrite.write(load, to: pool, path: path)
+    }
+
+    // MARK: - Reading
+
+    /// Compiles `request`, runs `body` on its cached statement in a read, and reports the total
+    /// time and rows to the SQL log.
+    ///
+    /// - Parameters:
+    ///   - count: Runs `SELECT count(*)` of the query instead.
+    @discardableResult
+    func fetch<T>(_ request: WellFetchRequest, _ selection: QueryCompiler.Selection, distanceFrom center: Coordinate? = nil,
+                  count: Bool = false, _ body: (Statement) throws -> T) throws -> T {
+        var compiled = try compiler.select(request, selection, distanceFrom: center)
+        if count { compiled = compiler.count(compiled) }
+        let clock = ContinuousClock.now
+        // One SELECT is atomic by itself, so it needs no transaction around it: `unsafeRead`
+        // skips GRDB's BEGIN, schema check and COMMIT, which took half of a city-box fetch.
+        let result = try pool.unsafeRead { try body(compiled.statement($0)) }
+        reportFetch(since: clock, count: (result as? any Collection)?.count ?? (result as? Int) ?? 1)
+        return result
+    }
+
+    /// The SQL log's summary line of one fetch: `total fetch execution time: 0.0012s for 96 rows`.
+    func reportFetch(since clock: ContinuousClock.Instant, count: Int, of unit: String = "rows") {
+        trace?("total fetch execution time: \(String(format: "%.4f", (ContinuousClock.now - clock).seconds))s for \(count) \(unit)")
+    }
+
+    func pins(_ request: WellFetchRequest) throws -> [WellPin] {
+        try fetch(request, .pins) { try WellPin.fetchAll($0) }
+    }
+
+    func pins(_ request: WellFetchRequest, distanceFrom center: Coordinate) throws -> [(pin: WellPin, meters: Double)] {
+        try fetch(request, .pins, distanceFrom: center) { statement in
+            try Row.fetchAll(statement).map { (WellPin($0), $0[4]) }
+        }
+    }
+
+    func wells(_ request: WellFetchRequest) throws -> [Well] {
+        try fetch(request, .wells) { try Well.fetchAll($0) }
+    }
+
+    func wells(ids: [Int64]) throws -> [Well] {
+        let compiled = try compiler.select(WellFetchRequest(), .wells, ids: ids)
+        let clock = ContinuousClock.now
+        let wells = try pool.read { try Well.fetchAll(compiled.statement($0)) }
+        reportFetch(since: clock, count: wells.count)
+        return wells
+    }
+
+    func ids(_ request: WellFetchRequest) throws -> [Int64] {
+        try fetch(request, .ids) { try Int64.fetchAll($0) }
+    }
+
+    func count(_ request: WellFetchRequest) throws -> Int {
+        try fetch(request, .ids, count: true) { try Int.fetchOne($0) ?? 0 }
+    }
+
+    func dictionaries(_ request: WellFetchRequest, fields: [WellField]) throws -> [[String: WellValue]] {
+        try fetch(request, .named(fields)) { statement in
+            try Row.fetchAll(statement).map { row in
+                var dictionary: [String: WellValue] = [:]
+                for (column, value) in row { dictionary[column] = WellValue(value) }
+                return dictionary
+            }
+        }
+    }
+
+    func forEachRow(_ request: WellFetchRequest, fields: [WellField], distanceFrom center: Coordinate?,
+                    _ body: (WellRow) throws -> Void) throws {
+        try fetch(request, .named(fields), distanceFrom: center) { statement in
+            let rows = try Row.fetchCursor(statement)
+            var count = 0
+            while let row = try rows.next() {
+                try body(WellRow(row))
+                count += 1
+            }
+            return count
+        }
+    }
+
+    func suspects(reason: String?, pinID: Int64?, limit: Int?) throws -> [SuspectWell] {
+        let compiled = compiler.suspects(reason: reason, pinID: pinID, limit: limit)
+        return try pool.read { db in
+            try Row.fetchAll(compiled.statement(db)).map { row in
+                SuspectWell(id: row[0], identifier: row[1], name: row[2], latitude: row[3], longitude: row[4],
+                            line: row[5], reason: row[6], detail: row[7], loadID: row[8])
+            }
+        }
+    }
+
+    // MARK: - Sort indexes
+
+    func sortIndex(for sortDescriptors: [WellSortDescriptor]) throws -> String? {
+        guard let name = compiler.sortIndexName(sortDescriptors) else { return nil }
+        let exists = compiler.indexExists(name)
+        return try pool.read { try Bool.fetchOne(exists.statement($0)) ?? false } ? name : nil
+    }
+
+    func ensureSortIndex(_ sortDescriptors: [WellSortDescriptor]) throws -> String? {
+        guard let (name, sql) = compiler.createSortIndex(sortDescriptors) else { return nil }
+        try pool.write { try $0.execute(literal: sql) }
+        return name
+    }
+
+    // MARK: - Changes
+
+    /// `PRAGMA data_version` on the process's shared read-only connection to the file: it changes
+    /// when another connection commits, this process's writer included.
+    func changeToken() throws -> Int64 {
+        try ChangeMonitor.shared(path: path).version()
+    }
+
+    // MARK: - Housekeeping
+
+    /// Whether any load has been recorded.
+    func hasLoads() throws -> Bool {
+        try pool.read { try Bool.fetchOne($0, sql: "SELECT EXISTS (SELECT 1 FROM loads)") ?? false }
+    }
+
+    /// Closes the connections; later use fails.
+    func close() throws {
+        try pool.close()
+    }
+}

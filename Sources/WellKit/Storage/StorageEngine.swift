@@ -1,0 +1,56 @@
+import Foundation
+
+/// What a storage engine provides to ``WellStore``: the seam for a second engine.
+///
+/// ``WellStore`` keeps everything that does not depend on the engine: reading and scanning
+/// files, column inference, validation, coordinate transformation (PROJ), the nearest-wells
+/// search, the batched results' caching and diffs. An engine stores and queries:
+///
+/// - opening or creating a store, with its schema versioning (``schemaVersion``);
+/// - the bulk write of one scanned load, in one transaction (``write(_:)``);
+/// - region and predicate queries: pins, wells, ids, counts, dictionaries and streamed rows;
+/// - ID-first snapshots with sections, and batch loads by ids (``snapshot(_:sectionKey:)``, ``load(_:as:)``);
+/// - a change token that moves when anyone commits to the store (``changeToken()``).
+///
+/// ``SQLiteEngine`` (SQLite with SpatiaLite, through GRDB) is the first. See <doc:StorageEngines>.
+protocol StorageEngine: Sendable {
+    /// The schema version this build creates and reads.
+    static var schemaVersion: Int32 { get }
+
+    /// Writes one scanned load in one transaction and returns its summary: the write phase of
+    /// ``WellStore/load(csvAt:options:)``, after reading, inference and validation.
+    /// The load arrives whole from ``WellStore/prepareLoad(csvAt:options:)``; the engine allocates the load id.
+    func write(_ load: consuming PreparedLoad) throws -> LoadSummary
+
+    // MARK: Queries
+
+    func pins(_ request: WellFetchRequest) throws -> [WellPin]
+    /// Pins with their geodesic distance from `center`, nearest first unless the request sorts.
+    func pins(_ request: WellFetchRequest, distanceFrom center: Coordinate) throws -> [(pin: WellPin, meters: Double)]
+    func wells(_ request: WellFetchRequest) throws -> [Well]
+    /// The wells of `ids`, in no particular order; deleted ids are absent.
+    func wells(ids: [Int64]) throws -> [Well]
+    func ids(_ request: WellFetchRequest) throws -> [Int64]
+    func count(_ request: WellFetchRequest) throws -> Int
+    func dictionaries(_ request: WellFetchRequest, fields: [WellField]) throws -> [[String: WellValue]]
+    /// Streams rows of `fields` (and the distance from `center` last, when given) without holding them.
+    func forEachRow(_ request: WellFetchRequest, fields: [WellField], distanceFrom center: Coordinate?,
+                    _ body: (WellRow) throws -> Void) throws
+    func suspects(reason: String?, pinID: Int64?, limit: Int?) throws -> [SuspectWell]
+
+    // MARK: Batched results
+
+    /// The ids in request order, with the sections of `sectionKey`.
+    func snapshot(_ request: WellFetchRequest, sectionKey: WellField?) throws -> ResultsSnapshot
+    /// Loads the rows of `ids` as `Element`s, by id; deleted ids are absent.
+    func load<Element: BatchLoadable>(_ ids: [Int64], as type: Element.Type) throws -> [Int64: Element]
+    /// A value that changes whenever a connection, of this process or another, commits to the store.
+    func changeToken() throws -> Int64
+
+    // MARK: Sort indexes
+
+    /// The name of the existing index that serves `sortDescriptors`, or nil.
+    func sortIndex(for sortDescriptors: [WellSortDescriptor]) throws -> String?
+    /// Creates the index that serves `sortDescriptors` if missing; nil when no index can serve it.
+    func ensureSortIndex(_ sortDescriptors: [WellSortDescriptor]) throws -> String?
+}
