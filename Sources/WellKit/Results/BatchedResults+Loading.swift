@@ -3,7 +3,7 @@ import GRDB
 import GRDBSQLite
 
 /// One loaded batch and when it was last used.
-struct CachedBatch<Element> {
+struct CachedBatch<Element: Sendable>: Sendable {
     var ids: [Int64]
     /// The rows, in id order; nil for a row deleted since the fetch.
     var objects: [Element?]
@@ -23,10 +23,10 @@ extension BatchedResults {
     ///   nothing was fetched; ``StoreError/Code/notFound`` when the row was deleted since the
     ///   last fetch (``refresh()`` then reports it).
     public func object(at indexPath: ResultsIndexPath) throws -> Element {
-        try withLock {
-            let current = try fetched()
+        try withLock { state in
+            let current = try fetched(state.current)
             let offset = try offset(of: indexPath, in: current)
-            guard let object = try batch(containing: offset, in: current)[offset % batchSize] else {
+            guard let object = try batch(containing: offset, in: current, &state)[offset % batchSize] else {
                 throw StoreError(.notFound, "well \(current.ids[offset]) was deleted after the fetch; call refresh() or checkForChanges()")
             }
             return object
@@ -35,29 +35,29 @@ extension BatchedResults {
 
     /// The rows of the batch holding the row at `offset`, from the cache or with one query; nil for
     /// a row deleted since the fetch, so that the rest of its batch still loads.
-    func batch(containing offset: Int, in snapshot: ResultsSnapshot) throws -> [Element?] {
+    func batch(containing offset: Int, in snapshot: ResultsSnapshot, _ state: inout State) throws -> [Element?] {
         let index = offset / batchSize
-        tick += 1
-        if let hit = cache[index] {
-            cache[index]?.lastUse = tick
+        state.tick += 1
+        if let hit = state.cache[index] {
+            state.cache[index]?.lastUse = state.tick
             return hit.objects
         }
         let ids = Array(snapshot.ids[index * batchSize ..< min(snapshot.ids.count, (index + 1) * batchSize)])
         let clock = ContinuousClock.now
-        let loaded = try store.pool.read { try load(ids, $0) }
+        let loaded = try store.pool.read { try load(ids, $0, &state) }
         store.trace?("total fetch execution time: \(String(format: "%.4f", (ContinuousClock.now - clock).seconds))s for \(loaded.count) rows")
         let objects = ids.map { loaded[$0] }
-        if cache.count >= maxCachedBatches, let oldest = cache.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
-            cache[oldest] = nil
+        if state.cache.count >= maxCachedBatches, let oldest = state.cache.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
+            state.cache[oldest] = nil
         }
-        cache[index] = CachedBatch(ids: ids, objects: objects, lastUse: tick)
+        state.cache[index] = CachedBatch(ids: ids, objects: objects, lastUse: state.tick)
         return objects
     }
 
     /// Loads the rows of `ids` with one query, by id; deleted ids are absent from the result.
-    func load(_ ids: [Int64], _ db: Database) throws -> [Int64: Element] {
+    func load(_ ids: [Int64], _ db: Database, _ state: inout State) throws -> [Int64: Element] {
         guard !ids.isEmpty else { return [:] }
-        statementCount += 1
+        state.statementCount += 1
         let selection = Element.batchSelection
         let compiled = try WellFetchRequest().compile(selection: selection + ["p.id"], joinDetails: Element.batchJoinsDetails)
         let json = "[" + ids.map(String.init).joined(separator: ",") + "]"
@@ -98,8 +98,8 @@ extension BatchedResults {
 
     /// Runs the id query: `p.id` and the section key, in sort order, stepped with the C API so
     /// that no row object or string is made per row; a section name is made once per section.
-    func fetchSnapshot(_ db: Database) throws -> ResultsSnapshot {
-        statementCount += 1
+    func fetchSnapshot(_ db: Database, _ state: inout State) throws -> ResultsSnapshot {
+        state.statementCount += 1
         let clock = ContinuousClock.now
         let compiled = try idQuery()
         let statement = try db.makeStatement(sql: compiled.sql)

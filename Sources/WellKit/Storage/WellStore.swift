@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// A WellKit store: one SQLite file with SpatiaLite, holding pins, details, loads and rejects.
 ///
@@ -82,7 +83,7 @@ public final class WellStore: Sendable {
                 // Statements with their bound values, as Core Data's SQLDebug log shows them;
                 // `fetch` adds the total time, because SQLite's own profile timer counts milliseconds.
                 db.trace(options: .statement) { event in
-                    if case let .statement(statement) = event, gate.isOpen { trace(traceValues ? statement.expandedSQL : statement.sql) }
+                    if case let .statement(statement) = event, gate.isOpen.load(ordering: .acquiring) { trace(traceValues ? statement.expandedSQL : statement.sql) }
                 }
             }
         }
@@ -92,7 +93,7 @@ public final class WellStore: Sendable {
             } else {
                 pool = try StoreError.translating(path: path) { try Self.openWriter(path: path, exists: exists, configuration: config) }
             }
-            gate.isOpen = true
+            gate.isOpen.store(true, ordering: .releasing)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
             throw StoreError(.notADatabase, "file is not an SQLite database; pass a new or existing WellKit store to --db", path: path)
         }
@@ -208,6 +209,6 @@ public final class WellStore: Sendable {
 }
 
 /// Keeps the SQL log quiet while a store opens and migrates, so it shows the user's queries.
-private final class TraceGate: @unchecked Sendable {
-    var isOpen = false
+private final class TraceGate: Sendable {
+    let isOpen = Atomic<Bool>(false)
 }
