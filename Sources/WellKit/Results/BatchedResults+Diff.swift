@@ -15,7 +15,8 @@ import GRDB
 ///
 /// Every method has an empty default. Messages come in ``ResultsDiff`` order between
 /// `resultsWillChange` and `resultsDidChange`, only when something changed, on the thread
-/// that called ``BatchedResults/refresh()``; the controller already shows the new results.
+/// that called ``BatchedResults/refresh()``; the controller already shows the new results, and
+/// its lock is not held, so the delegate may call back into it.
 public protocol BatchedResultsDelegate: AnyObject {
     /// Changes are about to be reported.
     func resultsWillChange<E>(_ results: BatchedResults<E>)
@@ -51,7 +52,9 @@ extension BatchedResults {
     /// value did is an update. Rows in no cached batch are not compared, since no view can be
     /// showing them, and load fresh when next touched; a changed row that moved is a move only.
     /// Cached batches are then rebuilt from the reloaded rows where they cover a whole new
-    /// batch, and dropped otherwise. The delegate hears of the changes before this returns.
+    /// batch, and dropped otherwise. The delegate hears of the changes before this returns, after
+    /// the lock is released; when another call is already delivering changes (another thread, or
+    /// this delegate calling `refresh()` from a callback), that call delivers these next, in order.
     ///
     /// - Complexity: O(n) with few changes. Myers' `CollectionDifference` runs on the ids left
     ///   after trimming the common prefix and suffix while they are at most 2,048; beyond that,
