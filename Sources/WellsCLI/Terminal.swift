@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Glibc
+import Synchronization
 import WellKit
 
 /// Standard error, progress bars and the mapping of errors to exit codes.
@@ -61,23 +62,21 @@ package func grouped(_ number: Int) -> String {
 }
 
 /// A one-line progress bar on standard error, redrawn at most ten times a second and whenever its label changes.
-package final class ProgressBar: @unchecked Sendable {
-    private var label = ""
-    private var lastDraw = ContinuousClock.now - .seconds(1)
-    private let lock = NSLock()
+package final class ProgressBar: Sendable {
+    /// The label last drawn and when, so that redraws are rate-limited.
+    private let drawn = Mutex((label: "", time: ContinuousClock.now - .seconds(1)))
 
     /// Shows `done` of `total`, each written by `unit`, such as "25.0 MB" or "110,000 wells".
     package func update(label: String, done: Int, total: Int, unit: (Int) -> String) {
-        lock.lock()
-        defer { lock.unlock() }
         let now = ContinuousClock.now
-        guard now - lastDraw > .milliseconds(100) || label != self.label else { return }
-        lastDraw = now
-        self.label = label
-        let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 0
-        let filled = Int(fraction * 30)
-        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: 30 - filled)
-        Terminal.errorRaw("\r\u{1B}[2K\(label) \(bar) \(Int(fraction * 100))% \(unit(done)) of \(unit(total))")
+        drawn.withLock { drawn in
+            guard now - drawn.time > .milliseconds(100) || label != drawn.label else { return }
+            drawn = (label, now)
+            let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 0
+            let filled = Int(fraction * 30)
+            let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: 30 - filled)
+            Terminal.errorRaw("\r\u{1B}[2K\(label) \(bar) \(Int(fraction * 100))% \(unit(done)) of \(unit(total))")
+        }
     }
 
     package func finish() {

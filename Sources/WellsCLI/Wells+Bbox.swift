@@ -15,7 +15,7 @@ extension Wells {
                 """)
 
         @Argument(help: ArgumentHelp("The box: minLon,minLat,maxLon,maxLat.", valueName: "box"))
-        var box: String
+        var box: BoxArgument
 
         @Option(help: ArgumentHelp("The CRS of the box, such as EPSG:3400; the box is then minX,minY,maxX,maxY in its units.", valueName: "crs"))
         var crs: String?
@@ -27,22 +27,15 @@ extension Wells {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            do {
-                var request = try query.request()
-                if let crs, crs != "EPSG:4326" {
-                    let v = box.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-                    guard v.count == 4 else {
-                        throw StoreError(.invalidArgument, "\(SafeText.quoted(box)) is not minX,minY,maxX,maxY in \(SafeText.quoted(crs))")
-                    }
-                    request.region = .projectedBox(crs: crs, minX: v[0], minY: v[1], maxX: v[2], maxY: v[3])
-                } else {
-                    request.region = .box(try BoundingBox(parsing: box))
-                }
-                request.antimeridian = antimeridian
-                try QueryRunner.run(store: try store.open(.readOnly), request: request, options: query)
-            } catch {
-                throw Terminal.failSafely(error)
+            var request = try query.request()
+            if let crs, crs != "EPSG:4326" {
+                let v = try box.corners(in: crs)
+                request.region = .projectedBox(crs: crs, minX: v.minX, minY: v.minY, maxX: v.maxX, maxY: v.maxY)
+            } else {
+                request.region = .box(try box.box())
             }
+            request.antimeridian = antimeridian
+            try QueryRunner.run(store: try store.open(.readOnly), request: request, options: query)
         }
     }
 }

@@ -38,11 +38,7 @@ extension Wells {
         }
 
         func run() async throws {
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            } catch {
-                throw Terminal.failSafely(error)
-            }
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let steps = commands(generate: !FileManager.default.fileExists(atPath: "\(directory)/wells.csv"))
             for (k, arguments) in steps.enumerated() {
                 print((k == 0 ? "" : "\n") + "$ " + Self.commandLine(arguments))

@@ -18,11 +18,7 @@ extension Wells {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            do {
-                try QueryRunner.run(store: try store.open(.readOnly), request: try query.request(), options: query)
-            } catch {
-                throw Terminal.failSafely(error)
-            }
+            try QueryRunner.run(store: try store.open(.readOnly), request: try query.request(), options: query)
         }
     }
 }

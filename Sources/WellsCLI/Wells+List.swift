@@ -46,32 +46,28 @@ extension Wells {
         }
 
         func run() async throws {
-            do {
-                // Listing only reads: no SpatiaLite, and no index is created (see `wells index`).
-                let opened = try store.open(.readOnly)
-                var request = try query.request()
-                if request.sortDescriptors.isEmpty { request.sortDescriptors = [WellSortDescriptor(.id)] }
-                let sectionKey = try section.map { try WellField(keyPath: $0) }
-                let results = try BatchedResults<Well>(store: opened, request: request, batchSize: batchSize, sectionKey: sectionKey)
-                // An index for the controller's sort (the section key first) lets performFetch read ids
-                // in order (measured: 330 ms → 25 ms on 244,292 wells); say how to make one.
-                let sorts = results.request.sortDescriptors
-                if WellStore.sortCanUseIndex(sorts), try opened.sortIndex(for: sorts) == nil {
-                    Terminal.error("note: this sort would be faster with an index; create it with `\(Self.indexCommand(sorts, db: store.path))`")
-                }
-                try results.performFetch()
-                let output = try render(results)
-                FileHandle.standardOutput.write(Data(output.utf8))
-                guard watch else { return }
-                while true {
-                    try await Task.sleep(for: .milliseconds(250))
-                    let clock = ContinuousClock.now
-                    guard let diff = try results.checkForChanges() else { continue }
-                    let elapsed = ContinuousClock.now - clock
-                    FileHandle.standardOutput.write(Data(try describe(diff, results, refreshed: elapsed).utf8))
-                }
-            } catch {
-                throw Terminal.failSafely(error)
+            // Listing only reads: no SpatiaLite, and no index is created (see `wells index`).
+            let opened = try store.open(.readOnly)
+            var request = try query.request()
+            if request.sortDescriptors.isEmpty { request.sortDescriptors = [WellSortDescriptor(.id)] }
+            let sectionKey = try section.map { try WellField(keyPath: $0) }
+            let results = try BatchedResults<Well>(store: opened, request: request, batchSize: batchSize, sectionKey: sectionKey)
+            // An index for the controller's sort (the section key first) lets performFetch read ids
+            // in order (measured: 330 ms → 25 ms on 244,292 wells); say how to make one.
+            let sorts = results.request.sortDescriptors
+            if WellStore.sortCanUseIndex(sorts), try opened.sortIndex(for: sorts) == nil {
+                Terminal.error("note: this sort would be faster with an index; create it with `\(Self.indexCommand(sorts, db: store.path))`")
+            }
+            try results.performFetch()
+            let output = try render(results)
+            FileHandle.standardOutput.write(Data(output.utf8))
+            guard watch else { return }
+            while true {
+                try await Task.sleep(for: .milliseconds(250))
+                let clock = ContinuousClock.now
+                guard let diff = try results.checkForChanges() else { continue }
+                let elapsed = ContinuousClock.now - clock
+                FileHandle.standardOutput.write(Data(try describe(diff, results, refreshed: elapsed).utf8))
             }
         }
 

@@ -35,7 +35,7 @@ extension Wells {
         @OptionGroup var store: StoreOptions
 
         @Option(name: .customLong("map"), help: ArgumentHelp("Map a field to a source column, as field=Column (repeatable).", valueName: "field=Column"))
-        var mappings: [String] = []
+        var mappings: [MappingArgument] = []
 
         @Option(help: ArgumentHelp("The CRS of the coordinate columns, such as EPSG:26916 or EPSG:4267 (default: EPSG:4326).", valueName: "crs"))
         var crs: String?
@@ -50,7 +50,7 @@ extension Wells {
         var datumColumn: String?
 
         @Option(name: .customLong("datum"), help: ArgumentHelp("Map a datum name in --datum-column to a CRS, as NAME=EPSG:CODE (repeatable).", valueName: "name=crs"))
-        var datums: [String] = []
+        var datums: [DatumArgument] = []
 
         @Flag(help: "Read coordinates as degrees-minutes-seconds, compact (875013.67) or with symbols (36°54'1.2\"N).")
         var dms = false
@@ -108,12 +108,8 @@ extension Wells {
         }
 
         func validate() throws {
-            for mapping in mappings where !mapping.contains("=") {
-                throw ValidationError("--map \"\(mapping)\" is not field=Column, for example --map lat=SURF_LAT")
-            }
-            for datum in datums where !datum.contains("=") {
-                throw ValidationError("--datum \"\(datum)\" is not NAME=CRS, for example --datum NAD27=EPSG:4267")
-            }
+            for mapping in mappings { _ = try mapping.checked() }
+            for datum in datums { _ = try datum.checked() }
             if let problem = CoordinateOptions(crs: crs, xColumn: x, yColumn: y).inconsistency { throw ValidationError(Terminal.describe(problem)) }
             if impliedWest && impliedEast { throw ValidationError("give --implied-west or --implied-east, not both") }
             // No output may land on the input or on the store's files.
@@ -127,8 +123,8 @@ extension Wells {
         func run() async throws {
             var options = LoadOptions()
             for mapping in mappings {
-                let parts = mapping.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                options.mapping[String(parts[0])] = String(parts[1])
+                let (field, column) = try mapping.checked()
+                options.mapping[field] = column
             }
             options.delimiter = delimiter?.byte
             options.coordinates = CoordinateOptions(crs: crs, xColumn: x, yColumn: y, datumColumn: datumColumn, dms: dms,
@@ -137,8 +133,8 @@ extension Wells {
             options.infer = !noInfer
             options.rejectSuspects = rejectSuspects
             for datum in datums {
-                let parts = datum.split(separator: "=", maxSplits: 1).map(String.init)
-                options.coordinates.datums[parts[0]] = parts[1]
+                let (name, crs) = try datum.checked()
+                options.coordinates.datums[name] = crs
             }
             options.onDuplicate = onDuplicate
             options.onMissingIdentifier = onMissingID

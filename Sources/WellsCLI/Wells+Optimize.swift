@@ -16,13 +16,9 @@ extension Wells {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            do {
-                let summary = try store.open(.existing).optimize()
-                print(String(format: "Renumbered %d of %d pins in %.2f s; out-of-order neighbours %.1f%% → %.1f%%.",
-                             summary.renumbered, summary.pins, summary.seconds, summary.disorderBefore * 100, summary.disorderAfter * 100))
-            } catch {
-                throw Terminal.failSafely(error)
-            }
+            let summary = try store.open(.existing).optimize()
+            print(String(format: "Renumbered %d of %d pins in %.2f s; out-of-order neighbours %.1f%% → %.1f%%.",
+                         summary.renumbered, summary.pins, summary.seconds, summary.disorderBefore * 100, summary.disorderAfter * 100))
         }
     }
 }

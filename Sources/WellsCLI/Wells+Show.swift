@@ -21,14 +21,9 @@ extension Wells {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            let well: Well?, flag: SuspectWell?
-            do {
-                let wellStore = try store.open(.readOnly)
-                well = try wellStore.well(identifier: identifier)
-                flag = try well.flatMap { try wellStore.suspects(pinID: $0.pin.id).first }
-            } catch {
-                throw Terminal.failSafely(error)
-            }
+            let wellStore = try store.open(.readOnly)
+            let well = try wellStore.well(identifier: identifier)
+            let flag = try well.flatMap { try wellStore.suspects(pinID: $0.pin.id).first }
             guard let well else {
                 let prefix = String(identifier.prefix(6))
                 Terminal.error("wells: error: no well with identifier \(SafeText.quoted(identifier)); try `wells find --where 'uwi beginswith \(SafeText.quoted(prefix))'`")

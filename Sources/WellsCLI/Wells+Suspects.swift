@@ -31,12 +31,7 @@ extension Wells {
         }
 
         func run() async throws {
-            let wells: [SuspectWell]
-            do {
-                wells = try store.open(.readOnly).suspects(reason: reason, limit: limit)
-            } catch {
-                throw Terminal.failSafely(error)
-            }
+            let wells = try store.open(.readOnly).suspects(reason: reason, limit: limit)
             let writer = ResultWriter(terminal: format, columns: ["id", "uwi", "name", "lat", "lon", "line", "reason", "detail"]) {
                 print($0, terminator: "")
             }

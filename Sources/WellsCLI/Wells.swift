@@ -19,13 +19,21 @@ package struct Wells: AsyncParsableCommand {
 
     /// Parses and runs a command of `root` as `main(_:)` does, but echoes ArgumentParser's messages (which
     /// quote the user's tokens) with control characters escaped, and exits with ``exitCode(for:)``.
+    ///
+    /// This is the one place that answers an error. ArgumentParser's own (usage errors, `ValidationError`,
+    /// `ExitCode`, `--help`) are printed as ArgumentParser words them; any other error a command throws
+    /// is printed as `wells: error: …` (``Terminal/failSafely(_:)``) with the exit code for its kind.
     package static func run(_ arguments: [String], root: any ParsableCommand.Type = Wells.self) async -> Never {
         do {
             var command = try root.parseAsRoot(arguments)
-            if var command = command as? any AsyncParsableCommand {
-                try await command.run()
-            } else {
-                try command.run()
+            do {
+                if var command = command as? any AsyncParsableCommand {
+                    try await command.run()
+                } else {
+                    try command.run()
+                }
+            } catch where !isArgumentParserError(error) {
+                Foundation.exit(Terminal.failSafely(error).rawValue)
             }
             Foundation.exit(0)
         } catch {
@@ -37,6 +45,24 @@ package struct Wells: AsyncParsableCommand {
             }
             Foundation.exit(code.rawValue)
         }
+    }
+
+    /// The exit code of `error` as ``run(_:root:)`` exits with it: ArgumentParser's for its own errors,
+    /// ``Terminal/exitCode(for:)`` for the library's and the system's.
+    package static func exitCode(for error: any Error) -> ExitCode {
+        isArgumentParserError(error) ? argumentParserExitCode(Wells.self, error) : Terminal.exitCode(for: error)
+    }
+
+    /// Whether ArgumentParser words `error` and chooses its exit code: its parse errors, and what
+    /// commands throw to say "usage", "done" or "exit with this code" (`ValidationError`, `CleanExit`,
+    /// `ExitCode`), as against a failure to report. Its parse errors are of internal types, hence the module name.
+    static func isArgumentParserError(_ error: any Error) -> Bool {
+        error is ExitCode || error is CleanExit || error is ValidationError
+            || String(reflecting: type(of: error)).hasPrefix("ArgumentParser.")
+    }
+
+    private static func argumentParserExitCode<Root: ParsableCommand>(_ root: Root.Type, _ error: any Error) -> ExitCode {
+        root.exitCode(for: error)
     }
 
     /// The options of every command that take no value; any other `--name` expects one.

@@ -32,15 +32,11 @@ extension Bench {
         }
 
         func run() async throws {
-            do {
-                let opened = try store.open(.existing)
-                var request = try query.request()
-                if request.sortDescriptors.isEmpty { request.sortDescriptors = [WellSortDescriptor(.id)] }
-                let sectionKey = try section.map { try WellField(keyPath: $0) }
-                print(try ListMeasurement.run(store: opened, request: request, sectionKey: sectionKey, batchSize: batchSize))
-            } catch {
-                throw Terminal.failSafely(error)
-            }
+            let opened = try store.open(.existing)
+            var request = try query.request()
+            if request.sortDescriptors.isEmpty { request.sortDescriptors = [WellSortDescriptor(.id)] }
+            let sectionKey = try section.map { try WellField(keyPath: $0) }
+            print(try ListMeasurement.run(store: opened, request: request, sectionKey: sectionKey, batchSize: batchSize))
         }
     }
 }

@@ -59,42 +59,38 @@ extension Bench {
         }
 
         func run() async throws {
-            do {
-                if let queries, !FileManager.default.isReadableFile(atPath: queries) {
-                    throw StoreError(.notFound, "--queries \(SafeText.quoted(queries)): no readable file there")
+            if let queries, !FileManager.default.isReadableFile(atPath: queries) {
+                throw StoreError(.notFound, "--queries \(SafeText.quoted(queries)): no readable file there")
+            }
+            let wellStore = try store.open(.existing)
+            let viewports = try queries.map { try BBoxBenchmark.viewports(file: $0) }
+                ?? BBoxBenchmark.viewports(store: wellStore, sizes: try sizeList(), perSize: perSize, seed: 1)
+            let results = try BBoxBenchmark.run(store: wellStore, viewports: viewports, passes: passes)
+            var references: [(name: String, label: String, p50: Double, p99: Double)] = []
+            if let referenceQuery {
+                references = try Self.limitQuery(referenceQuery, store: store.path, viewports: viewports, passes: passes)
+            }
+            var whole: [(name: String, label: String, p50: Double, p99: Double)] = []
+            if processes > 0, let smallest = results.first?.label {
+                whole = try Self.processes(store: store.path, viewports: viewports.filter { $0.label == smallest }, count: processes)
+            }
+            if format == .json {
+                struct Reference: Encodable { var name: String; var label: String; var p50_us: Double; var p99_us: Double }
+                struct Output: Encodable { var wellkit: [BBoxBenchmark.Result]; var references: [Reference]; var processes: [Reference] }
+                func encoded(_ rows: [(name: String, label: String, p50: Double, p99: Double)]) -> [Reference] {
+                    rows.map { Reference(name: $0.name, label: $0.label, p50_us: $0.p50, p99_us: $0.p99) }
                 }
-                let wellStore = try store.open(.existing)
-                let viewports = try queries.map { try BBoxBenchmark.viewports(file: $0) }
-                    ?? BBoxBenchmark.viewports(store: wellStore, sizes: try sizeList(), perSize: perSize, seed: 1)
-                let results = try BBoxBenchmark.run(store: wellStore, viewports: viewports, passes: passes)
-                var references: [(name: String, label: String, p50: Double, p99: Double)] = []
-                if let referenceQuery {
-                    references = try Self.limitQuery(referenceQuery, store: store.path, viewports: viewports, passes: passes)
+                let output = Output(wellkit: results, references: encoded(references), processes: encoded(whole))
+                print(String(decoding: try JSONEncoder.pretty.encode(output), as: UTF8.self))
+            } else {
+                print("Bounding-box fetches of WellPin from \(SafeText.escaped(store.path)): median over \(passes) passes of each statistic")
+                print(BenchTables.bbox(results, references: references))
+                if let ours = whole.first {
+                    print("\nWhole processes, start-up included, \(processes) runs on \(ours.label) viewports:")
+                    print(BenchTables.grid([["program", "p50 ms", "p99 ms", "× wells"]] + whole.map {
+                        [$0.name, String(format: "%.1f", $0.p50 / 1000), String(format: "%.1f", $0.p99 / 1000), String(format: "%.2f", $0.p50 / ours.p50)]
+                    }).joined(separator: "\n"))
                 }
-                var whole: [(name: String, label: String, p50: Double, p99: Double)] = []
-                if processes > 0, let smallest = results.first?.label {
-                    whole = try Self.processes(store: store.path, viewports: viewports.filter { $0.label == smallest }, count: processes)
-                }
-                if format == .json {
-                    struct Reference: Encodable { var name: String; var label: String; var p50_us: Double; var p99_us: Double }
-                    struct Output: Encodable { var wellkit: [BBoxBenchmark.Result]; var references: [Reference]; var processes: [Reference] }
-                    func encoded(_ rows: [(name: String, label: String, p50: Double, p99: Double)]) -> [Reference] {
-                        rows.map { Reference(name: $0.name, label: $0.label, p50_us: $0.p50, p99_us: $0.p99) }
-                    }
-                    let output = Output(wellkit: results, references: encoded(references), processes: encoded(whole))
-                    print(String(decoding: try JSONEncoder.pretty.encode(output), as: UTF8.self))
-                } else {
-                    print("Bounding-box fetches of WellPin from \(SafeText.escaped(store.path)): median over \(passes) passes of each statistic")
-                    print(BenchTables.bbox(results, references: references))
-                    if let ours = whole.first {
-                        print("\nWhole processes, start-up included, \(processes) runs on \(ours.label) viewports:")
-                        print(BenchTables.grid([["program", "p50 ms", "p99 ms", "× wells"]] + whole.map {
-                            [$0.name, String(format: "%.1f", $0.p50 / 1000), String(format: "%.1f", $0.p99 / 1000), String(format: "%.2f", $0.p50 / ours.p50)]
-                        }).joined(separator: "\n"))
-                    }
-                }
-            } catch {
-                throw Terminal.failSafely(error)
             }
         }
 
@@ -193,21 +189,17 @@ extension Bench {
         }
 
         func run() async throws {
-            do {
-                let report = try LoadRace(file: file, count: count, repeats: repeats, referenceLoad: referenceLoad, sameSchemaLoad: sameSchemaLoad,
-                                          geopandasScript: geopandasScript, python: python).run()
-                if format == .json {
-                    print(String(decoding: try JSONEncoder.pretty.encode(report), as: UTF8.self))
-                } else {
-                    print("Load of \(report.file) (\(report.rows) rows, \(report.bytes / 1_048_576) MB), median of \(repeats) runs:")
-                    let rows = [["tool", "median", "rows/s", "wells ÷ tool", "per round"]] + report.tools.map {
-                        [$0.name, String(format: "%.2f s", $0.medianSeconds), String(format: "%.0f", Double(report.rows) / $0.medianSeconds),
-                         String(format: "%.2f", report.tools[0].medianSeconds / $0.medianSeconds), String(format: "%.2f", $0.wellsRatio)]
-                    }
-                    print(BenchTables.grid(rows).joined(separator: "\n"))
+            let report = try LoadRace(file: file, count: count, repeats: repeats, referenceLoad: referenceLoad, sameSchemaLoad: sameSchemaLoad,
+                                      geopandasScript: geopandasScript, python: python).run()
+            if format == .json {
+                print(String(decoding: try JSONEncoder.pretty.encode(report), as: UTF8.self))
+            } else {
+                print("Load of \(report.file) (\(report.rows) rows, \(report.bytes / 1_048_576) MB), median of \(repeats) runs:")
+                let rows = [["tool", "median", "rows/s", "wells ÷ tool", "per round"]] + report.tools.map {
+                    [$0.name, String(format: "%.2f s", $0.medianSeconds), String(format: "%.0f", Double(report.rows) / $0.medianSeconds),
+                     String(format: "%.2f", report.tools[0].medianSeconds / $0.medianSeconds), String(format: "%.2f", $0.wellsRatio)]
                 }
-            } catch {
-                throw Terminal.failSafely(error)
+                print(BenchTables.grid(rows).joined(separator: "\n"))
             }
         }
     }

@@ -49,7 +49,7 @@ extension Bench {
         @OptionGroup var store: StoreOptions
 
         @Option(help: ArgumentHelp("Fetch the wells in this box (minLon,minLat,maxLon,maxLat).", valueName: "box"))
-        var bbox: String?
+        var bbox: BoxArgument?
 
         @Flag(help: "Fetch every well in the store (the default when no box is given).")
         var all = false
@@ -70,19 +70,15 @@ extension Bench {
         }
 
         func run() async throws {
-            do {
-                var request = WellFetchRequest(sortDescriptors: [WellSortDescriptor(.id)])
-                if let bbox { request.region = .box(try BoundingBox(parsing: bbox)) }
-                var contenders = ProjectionBenchmark.standardContenders(faultLimit: faultLimit)
-                contenders += BenchmarkExtras.controllerContenders()
-                let report = try ProjectionBenchmark.run(storePath: store.path, request: request, repeats: repeats, contenders: contenders)
-                if format == .json {
-                    print(String(decoding: try JSONEncoder.pretty.encode(report), as: UTF8.self))
-                } else {
-                    print(BenchTables.projection(report))
-                }
-            } catch {
-                throw Terminal.failSafely(error)
+            var request = WellFetchRequest(sortDescriptors: [WellSortDescriptor(.id)])
+            if let bbox { request.region = .box(try bbox.box()) }
+            var contenders = ProjectionBenchmark.standardContenders(faultLimit: faultLimit)
+            contenders += BenchmarkExtras.controllerContenders()
+            let report = try ProjectionBenchmark.run(storePath: store.path, request: request, repeats: repeats, contenders: contenders)
+            if format == .json {
+                print(String(decoding: try JSONEncoder.pretty.encode(report), as: UTF8.self))
+            } else {
+                print(BenchTables.projection(report))
             }
         }
     }

@@ -1,5 +1,6 @@
 import CProj
 import Foundation
+import Synchronization
 
 /// Transforms 2D coordinates between two CRSs with PROJ.
 ///
@@ -8,8 +9,8 @@ import Foundation
 /// CRS strings may be "EPSG:26916", bare codes such as "4326", PROJ strings or WKT.
 ///
 /// Thread safety: PROJ contexts and `PJ*` objects are not thread safe. Each
-/// transformer owns a private PROJ context and serialises every PROJ call
-/// behind an `NSLock`; that lock is why the class is `@unchecked Sendable`.
+/// transformer owns a private PROJ context, and its context and `PJ*` live inside a
+/// `Mutex`, so every PROJ call is serialised and the class is `Sendable` as checked.
 /// One instance can be shared (see `TransformCache.shared`); concurrent
 /// callers take turns. For heavy parallel work, give each task its own instance.
 ///
@@ -22,15 +23,14 @@ import Foundation
 /// try toWGS84.transform(&points)          // in place, all or nothing
 /// print(toWGS84.operation.name)           // "Inverse of UTM zone 16N + ..."
 /// ```
-public final class CoordinateTransformer: @unchecked Sendable {
+public final class CoordinateTransformer: Sendable {
     /// The source CRS as given by the caller.
     public let source: String
     /// The target CRS as given by the caller.
     public let target: String
 
-    private let lock = NSLock()
-    private let context: ProjContext
-    private let pj: ProjObject
+    /// The PROJ context and transformation, reachable only under the lock.
+    private let proj: Mutex<ProjHandles>
 
     /// Creates a transformer from `source` to `target`, optionally for an area of interest.
     ///
@@ -38,23 +38,7 @@ public final class CoordinateTransformer: @unchecked Sendable {
     public init(from source: String, to target: String, area: CRSInfo.Area? = nil) throws {
         self.source = source
         self.target = target
-        let context = try ProjContext()
-        self.context = context
-        let crs = [source, target]
-        let sourceCRS = try context.createCRS(source)
-        let targetCRS = try context.createCRS(target)
-        var pjArea: OpaquePointer?
-        if let area {
-            pjArea = libproj.proj_area_create()
-            libproj.proj_area_set_bbox(pjArea, area.west, area.south, area.east, area.north)
-        }
-        defer { if let pjArea { libproj.proj_area_destroy(pjArea) } }
-        context.resetLog()
-        let raw = try context.own(
-            libproj.proj_create_crs_to_crs_from_pj(context.raw, sourceCRS.raw, targetCRS.raw, pjArea, nil),
-            .noOperation, "no operation", crs: crs)
-        pj = try context.own(libproj.proj_normalize_for_visualization(context.raw, raw.raw),
-                             .noOperation, "cannot normalise axis order", crs: crs)
+        proj = Mutex(try ProjHandles(from: source, to: target, area: area))
     }
 
     /// Transforms one point; `inverse` runs target -> source.
@@ -80,7 +64,8 @@ public final class CoordinateTransformer: @unchecked Sendable {
         var outX = xs, outY = ys
         let stride = MemoryLayout<Double>.stride
         let direction = inverse ? PJ_INV : PJ_FWD
-        try lock.withLock {
+        try proj.withLock { handles in
+            let (context, pj) = (handles.context, handles.pj)
             _ = libproj.proj_errno_reset(pj.raw)
             context.resetLog()
             _ = outX.withUnsafeMutableBufferPointer { px in
@@ -127,7 +112,8 @@ public final class CoordinateTransformer: @unchecked Sendable {
     /// With `proj_create_crs_to_crs` PROJ keeps several candidate operations and
     /// picks one per point by area of use, so this can change between calls.
     public var operation: OperationInfo {
-        lock.withLock {
+        proj.withLock { handles in
+            let (context, pj) = (handles.context, handles.pj)
             if let last = libproj.proj_trans_get_last_used_operation(pj.raw) {
                 defer { _ = libproj.proj_destroy(last) }
                 return OperationInfo(last, context: context)
@@ -168,5 +154,31 @@ public final class CoordinateTransformer: @unchecked Sendable {
         let targetCRS = try context.createCRS(target)
         return try OperationInfo.search(source: sourceCRS, target: targetCRS, grids: grids,
                                         area: area, crs: [source, target])
+    }
+}
+
+/// A transformer's PROJ context and the transformation made in it; they are used together, under one lock.
+private struct ProjHandles {
+    let context: ProjContext
+    let pj: ProjObject
+
+    init(from source: String, to target: String, area: CRSInfo.Area?) throws {
+        let context = try ProjContext()
+        self.context = context
+        let crs = [source, target]
+        let sourceCRS = try context.createCRS(source)
+        let targetCRS = try context.createCRS(target)
+        var pjArea: OpaquePointer?
+        if let area {
+            pjArea = libproj.proj_area_create()
+            libproj.proj_area_set_bbox(pjArea, area.west, area.south, area.east, area.north)
+        }
+        defer { if let pjArea { libproj.proj_area_destroy(pjArea) } }
+        context.resetLog()
+        let raw = try context.own(
+            libproj.proj_create_crs_to_crs_from_pj(context.raw, sourceCRS.raw, targetCRS.raw, pjArea, nil),
+            .noOperation, "no operation", crs: crs)
+        pj = try context.own(libproj.proj_normalize_for_visualization(context.raw, raw.raw),
+                             .noOperation, "cannot normalise axis order", crs: crs)
     }
 }

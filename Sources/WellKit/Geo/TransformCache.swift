@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Caches one `CoordinateTransformer` per (source, target) CRS pair.
 ///
@@ -6,9 +7,8 @@ import Foundation
 /// cheap. CRS strings are normalised ("4326" and "epsg:4326" share an entry).
 /// Failures are not cached, so installing a grid or fixing a typo takes effect.
 ///
-/// Thread safety: the dictionary is guarded by an `NSLock`, hence
-/// `@unchecked Sendable`; each cached transformer has its own lock (see
-/// `CoordinateTransformer`), so one pair's transforms never block another pair.
+/// Thread safety: the dictionary lives in a `Mutex`; each cached transformer has its own
+/// lock (see `CoordinateTransformer`), so one pair's transforms never block another pair.
 ///
 /// For example:
 ///
@@ -18,7 +18,7 @@ import Foundation
 /// let again = try TransformCache.shared.transform(x: 500_000, y: 4_400_000,
 ///                                                 from: "EPSG:26916", to: "EPSG:4326")
 /// ```
-public final class TransformCache: @unchecked Sendable {
+public final class TransformCache: Sendable {
     /// The process-wide cache.
     public static let shared = TransformCache()
 
@@ -28,9 +28,12 @@ public final class TransformCache: @unchecked Sendable {
         let area: CRSInfo.Area?
     }
 
-    private let lock = NSLock()
-    private var transformers: [Key: CoordinateTransformer] = [:]
-    private var order: [Key] = []   // insertion order, oldest first
+    private struct Entries {
+        var transformers: [Key: CoordinateTransformer] = [:]
+        var order: [Key] = []   // insertion order, oldest first
+    }
+
+    private let entries = Mutex(Entries())
     private let capacity: Int
 
     /// Creates an empty cache holding at most `capacity` transformers (oldest dropped first).
@@ -46,15 +49,15 @@ public final class TransformCache: @unchecked Sendable {
                             area: CRSInfo.Area? = nil) throws -> CoordinateTransformer {
         let key = Key(source: CRSString.normalize(source), target: CRSString.normalize(target),
                       area: area)
-        return try lock.withLock {
-            if let cached = transformers[key] { return cached }
+        return try entries.withLock { entries in
+            if let cached = entries.transformers[key] { return cached }
             let created = try CoordinateTransformer(from: source, to: target, area: area)
-            if transformers.count >= capacity, let victim = order.first {
-                transformers[victim] = nil
-                order.removeFirst()
+            if entries.transformers.count >= capacity, let victim = entries.order.first {
+                entries.transformers[victim] = nil
+                entries.order.removeFirst()
             }
-            transformers[key] = created
-            order.append(key)
+            entries.transformers[key] = created
+            entries.order.append(key)
             return created
         }
     }
@@ -66,13 +69,13 @@ public final class TransformCache: @unchecked Sendable {
     }
 
     /// The number of cached transformers.
-    public var count: Int { lock.withLock { transformers.count } }
+    public var count: Int { entries.withLock { $0.transformers.count } }
 
     /// Drops every cached transformer (e.g. after installing PROJ grids).
     public func removeAll() {
-        lock.withLock {
-            transformers.removeAll()
-            order.removeAll()
+        entries.withLock { entries in
+            entries.transformers.removeAll()
+            entries.order.removeAll()
         }
     }
 }

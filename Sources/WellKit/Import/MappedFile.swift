@@ -12,6 +12,7 @@ import Glibc
 /// ends, so the pages stay shared with the page cache rather than copied into the heap. (If another
 /// program truncates the file during a load, reading the lost pages kills the process; the load's
 /// transaction then rolls back like any other interrupted load.)
+// @unchecked Sendable: immutable after init, a read-only mapping (`bytes`) that threads only read.
 final class MappedFile: @unchecked Sendable {
     let path: String
     let bytes: UnsafeBufferPointer<UInt8>

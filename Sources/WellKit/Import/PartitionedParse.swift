@@ -45,6 +45,7 @@ enum PartitionedParse {
         }
         let middle = lineStart(after: max(guess, offset), in: buffer)
         let second = SecondHalf()
+        // Fork/join, not a lock: the group waits for the second half's thread.
         let group = DispatchGroup()
         DispatchQueue.global().async(group: group) {
             let buffer = file.bytes

@@ -6,6 +6,7 @@ import GRDBSQLite
 /// (most are), or into the batch's ``arena`` when they had to be made: unescaped quotes,
 /// Latin-1 turned into UTF-8, a date rewritten as `yyyy-mm-dd`, the JSON of the other columns.
 /// So a field is copied once, by SQLite, from the file's pages into the database's.
+// @unchecked Sendable: RowPipeline hands a batch between two threads with semaphores; one uses it at a time.
 final class RowBatch: @unchecked Sendable {
     /// The cells of a row, in this order: the pin's name, lat and lon, then the detail's columns in
     /// ``DetailColumn/all`` order, but `load_id`, which the writer binds once per load.
@@ -137,6 +138,7 @@ private let SQLITE_STATIC = unsafeBitCast(0, to: sqlite3_destructor_type.self)
 /// Builds the rows of located records: the typed detail values and the JSON of the rest.
 ///
 /// One builder per thread: it keeps the spans of the record in hand and the counts of bad values.
+// @unchecked Sendable: moved to the thread that uses it, never shared (one builder per thread).
 final class RowBuilder: @unchecked Sendable {
     private let validator: RecordValidator
     private let buffer: UnsafeBufferPointer<UInt8>

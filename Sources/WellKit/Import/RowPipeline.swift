@@ -17,6 +17,7 @@ enum RowPipeline {
     static func run(_ records: [ScannedRecord], order: [Int], builder: RowBuilder,
                     consume: (RowBatch) throws -> Void) throws {
         let batches = (0..<depth).map { _ in RowBatch() }
+        // A producer/consumer hand-off, not a lock: `free` counts empty batches, `ready` built ones; the group joins the builder.
         let free = DispatchSemaphore(value: depth), ready = DispatchSemaphore(value: 0)
         let stop = Stop()
         let chunks = stride(from: 0, to: order.count, by: RowBatch.capacity).map { $0..<min($0 + RowBatch.capacity, order.count) }

@@ -15,7 +15,8 @@ import GRDB
 ///
 /// Every method has an empty default. Messages come in ``ResultsDiff`` order between
 /// `resultsWillChange` and `resultsDidChange`, only when something changed, on the thread
-/// that called ``BatchedResults/refresh()``; the controller already shows the new results.
+/// that called ``BatchedResults/refresh()``; the controller already shows the new results, and
+/// its lock is not held, so the delegate may call back into it.
 public protocol BatchedResultsDelegate: AnyObject {
     /// Changes are about to be reported.
     func resultsWillChange<E>(_ results: BatchedResults<E>)
@@ -51,45 +52,55 @@ extension BatchedResults {
     /// value did is an update. Rows in no cached batch are not compared, since no view can be
     /// showing them, and load fresh when next touched; a changed row that moved is a move only.
     /// Cached batches are then rebuilt from the reloaded rows where they cover a whole new
-    /// batch, and dropped otherwise. The delegate hears of the changes before this returns.
+    /// batch, and dropped otherwise. The delegate hears of the changes before this returns, after
+    /// the lock is released; when another call is already delivering changes (another thread, or
+    /// this delegate calling `refresh()` from a callback), that call delivers these next, in order.
     ///
     /// - Complexity: O(n) with few changes. Myers' `CollectionDifference` runs on the ids left
     ///   after trimming the common prefix and suffix while they are at most 2,048; beyond that,
     ///   an O(n log n) longest-increasing-subsequence pass finds the same kind of result.
     public func refresh() throws -> ResultsDiff? {
-        try withLock {
-            guard let old = current else {
-                try performFetch()
-                return nil
-            }
-            baselineVersion = try changeMonitor().version()
-            let oldCached = cache
-            let cachedIDs = oldCached.values.flatMap(\.ids)
-            let (new, reloaded) = try store.pool.read { db in (try fetchSnapshot(db), try load(cachedIDs, db)) }
-            var updated = Set<Int64>()
-            for batch in oldCached.values {
-                for (id, object) in zip(batch.ids, batch.objects) where object != nil && reloaded[id].map({ $0 != object }) == true {
-                    updated.insert(id)
-                }
-            }
-            let changes = IDDiff(old: old, new: new, limit: collectionDifferenceLimit)
-            let diff = changes.resultsDiff(updated: updated)
-            current = new
-            rebuildCache(from: oldCached, reloaded: reloaded, new: new)
-            if let cacheName, let monitor, let baselineVersion {
-                NamedSnapshots.save(cacheName, store: store.path, request: request, sectionKey: sectionKey,
-                                    monitor: monitor.generation, version: baselineVersion, snapshot: new)
-            }
-            guard !diff.isEmpty else { return nil }
-            notify(diff)
-            return diff
+        let diff = try withLock { try refresh(locked: &$0) }
+        deliverOutbox()
+        return diff
+    }
+
+    /// ``refresh()`` with the lock held: a non-empty diff goes to the outbox, with `onChange`,
+    /// for ``deliverOutbox()`` to send once the lock is released.
+    func refresh(locked state: inout State, onChange: (@Sendable (ResultsDiff) -> Void)? = nil) throws -> ResultsDiff? {
+        guard let old = state.current else {
+            try performFetch(locked: &state)
+            return nil
         }
+        let baselineVersion = try changeMonitor(&state).version()
+        state.baselineVersion = baselineVersion
+        let oldCached = state.cache
+        let cachedIDs = oldCached.values.flatMap(\.ids)
+        let (new, reloaded) = try store.pool.read { db in (try fetchSnapshot(db, &state), try load(cachedIDs, db, &state)) }
+        var updated = Set<Int64>()
+        for batch in oldCached.values {
+            for (id, object) in zip(batch.ids, batch.objects) where object != nil && reloaded[id].map({ $0 != object }) == true {
+                updated.insert(id)
+            }
+        }
+        let changes = IDDiff(old: old, new: new, limit: state.collectionDifferenceLimit)
+        let diff = changes.resultsDiff(updated: updated)
+        state.current = new
+        state.cache = rebuiltCache(from: oldCached, reloaded: reloaded, new: new)
+        if let cacheName, let monitor = state.monitor {
+            NamedSnapshots.save(cacheName, store: store.path, request: request, sectionKey: sectionKey,
+                                monitor: monitor.generation, version: baselineVersion, snapshot: new)
+        }
+        guard !diff.isEmpty else { return nil }
+        state.outbox.append(Delivery(diff: diff, onChange: onChange))
+        return diff
     }
 
     /// Keeps the new batches that the reloaded rows fully cover, most recently used first.
-    private func rebuildCache(from old: [Int: CachedBatch<Element>], reloaded: [Int64: Element], new: ResultsSnapshot) {
-        cache.removeAll()
-        guard !reloaded.isEmpty else { return }
+    private func rebuiltCache(from old: [Int: CachedBatch<Element>], reloaded: [Int64: Element],
+                              new: ResultsSnapshot) -> [Int: CachedBatch<Element>] {
+        var cache: [Int: CachedBatch<Element>] = [:]
+        guard !reloaded.isEmpty else { return cache }
         var lastUse: [Int64: UInt64] = [:]
         for batch in old.values { for id in batch.ids { lastUse[id] = batch.lastUse } }
         var candidates: [Int: UInt64] = [:]
@@ -101,11 +112,35 @@ extension BatchedResults {
             let objects = ids.map { reloaded[$0] }
             if !objects.contains(where: { $0 == nil }) { cache[index] = CachedBatch(ids: ids, objects: objects, lastUse: use) }
         }
+        return cache
+    }
+
+    /// Sends the outbox to the delegate and the `onChange` handlers, oldest diff first, without
+    /// holding the lock, so that they may call back into the controller.
+    ///
+    /// One call at a time sends: a call that finds another sending (on another thread, or the
+    /// delegate's own call back into the controller) returns at once, and the sending call
+    /// sends its diffs too, in order.
+    func deliverOutbox() {
+        guard withLock({ state in
+            guard !state.delivering, !state.outbox.isEmpty else { return false }
+            state.delivering = true
+            return true
+        }) else { return }
+        while let (delivery, delegate) = withLock({ state -> (Delivery, DelegateReference)? in
+            guard !state.outbox.isEmpty else {
+                state.delivering = false
+                return nil
+            }
+            return (state.outbox.removeFirst(), state.delegate)
+        }) {
+            if let delegate = delegate.object { notify(delegate, of: delivery.diff) }
+            delivery.onChange?(delivery.diff)
+        }
     }
 
     /// Tells the delegate, in ``ResultsDiff`` order.
-    func notify(_ diff: ResultsDiff) {
-        guard let delegate = delegateStorage else { return }
+    private func notify(_ delegate: any BatchedResultsDelegate, of diff: ResultsDiff) {
         delegate.resultsWillChange(self)
         for change in diff.sectionChanges {
             delegate.results(self, didChange: change.section, atSectionIndex: change.index, for: change.type)

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// One loaded batch and when it was last used.
-struct CachedBatch<Element> {
+struct CachedBatch<Element: Sendable>: Sendable {
     var ids: [Int64]
     /// The rows, in id order; nil for a row deleted since the fetch.
     var objects: [Element?]
@@ -22,10 +22,10 @@ extension BatchedResults {
     ///   nothing was fetched; ``StoreError/Code/notFound`` when the row was deleted since the
     ///   last fetch (``refresh()`` then reports it).
     public func object(at indexPath: ResultsIndexPath) throws -> Element {
-        try withLock {
-            let current = try fetched()
+        try withLock { state in
+            let current = try fetched(state.current)
             let offset = try offset(of: indexPath, in: current)
-            guard let object = try batch(containing: offset, in: current)[offset % batchSize] else {
+            guard let object = try batch(containing: offset, in: current, &state)[offset % batchSize] else {
                 throw StoreError(.notFound, "well \(current.ids[offset]) was deleted after the fetch; call refresh() or checkForChanges()")
             }
             return object
@@ -34,29 +34,29 @@ extension BatchedResults {
 
     /// The rows of the batch holding the row at `offset`, from the cache or with one query; nil for
     /// a row deleted since the fetch, so that the rest of its batch still loads.
-    func batch(containing offset: Int, in snapshot: ResultsSnapshot) throws -> [Element?] {
+    func batch(containing offset: Int, in snapshot: ResultsSnapshot, _ state: inout State) throws -> [Element?] {
         let index = offset / batchSize
-        tick += 1
-        if let hit = cache[index] {
-            cache[index]?.lastUse = tick
+        state.tick += 1
+        if let hit = state.cache[index] {
+            state.cache[index]?.lastUse = state.tick
             return hit.objects
         }
         let ids = Array(snapshot.ids[index * batchSize ..< min(snapshot.ids.count, (index + 1) * batchSize)])
         let clock = ContinuousClock.now
-        let loaded = try store.pool.read { try load(ids, $0) }
+        let loaded = try store.pool.read { try load(ids, $0, &state) }
         store.engine.reportFetch(since: clock, count: loaded.count)
         let objects = ids.map { loaded[$0] }
-        if cache.count >= maxCachedBatches, let oldest = cache.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
-            cache[oldest] = nil
+        if state.cache.count >= maxCachedBatches, let oldest = state.cache.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
+            state.cache[oldest] = nil
         }
-        cache[index] = CachedBatch(ids: ids, objects: objects, lastUse: tick)
+        state.cache[index] = CachedBatch(ids: ids, objects: objects, lastUse: state.tick)
         return objects
     }
 
     /// Loads the rows of `ids` with one query, by id; deleted ids are absent from the result.
-    func load(_ ids: [Int64], _ db: Database) throws -> [Int64: Element] {
+    func load(_ ids: [Int64], _ db: Database, _ state: inout State) throws -> [Int64: Element] {
         guard !ids.isEmpty else { return [:] }
-        statementCount += 1
+        state.statementCount += 1
         return try store.engine.load(ids, as: Element.self, db)
     }
 
@@ -66,8 +66,8 @@ extension BatchedResults {
     }
 
     /// Runs the id query (see ``SQLiteEngine/snapshot(_:sectionKey:_:)``).
-    func fetchSnapshot(_ db: Database) throws -> ResultsSnapshot {
-        statementCount += 1
+    func fetchSnapshot(_ db: Database, _ state: inout State) throws -> ResultsSnapshot {
+        state.statementCount += 1
         return try store.engine.snapshot(request, sectionKey: sectionKey, db)
     }
 }

@@ -1,5 +1,7 @@
+import Dispatch
 import Foundation
 import GRDB
+import Synchronization
 
 extension BatchedResults {
     /// Refreshes only if the store changed since the last fetch, and returns what changed, or nil.
@@ -19,11 +21,16 @@ extension BatchedResults {
     /// (`total_changes()` would miss other processes, and the pool's readers are chosen at
     /// random, so their `data_version` values cannot be compared.)
     public func checkForChanges() throws -> ResultsDiff? {
-        try withLock {
-            guard current != nil, let baselineVersion else { return try refresh() }
-            guard try changeMonitor().version() != baselineVersion else { return nil }
-            return try refresh()
-        }
+        let diff = try withLock { try checkForChanges(locked: &$0) }
+        deliverOutbox()
+        return diff
+    }
+
+    /// ``checkForChanges()`` with the lock held; a diff goes to the outbox, with `onChange`.
+    func checkForChanges(locked state: inout State, onChange: (@Sendable (ResultsDiff) -> Void)? = nil) throws -> ResultsDiff? {
+        guard state.current != nil, let baselineVersion = state.baselineVersion else { return try refresh(locked: &state) }
+        guard try changeMonitor(&state).version() != baselineVersion else { return nil }
+        return try refresh(locked: &state, onChange: onChange)
     }
 
     /// Watches the store and calls `onChange` with each non-empty change, until ``stopObserving()``.
@@ -36,48 +43,55 @@ extension BatchedResults {
     ///
     /// Writes of this process through ``WellStore/pool`` are seen at once: a GRDB
     /// `DatabaseRegionObservation` of `pins` and `details` triggers a check after each commit.
-    /// Other processes' writes are seen by ``checkForChanges()`` every `interval`. `onChange`
-    /// and the delegate run on a background task, holding the controller's lock.
+    /// Other processes' writes are seen by ``checkForChanges()`` every `interval`. The checks run
+    /// one at a time on a dispatch queue of the observation's own (never on Swift's cooperative
+    /// pool, since they block on SQLite); `onChange` and the delegate run there after the
+    /// controller's lock is released, so they may call back into the controller.
     public func startObserving(interval: Duration = .milliseconds(250),
                                onError: (@Sendable (any Error) -> Void)? = nil,
                                onChange: @escaping @Sendable (ResultsDiff) -> Void) {
-        let token = withLock {
-            observation?.stop()
-            observation = nil
-            observationGeneration += 1
-            return observationGeneration
+        let token = withLock { state in
+            state.observation?.stop()
+            state.observation = nil
+            state.observationGeneration += 1
+            return state.observationGeneration
         }
-        let deliver: @Sendable (BatchedResults) -> Void = { results in
-            results.withLock {
-                // A check queued before stopObserving() or a newer startObserving() delivers nothing.
-                guard results.observation != nil, results.observationGeneration == token else { return }
-                do {
-                    if let diff = try results.checkForChanges() { onChange(diff) }
-                } catch {
-                    onError?(error)
+        let check: @Sendable (BatchedResults) -> Void = { results in
+            do {
+                try results.withLock { state in
+                    // A check queued before stopObserving() or a newer startObserving() delivers nothing.
+                    guard state.observation != nil, state.observationGeneration == token else { return }
+                    _ = try results.checkForChanges(locked: &state, onChange: onChange)
                 }
+            } catch {
+                onError?(error)
             }
+            results.deliverOutbox()
         }
-        let poll = Task.detached { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                guard !Task.isCancelled, let self else { return }
-                deliver(self)
-            }
+        let queue = DispatchQueue(label: "WellKit.BatchedResults.observation")
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        let period = DispatchTimeInterval.nanoseconds(Int(clamping: interval.components.seconds * 1_000_000_000
+            + interval.components.attoseconds / 1_000_000_000))
+        timer.schedule(deadline: .now() + period, repeating: period)
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            check(self)
         }
         let region = DatabaseRegionObservation(tracking: Table("pins"), Table("details"))
         let cancellable = region.start(in: store.pool, onError: { onError?($0) }) { [weak self] _ in
             guard let self else { return }
-            Task.detached { deliver(self) }
+            queue.async { check(self) }
         }
-        withLock { observation = Observation(poll: poll, cancellable: cancellable) }
+        let observation = Observation(timer: PollTimer(timer), cancellable: cancellable)
+        withLock { $0.observation = observation }
+        timer.resume()
     }
 
     /// Stops the observation ``startObserving(interval:onError:onChange:)`` started.
     public func stopObserving() {
-        withLock {
-            observation?.stop()
-            observation = nil
+        withLock { state in
+            state.observation?.stop()
+            state.observation = nil
         }
     }
 
@@ -87,23 +101,35 @@ extension BatchedResults {
     }
 
     /// The shared `data_version` connection for the store file, opened on first use.
-    func changeMonitor() throws -> ChangeMonitor {
-        if let monitor { return monitor }
+    func changeMonitor(_ state: inout State) throws -> ChangeMonitor {
+        if let monitor = state.monitor { return monitor }
         let opened = try ChangeMonitor.shared(path: store.path)
-        monitor = opened
+        state.monitor = opened
         return opened
     }
 }
 
-/// A running observation: the polling task and the region observation.
-struct Observation {
-    let poll: Task<Void, Never>
+/// A running observation: the polling timer and the region observation.
+struct Observation: Sendable {
+    let timer: PollTimer
     let cancellable: AnyDatabaseCancellable
 
     func stop() {
-        poll.cancel()
+        timer.cancel()
         cancellable.cancel()
     }
+}
+
+/// The dispatch timer that polls `PRAGMA data_version`.
+///
+/// `@unchecked Sendable` because libdispatch sources may be cancelled from any thread; the
+/// timer is only resumed once, by `startObserving`, before it is shared.
+final class PollTimer: @unchecked Sendable {
+    private let source: any DispatchSourceTimer
+
+    init(_ source: any DispatchSourceTimer) { self.source = source }
+
+    func cancel() { source.cancel() }
 }
 
 /// A read-only connection that only reads `PRAGMA data_version`, one per store file per process.
@@ -112,7 +138,7 @@ final class ChangeMonitor: Sendable {
     /// Distinguishes monitors, whose versions are not comparable with each other's.
     let generation: UInt64
 
-    private static let registry = Mutexed<(monitors: [String: WeakMonitor], next: UInt64)>(([:], 0))
+    private static let registry = Mutex<(monitors: [String: WeakMonitor], next: UInt64)>(([:], 0))
 
     private init(path: String, generation: UInt64) throws {
         var configuration = Configuration()
@@ -134,6 +160,8 @@ final class ChangeMonitor: Sendable {
     }
 
     /// `PRAGMA data_version`: it changes when another connection commits to the file.
+    ///
+    /// The only read of the change check: another engine provides its own here.
     func version() throws -> Int64 {
         try queue.inDatabase { try Int64.fetchOne($0, sql: "PRAGMA data_version") ?? 0 }
     }
@@ -150,7 +178,7 @@ enum NamedSnapshots {
         var snapshot: ResultsSnapshot
     }
 
-    private static let entries = Mutexed<[String: Entry]>([:])
+    private static let entries = Mutex<[String: Entry]>([:])
 
     static func lookup(_ name: String, store: String, request: WellFetchRequest, sectionKey: WellField?,
                        monitor: UInt64, version: Int64) -> ResultsSnapshot? {
@@ -168,18 +196,4 @@ enum NamedSnapshots {
 
     static func remove(_ name: String) { entries.withLock { $0[name] = nil } }
     static func removeAll() { entries.withLock { $0.removeAll() } }
-}
-
-/// A value guarded by a lock.
-final class Mutexed<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// Sectioned, sorted fetch results that keep only ids and load rows a batch at a time:
 /// `NSFetchedResultsController` for WellKit on Linux.
@@ -20,10 +21,12 @@ import GRDB
 /// `maxCachedBatches` batches, least recently used first out. ``refresh()`` and
 /// ``checkForChanges()`` report what changed as a ``ResultsDiff`` and to the ``delegate``.
 ///
-/// Thread safety: every method takes one recursive lock for its whole duration, queries
-/// included, so the controller is `Sendable` and a delegate may call back into it. Delegate
-/// messages and `onChange` run on the thread that found the change: hop to your own actor.
-public final class BatchedResults<Element: BatchLoadable>: @unchecked Sendable {
+/// Thread safety: the controller's state lives in one `Mutex`, and each method holds it for
+/// its whole duration, its queries included, so that a controller's queries and its state
+/// updates never interleave. Delegate messages and `onChange` are sent after the lock is
+/// released, in the order the changes were found, so a delegate may call back into the
+/// controller; they run on the thread that found the change: hop to your own actor.
+public final class BatchedResults<Element: BatchLoadable>: Sendable {
     /// The store read from.
     public let store: WellStore
     /// The request, its sort descriptors starting with the section key when there is one.
@@ -37,19 +40,29 @@ public final class BatchedResults<Element: BatchLoadable>: @unchecked Sendable {
     /// The most batches kept loaded.
     public let maxCachedBatches: Int
 
-    let lock = NSRecursiveLock()
-    var current: ResultsSnapshot?
-    var cache: [Int: CachedBatch<Element>] = [:]
-    var tick: UInt64 = 0
-    var statementCount = 0
-    var baselineVersion: Int64?
-    var monitor: ChangeMonitor?
-    var observation: Observation?
-    var observationGeneration: UInt64 = 0
-    weak var delegateStorage: (any BatchedResultsDelegate)?
-    /// Above this many differing ids (after trimming the common prefix and suffix) the diff
-    /// uses an O(n log n) longest-increasing-subsequence pass instead of Myers' `CollectionDifference`.
-    var collectionDifferenceLimit = 2_048
+    /// What the controller knows and holds, guarded by ``state``.
+    struct State: Sendable {
+        var current: ResultsSnapshot?
+        var cache: [Int: CachedBatch<Element>] = [:]
+        var tick: UInt64 = 0
+        var statementCount = 0
+        var baselineVersion: Int64?
+        var monitor: ChangeMonitor?
+        var observation: Observation?
+        var observationGeneration: UInt64 = 0
+        var delegate = DelegateReference()
+        /// Diffs found but not yet sent to the delegate and `onChange`, oldest first.
+        var outbox: [Delivery] = []
+        /// Whether a call is sending the outbox; it sends what others add meanwhile.
+        var delivering = false
+        /// Above this many differing ids (after trimming the common prefix and suffix) the diff
+        /// uses an O(n log n) longest-increasing-subsequence pass instead of Myers' `CollectionDifference`.
+        var collectionDifferenceLimit = 2_048
+    }
+
+    /// The one lock: held for a whole method, queries included, and never while the delegate
+    /// or an `onChange` handler runs. It is not recursive: methods call the `locked` helpers.
+    let state = Mutex(State())
 
     /// Creates a controller; nothing is fetched until ``performFetch()``.
     ///
@@ -90,20 +103,24 @@ public final class BatchedResults<Element: BatchLoadable>: @unchecked Sendable {
     }
 
     deinit {
-        observation?.stop()
+        state.withLock { $0.observation?.stop() }
     }
 
-    /// Runs `body` holding the controller's lock.
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+    /// Runs `body` holding the controller's lock; `body` must not call a method that takes it.
+    func withLock<T: Sendable, E: Error>(_ body: (inout State) throws(E) -> T) throws(E) -> T {
+        try state.withLock { (state: inout State) throws(E) -> T in try body(&state) }
     }
 
     /// Receives change notifications; held weakly.
     public var delegate: (any BatchedResultsDelegate)? {
-        get { withLock { delegateStorage } }
-        set { withLock { delegateStorage = newValue } }
+        get { withLock { $0.delegate }.object }
+        set { withLock { $0.delegate = DelegateReference(object: newValue) } }
+    }
+
+    /// Above this many differing ids the diff uses the longest-increasing-subsequence pass.
+    var collectionDifferenceLimit: Int {
+        get { withLock { $0.collectionDifferenceLimit } }
+        set { withLock { $0.collectionDifferenceLimit = newValue } }
     }
 
     // MARK: - Fetching
@@ -121,47 +138,50 @@ public final class BatchedResults<Element: BatchLoadable>: @unchecked Sendable {
     /// name, store file, request and section key is reused without a query when the store has not
     /// changed since (its `PRAGMA data_version` is the same); see ``deleteCache(named:)``.
     public func performFetch() throws {
-        try withLock {
-            let monitor = try changeMonitor()
-            let version = try monitor.version()
-            if let cacheName, let shared = NamedSnapshots.lookup(cacheName, store: store.path, request: request,
-                                                                  sectionKey: sectionKey, monitor: monitor.generation, version: version) {
-                current = shared
-            } else {
-                current = try store.pool.read { try fetchSnapshot($0) }
-                if let cacheName, let current {
-                    NamedSnapshots.save(cacheName, store: store.path, request: request, sectionKey: sectionKey,
-                                        monitor: monitor.generation, version: version, snapshot: current)
-                }
+        try withLock { try performFetch(locked: &$0) }
+    }
+
+    /// ``performFetch()`` with the lock held.
+    func performFetch(locked state: inout State) throws {
+        let monitor = try changeMonitor(&state)
+        let version = try monitor.version()
+        if let cacheName, let shared = NamedSnapshots.lookup(cacheName, store: store.path, request: request,
+                                                              sectionKey: sectionKey, monitor: monitor.generation, version: version) {
+            state.current = shared
+        } else {
+            let current = try store.pool.read { try fetchSnapshot($0, &state) }
+            state.current = current
+            if let cacheName {
+                NamedSnapshots.save(cacheName, store: store.path, request: request, sectionKey: sectionKey,
+                                    monitor: monitor.generation, version: version, snapshot: current)
             }
-            baselineVersion = version
-            cache.removeAll()
         }
+        state.baselineVersion = version
+        state.cache.removeAll()
     }
 
     /// The last fetched ids and sections, or nil before ``performFetch()``.
-    public var snapshot: ResultsSnapshot? { withLock { current } }
+    public var snapshot: ResultsSnapshot? { withLock { $0.current } }
 
     /// The number of fetched rows.
-    public var fetchedCount: Int { withLock { current?.ids.count ?? 0 } }
+    public var fetchedCount: Int { withLock { $0.current?.ids.count ?? 0 } }
 
     /// The sections: name, offset, count and index title. Unsectioned results have one.
-    public var sections: [ResultsSection] { withLock { current?.sections ?? [] } }
+    public var sections: [ResultsSection] { withLock { $0.current?.sections ?? [] } }
 
     /// The number of sections; 0 before ``performFetch()``.
-    public var numberOfSections: Int { withLock { current?.sections.count ?? 0 } }
+    public var numberOfSections: Int { withLock { $0.current?.sections.count ?? 0 } }
 
     /// The number of rows in a section.
     public func numberOfObjects(inSection section: Int) -> Int {
-        withLock { current?.sections[section].count ?? 0 }
+        withLock { $0.current?.sections[section].count ?? 0 }
     }
 
     /// The section index titles: each section's ``ResultsSection/indexTitle``, first occurrences only.
     public var sectionIndexTitles: [String] {
-        withLock {
-            var seen = Set<String>()
-            return (current?.sections ?? []).map(\.indexTitle).filter { seen.insert($0).inserted }
-        }
+        let sections = withLock { $0.current?.sections ?? [] }
+        var seen = Set<String>()
+        return sections.map(\.indexTitle).filter { seen.insert($0).inserted }
     }
 
     /// The index path of a fetched id, or nil.
@@ -169,38 +189,34 @@ public final class BatchedResults<Element: BatchLoadable>: @unchecked Sendable {
     /// - Complexity: O(n): a linear scan of the ids (about 0.1 ms for 244,292 wells) and a
     ///   binary search of the sections. No id-to-position table is kept, to stay at 8 bytes per well.
     public func indexPath(for id: Int64) -> ResultsIndexPath? {
-        withLock {
-            guard let current, let offset = current.ids.firstIndex(of: id) else { return nil }
-            return current.indexPath(ofOffset: offset)
-        }
+        guard let current = snapshot, let offset = current.ids.firstIndex(of: id) else { return nil }
+        return current.indexPath(ofOffset: offset)
     }
 
     /// The id at an index path, without loading the row.
     public func id(at indexPath: ResultsIndexPath) throws -> Int64 {
-        try withLock {
-            let current = try fetched()
-            return current.ids[try offset(of: indexPath, in: current)]
-        }
+        let current = try fetched(snapshot)
+        return current.ids[try offset(of: indexPath, in: current)]
     }
 
     /// The statements this controller has run: id queries and batch loads (not `PRAGMA data_version`).
-    public var statementsExecuted: Int { withLock { statementCount } }
+    public var statementsExecuted: Int { withLock { $0.statementCount } }
 
     /// Bytes held by the id storage: the capacity of the id array and of the section array.
     public var idStorageBytes: Int {
         withLock {
-            guard let current else { return 0 }
+            guard let current = $0.current else { return 0 }
             return current.ids.capacity * MemoryLayout<Int64>.stride
                 + current.sections.capacity * MemoryLayout<ResultsSection>.stride
         }
     }
 
     /// The number of batches loaded now.
-    public var cachedBatchCount: Int { withLock { cache.count } }
+    public var cachedBatchCount: Int { withLock { $0.cache.count } }
 
     // MARK: - Helpers
 
-    func fetched() throws -> ResultsSnapshot {
+    func fetched(_ current: ResultsSnapshot?) throws -> ResultsSnapshot {
         guard let current else {
             throw QueryError(.notFetched, "BatchedResults has not fetched yet; call performFetch() first")
         }
@@ -216,4 +232,19 @@ public final class BatchedResults<Element: BatchLoadable>: @unchecked Sendable {
         }
         return snapshot.sections[indexPath.section].offset + indexPath.item
     }
+}
+
+/// The delegate, held weakly.
+///
+/// `@unchecked Sendable` because the delegate is the caller's object: the controller only
+/// stores it under its lock and calls it outside the lock, on the thread that found the change,
+/// as documented on ``BatchedResultsDelegate``.
+struct DelegateReference: @unchecked Sendable {
+    weak var object: (any BatchedResultsDelegate)?
+}
+
+/// A diff waiting to be sent to the delegate, and to the `onChange` handler of the observation that found it.
+struct Delivery: Sendable {
+    var diff: ResultsDiff
+    var onChange: (@Sendable (ResultsDiff) -> Void)?
 }

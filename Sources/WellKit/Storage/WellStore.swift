@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// A WellKit store: one SQLite file with SpatiaLite, holding pins, details, loads and rejects.
 ///
@@ -83,7 +84,7 @@ public final class WellStore: Sendable {
                 // Statements with their bound values, as Core Data's SQLDebug log shows them;
                 // `fetch` adds the total time, because SQLite's own profile timer counts milliseconds.
                 db.trace(options: .statement) { event in
-                    if case let .statement(statement) = event, gate.isOpen { trace(traceValues ? statement.expandedSQL : statement.sql) }
+                    if case let .statement(statement) = event, gate.isOpen.load(ordering: .acquiring) { trace(traceValues ? statement.expandedSQL : statement.sql) }
                 }
             }
         }
@@ -95,7 +96,7 @@ public final class WellStore: Sendable {
                 engine = SQLiteEngine(pool: try StoreError.translating(path: path) { try Self.openWriter(path: path, exists: exists, configuration: config) },
                                       path: path, trace: trace)
             }
-            gate.isOpen = true
+            gate.isOpen.store(true, ordering: .releasing)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
             throw StoreError(.notADatabase, "file is not an SQLite database", remedy: .chooseStore, cause: StoreError.Cause(error), path: path)
         }
@@ -219,6 +220,6 @@ extension WellStore {
 }
 
 /// Keeps the SQL log quiet while a store opens and migrates, so it shows the user's queries.
-private final class TraceGate: @unchecked Sendable {
-    var isOpen = false
+private final class TraceGate: Sendable {
+    let isOpen = Atomic<Bool>(false)
 }

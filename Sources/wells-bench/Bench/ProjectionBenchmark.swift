@@ -2,6 +2,7 @@ import WellKit
 import WellKitSynthetic
 import WellsCLI
 import Foundation
+import Synchronization
 
 /// Projection against objects: what each way of fetching the same wells costs.
 ///
@@ -141,17 +142,16 @@ public enum ProjectionBenchmark {
 }
 
 /// Counts the queries WellKit sends, from the store's statement log.
-final class StatementCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
+final class StatementCounter: Sendable {
+    private let count = Mutex(0)
 
     func record(_ sql: String) {
         // WellKit's own queries read pins as `p`; GRDB's bookkeeping (schema checks,
         // transactions) does not count, just as Core Data's SQL count leaves it out.
         guard sql.hasPrefix("SELECT"), sql.contains(" pins p") else { return }
-        lock.withLock { count += 1 }
+        count.withLock { $0 += 1 }
     }
 
-    func reset() { lock.withLock { count = 0 } }
-    var queries: Int { lock.withLock { count } }
+    func reset() { count.withLock { $0 = 0 } }
+    var queries: Int { count.withLock { $0 } }
 }

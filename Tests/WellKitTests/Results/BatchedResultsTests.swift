@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 @testable import WellKit
 @testable import WellKitSynthetic
@@ -130,7 +131,7 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
                     let offset = Int.random(in: 0..<results.fetchedCount, using: &world.random)
                     _ = try results.object(at: results.snapshot!.indexPath(ofOffset: offset))
                 }
-                let cachedBefore = Dictionary(results.cache.values.flatMap { zip($0.ids, $0.objects) }, uniquingKeysWith: { a, _ in a })
+                let cachedBefore = Dictionary(results.withLock { $0.cache }.values.flatMap { zip($0.ids, $0.objects) }, uniquingKeysWith: { a, _ in a })
                 let old = results.snapshot!
                 for _ in 0..<Int.random(in: 0...3, using: &world.random) { try world.mutate() }
                 let diff = try results.refresh()
@@ -301,7 +302,7 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
         let world = try World(count: 6, seed: 7)
         let results = try BatchedResults<WellPin>(store: world.store, request: Self.byDate)
         try results.performFetch()
-        let seen = Mutexed<[ResultsDiff]>([])
+        let seen = Mutex<[ResultsDiff]>([])
         results.startObserving(interval: .seconds(30)) { diff in seen.withLock { $0.append(diff) } }
         let victim = try results.id(at: ResultsIndexPath(section: 0, item: 2))
         try await world.store.pool.write { try $0.execute(sql: "DELETE FROM pins WHERE id = ?", arguments: [victim]) }
@@ -309,5 +310,68 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
         for _ in 0..<200 where seen.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
         results.stopObserving()
         #expect(seen.withLock { $0.flatMap { $0.rows(.delete).map(\.id) } } == [victim])
+    }
+
+    /// The lock is not held while the delegate runs: it may read the controller, load rows and
+    /// even refresh from inside its callbacks, and sees the new results.
+    @Test func delegateCallsBackIntoTheController() throws {
+        final class Reader: BatchedResultsDelegate {
+            var counts: [Int] = []
+            var loaded: [Int64] = []
+            var nested: [ResultsDiff?] = []
+            func resultsWillChange<E>(_ results: BatchedResults<E>) { counts.append(results.fetchedCount) }
+            func results<E>(_ results: BatchedResults<E>, didChange id: Int64, at indexPath: ResultsIndexPath?,
+                            for type: ChangeType, newIndexPath: ResultsIndexPath?) {
+                guard let newIndexPath, let object = try? results.object(at: newIndexPath) as? WellPin else { return }
+                loaded.append(object.id)
+            }
+            func resultsDidChange<E>(_ results: BatchedResults<E>) {
+                counts.append(results.fetchedCount)
+                nested.append(try? results.refresh())
+            }
+        }
+        var world = try World(count: 20, seed: 9)
+        let results = try BatchedResults<WellPin>(store: world.store, request: Self.byDate, batchSize: 3, sectionKey: .status)
+        let reader = Reader()
+        results.delegate = reader
+        try results.performFetch()
+        var diff: ResultsDiff?
+        for _ in 0..<20 where diff == nil {
+            try world.mutate()
+            diff = try results.refresh()
+        }
+        let found = try #require(diff)
+        #expect(reader.counts == [results.fetchedCount, results.fetchedCount])
+        let reported = found.rowChanges.compactMap { $0.newIndexPath == nil ? nil : $0.id }
+        #expect(reader.loaded == reported)
+        #expect(reader.nested == [nil])
+    }
+
+    /// Many threads reading rows at once see what one thread sees, and each batch loads once.
+    @Test func concurrentReadsAgree() throws {
+        let world = try World(count: 60, seed: 10)
+        let results = try BatchedResults<WellSummary>(store: world.store, request: Self.byDate, batchSize: 4,
+                                                      sectionKey: .status, maxCachedBatches: 100)
+        try results.performFetch()
+        let paths = results.sections.indices.flatMap { s in
+            (0..<results.numberOfObjects(inSection: s)).map { ResultsIndexPath(section: s, item: $0) }
+        }
+        let expected = try world.store.fetchWells(results.request).map(\.id)
+        let seen = Mutex<[Int: Int64]>([:])
+        let failures = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: paths.count * 4) { k in
+            let path = paths[(k * 7) % paths.count]
+            do {
+                let object = try results.object(at: path)
+                _ = results.fetchedCount
+                _ = results.indexPath(for: object.id)
+                seen.withLock { $0[(k * 7) % paths.count] = object.id }
+            } catch {
+                failures.withLock { $0 += 1 }
+            }
+        }
+        #expect(failures.withLock { $0 } == 0)
+        #expect(seen.withLock { dictionary in paths.indices.map { dictionary[$0] } } == expected.map { Optional($0) })
+        #expect(results.statementsExecuted == 1 + (expected.count + 3) / 4)
     }
 }
