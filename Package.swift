@@ -62,6 +62,10 @@ let package = Package(
         .testTarget(
             name: "WellKitTests",
             dependencies: ["WellKit", "WellKitSynthetic", .product(name: "GRDB", package: "GRDB.swift")]),
+        // A client of the public API alone, with Foundation and GRDB imported beside WellKit.
+        .testTarget(
+            name: "ClientTests",
+            dependencies: ["WellKit", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "wellsTests",
             dependencies: ["WellsCLI", "wells-bench", "WellKit", "WellKitSynthetic"]),

@@ -6,9 +6,9 @@
 /// ```swift
 /// CSVWriter.line(["42", "Smith, J.", "say \"hi\""])  // 42,"Smith, J.","say ""hi"""
 /// ```
-public enum CSVWriter {
+package enum CSVWriter {
     /// One field, quoted if it needs to be.
-    public static func field(_ text: String) -> String {
+    package static func field(_ text: String) -> String {
         guard text.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }) else {
             return text
         }
@@ -16,7 +16,7 @@ public enum CSVWriter {
     }
 
     /// One record, without its line break.
-    public static func line(_ fields: [String]) -> String {
+    package static func line(_ fields: [String]) -> String {
         fields.map(field).joined(separator: ",")
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The output formats of the query commands.
-public enum OutputFormat: String, Sendable, CaseIterable {
+package enum OutputFormat: String, Sendable, CaseIterable {
     case table, csv, json, ndjson, geojson
 }
 
@@ -18,7 +18,7 @@ public enum OutputFormat: String, Sendable, CaseIterable {
 /// Rows are not kept: memory does not grow with the result, except that a table holds its
 /// first 100 rows to size its columns. GeoJSON follows RFC 7946: a FeatureCollection of
 /// Points in EPSG:4326, longitude first; the `lat` and `lon` columns become the geometry.
-public final class ResultWriter {
+package final class ResultWriter {
     private let format: OutputFormat
     private let columns: [String]
     private let emit: (String) -> Void
@@ -34,7 +34,7 @@ public final class ResultWriter {
     ///   - tableCell: Makes each cell and column name of a table safe to show, for example by escaping
     ///     control characters, before it is measured and padded; CSV and JSON are written as they are.
     ///   - emit: Receives the output text, piece by piece.
-    public init(format: OutputFormat, columns: [String], tableCell: @escaping (String) -> String = { $0 },
+    package init(format: OutputFormat, columns: [String], tableCell: @escaping (String) -> String = { $0 },
                 emit: @escaping (String) -> Void) {
         self.format = format
         self.columns = columns
@@ -51,7 +51,7 @@ public final class ResultWriter {
     }
 
     /// Writes one row, its values in the order of `columns`.
-    public func write(_ values: [WellValue]) {
+    package func write(_ values: [WellValue]) {
         defer { count += 1 }
         switch format {
         case .csv:
@@ -73,7 +73,7 @@ public final class ResultWriter {
     }
 
     /// Ends the document: closes JSON arrays, flushes a short table, prints the row count for tables.
-    public func finish() {
+    package func finish() {
         switch format {
         case .json: emit(count == 0 ? "]\n" : "\n]\n")
         case .geojson: emit(count == 0 ? "]}\n" : "\n]}\n")
@@ -139,7 +139,7 @@ public final class ResultWriter {
     // MARK: - Values
 
     /// A value as plain text: numbers in their shortest form, NULL as empty.
-    public static func text(_ value: WellValue) -> String {
+    package static func text(_ value: WellValue) -> String {
         switch value {
         case .null: ""
         case .integer(let n): String(n)
@@ -150,7 +150,7 @@ public final class ResultWriter {
     }
 
     /// A value as a JSON literal: a number, a string or null.
-    public static func json(_ value: WellValue) -> String {
+    package static func json(_ value: WellValue) -> String {
         switch value {
         case .null: return "null"
         case .integer(let n): return String(n)

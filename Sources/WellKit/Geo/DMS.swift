@@ -17,33 +17,33 @@
 /// let lat = try DMS.parse("36°54'1.2\"N")                           // 36.9003333 ...
 /// DMS.degrees("87 61 00 W")                                         // nil (minutes >= 60)
 /// ```
-public enum DMS {
+package enum DMS {
     /// A compass hemisphere, stated in the text or implied by the caller.
-    public enum Hemisphere: Sendable, Hashable {
+    package enum Hemisphere: Sendable, Hashable {
         case north, south, east, west
 
         /// -1 for south and west, +1 otherwise.
-        public var sign: Double { self == .south || self == .west ? -1 : 1 }
+        package var sign: Double { self == .south || self == .west ? -1 : 1 }
         /// True for north and south (a latitude).
-        public var isLatitude: Bool { self == .north || self == .south }
+        package var isLatitude: Bool { self == .north || self == .south }
     }
 
     /// Why a string is not a valid angle.
-    public struct ParseError: Error, CustomStringConvertible, Sendable, Equatable {
+    package struct ParseError: Error, CustomStringConvertible, Sendable, Equatable {
         /// The text that failed to parse.
-        public let input: String
+        package let input: String
         /// A short reason, e.g. "minutes must be below 60 (got 61)".
-        public let reason: String
-        public var description: String { "cannot read \"\(input)\" as degrees: \(reason)" }
+        package let reason: String
+        package var description: String { "cannot read \"\(input)\" as degrees: \(reason)" }
     }
 
     /// Parses `text` to decimal degrees, or returns nil when it is not a valid angle.
-    public static func degrees(_ text: String, impliedHemisphere: Hemisphere? = nil) -> Double? {
+    package static func degrees(_ text: String, impliedHemisphere: Hemisphere? = nil) -> Double? {
         try? parse(text, impliedHemisphere: impliedHemisphere)
     }
 
     /// Parses `text` to decimal degrees, throwing a `ParseError` with the reason.
-    public static func parse(_ text: String, impliedHemisphere: Hemisphere? = nil) throws(ParseError) -> Double {
+    package static func parse(_ text: String, impliedHemisphere: Hemisphere? = nil) throws(ParseError) -> Double {
         func fail(_ reason: String) -> ParseError { ParseError(input: text, reason: reason) }
         let tokens = try tokenize(text, fail: fail)
         var negative = false, sawSign = false

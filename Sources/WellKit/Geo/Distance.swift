@@ -5,14 +5,14 @@
 /// ```swift
 /// let radius = try Distance(parsing: "2km")   // radius.meters == 2000
 /// ```
-public struct Distance: Sendable, Hashable, CustomStringConvertible {
+package struct Distance: Sendable, Hashable, CustomStringConvertible {
     /// The distance in metres: finite and zero or more.
-    public let meters: Double
+    package let meters: Double
 
     /// Makes a distance of `meters`.
     ///
     /// - Throws: ``QueryError`` unless `meters` is finite and zero or more.
-    public init(meters: Double) throws {
+    package init(meters: Double) throws {
         guard meters.isFinite, meters >= 0 else {
             throw QueryError(.outOfRange, "distance \(meters) m must be a finite number of metres, zero or more", subject: .distance)
         }
@@ -22,7 +22,7 @@ public struct Distance: Sendable, Hashable, CustomStringConvertible {
     /// Parses a number with `m`, `km` or `mi` (case-insensitive, spaces around allowed), or a bare number of metres.
     ///
     /// - Throws: ``QueryError`` quoting the text when it is not a finite distance of zero or more.
-    public init(parsing text: String) throws {
+    package init(parsing text: String) throws {
         var lower = Substring(text.lowercased())
         while lower.first?.isWhitespace == true { lower.removeFirst() }
         while lower.last?.isWhitespace == true { lower.removeLast() }
@@ -39,5 +39,5 @@ public struct Distance: Sendable, Hashable, CustomStringConvertible {
         try self.init(meters: number * factor)
     }
 
-    public var description: String { "\(meters) m" }
+    package var description: String { "\(meters) m" }
 }

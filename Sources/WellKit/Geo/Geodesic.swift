@@ -3,7 +3,7 @@ import Foundation
 
 /// Geodesic distances on the WGS 84 ellipsoid, through PROJ's implementation of Karney's
 /// algorithms (`geod_inverse`, <https://proj.org/en/stable/geodesic.html>), accurate to nanometres.
-public enum Geodesic {
+package enum Geodesic {
     private static let wgs84: geod_geodesic = {
         var g = geod_geodesic()
         libproj.geod_init(&g, 6_378_137, 1 / 298.257223563)
@@ -17,7 +17,7 @@ public enum Geodesic {
     /// ```swift
     /// Geodesic.distance(fromLatitude: 51.05, longitude: -114.07, toLatitude: 53.55, longitude: -113.49)  // ≈ 280 km
     /// ```
-    public static func distance(fromLatitude lat1: Double, longitude lon1: Double, toLatitude lat2: Double, longitude lon2: Double) -> Double {
+    package static func distance(fromLatitude lat1: Double, longitude lon1: Double, toLatitude lat2: Double, longitude lon2: Double) -> Double {
         var g = wgs84
         var s12 = 0.0
         libproj.geod_inverse(&g, lat1, lon1, lat2, lon2, &s12, nil, nil)

@@ -18,9 +18,9 @@ import Synchronization
 /// let again = try TransformCache.shared.transform(x: 500_000, y: 4_400_000,
 ///                                                 from: "EPSG:26916", to: "EPSG:4326")
 /// ```
-public final class TransformCache: Sendable {
+package final class TransformCache: Sendable {
     /// The process-wide cache.
-    public static let shared = TransformCache()
+    package static let shared = TransformCache()
 
     private struct Key: Hashable {
         let source: String
@@ -37,7 +37,7 @@ public final class TransformCache: Sendable {
     private let capacity: Int
 
     /// Creates an empty cache holding at most `capacity` transformers (oldest dropped first).
-    public init(capacity: Int = 64) {
+    package init(capacity: Int = 64) {
         self.capacity = max(1, capacity)
     }
 
@@ -45,7 +45,7 @@ public final class TransformCache: Sendable {
     ///
     /// Creation happens under the cache lock, so concurrent first uses of the same pair
     /// build one transformer, not several.
-    public func transformer(from source: String, to target: String,
+    package func transformer(from source: String, to target: String,
                             area: CRSInfo.Area? = nil) throws -> CoordinateTransformer {
         let key = Key(source: CRSString.normalize(source), target: CRSString.normalize(target),
                       area: area)
@@ -63,16 +63,16 @@ public final class TransformCache: Sendable {
     }
 
     /// Transforms one point with the cached transformer for the pair.
-    public func transform(x: Double, y: Double, from source: String,
+    package func transform(x: Double, y: Double, from source: String,
                           to target: String) throws -> (x: Double, y: Double) {
         try transformer(from: source, to: target).transform(x: x, y: y)
     }
 
     /// The number of cached transformers.
-    public var count: Int { entries.withLock { $0.transformers.count } }
+    package var count: Int { entries.withLock { $0.transformers.count } }
 
     /// Drops every cached transformer (e.g. after installing PROJ grids).
-    public func removeAll() {
+    package func removeAll() {
         entries.withLock { entries in
             entries.transformers.removeAll()
             entries.order.removeAll()

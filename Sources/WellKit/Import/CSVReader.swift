@@ -24,17 +24,17 @@ import Glibc
 ///   line: reading resumes on the next line.
 ///
 /// - Complexity: Memory is bounded by the chunk size and the longest record, not the file size.
-public final class CSVReader {
+package final class CSVReader {
     /// The field delimiter in use.
-    public private(set) var delimiter: UInt8
+    package private(set) var delimiter: UInt8
     /// Bytes consumed so far, for progress reporting.
-    public private(set) var bytesConsumed = 0
+    package private(set) var bytesConsumed = 0
     /// The file offset at which the next record starts.
-    public var offset: Int { baseOffset + bytesConsumed }
+    package var offset: Int { baseOffset + bytesConsumed }
     /// The size of the input in bytes, when known.
-    public let totalBytes: Int?
+    package let totalBytes: Int?
     /// The byte offsets, in the file, of the record last returned by ``next()``.
-    public private(set) var lastRecordOffsets = 0..<0
+    package private(set) var lastRecordOffsets = 0..<0
     /// The physical line (1-based) on which the next record starts.
     var line: Int { nextLine }
     /// The file offset of the reader's first byte.
@@ -59,12 +59,12 @@ public final class CSVReader {
     ///   - delimiter: The delimiter byte; detected from the first line when nil.
     ///   - chunkSize: How many bytes to read at a time.
     /// - Throws: ``ImportError`` if the file cannot be opened.
-    public convenience init(path: String, delimiter: UInt8? = nil, chunkSize: Int = 1 << 20) throws {
+    package convenience init(path: String, delimiter: UInt8? = nil, chunkSize: Int = 1 << 20) throws {
         try self.init(source: FileSource(path: path), delimiter: delimiter, chunkSize: chunkSize)
     }
 
     /// Reads from bytes in memory, `chunkSize` bytes at a time (tests feed every chunk size).
-    public convenience init(bytes: [UInt8], delimiter: UInt8? = nil, chunkSize: Int = 1 << 20) throws {
+    package convenience init(bytes: [UInt8], delimiter: UInt8? = nil, chunkSize: Int = 1 << 20) throws {
         try self.init(source: MemorySource(bytes), delimiter: delimiter, chunkSize: chunkSize)
     }
 
@@ -94,7 +94,7 @@ public final class CSVReader {
     /// Reads the next record, or returns nil at the end of the input.
     ///
     /// - Throws: ``ImportError`` when the input cannot be read.
-    public func next() throws -> CSVRecord? {
+    package func next() throws -> CSVRecord? {
         while true {
             if start == end {
                 if atEOF { return nil }
@@ -116,7 +116,7 @@ public final class CSVReader {
     /// The raw text of the record last returned by ``next()``, line breaks included.
     ///
     /// Valid until the next call to ``next()``.
-    public func currentRawText() -> String {
+    package func currentRawText() -> String {
         buffer.withUnsafeBufferPointer { decode(UnsafeBufferPointer(rebasing: $0[recordRange])) }
     }
 
@@ -218,17 +218,17 @@ public final class CSVReader {
 // MARK: - CSVRecord
 
 /// One record of a delimited file.
-public struct CSVRecord: Sendable, Equatable {
+package struct CSVRecord: Sendable, Equatable {
     /// The fields, unquoted and unescaped.
-    public var fields: [String]
+    package var fields: [String]
     /// The physical line (1-based) on which the record starts.
-    public var line: Int
+    package var line: Int
     /// Why the record is malformed, if it is.
-    public var issue: CSVIssue?
+    package var issue: CSVIssue?
 }
 
 /// How a record breaks RFC 4180.
-public enum CSVIssue: Sendable, Equatable, CustomStringConvertible {
+package enum CSVIssue: Sendable, Equatable, CustomStringConvertible {
     /// A quoted field that never closes; the record is cut at the end of the line the quote opened on.
     case unterminatedQuote(field: Int, openedOnLine: Int)
     /// A `"` inside a field that does not start with one.
@@ -236,13 +236,13 @@ public enum CSVIssue: Sendable, Equatable, CustomStringConvertible {
     /// Text between a closing quote and the next delimiter.
     case textAfterClosingQuote(field: Int)
 
-    public var field: Int {
+    package var field: Int {
         switch self {
         case .unterminatedQuote(let field, _), .quoteInUnquotedField(let field), .textAfterClosingQuote(let field): field
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unterminatedQuote(_, let line):
             "a quoted field opened on line \(line) is never closed; close it with \" or remove the stray quote"

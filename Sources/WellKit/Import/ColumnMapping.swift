@@ -11,17 +11,17 @@
 /// but letters and digits, so `API WELL NUMBER`, `api_well_number` and `ApiWellNumber` match alike.
 /// Each field has an ordered list of synonyms; the first synonym found in the header wins.
 /// Columns that map to no field are kept, as JSON, in `details.extra`.
-public struct ColumnMapping: Sendable, Equatable, CustomStringConvertible {
+package struct ColumnMapping: Sendable, Equatable, CustomStringConvertible {
     /// The source header, as read.
-    public let header: [String]
+    package let header: [String]
     /// The header index of each mapped field.
-    public private(set) var indices: [WellField: Int]
+    package private(set) var indices: [WellField: Int]
 
     /// Maps `header` automatically, then applies `overrides` (field name → column name).
     ///
     /// - Throws: ``ImportError`` for an unknown field or a column not in the header,
     ///   and for a header without latitude and longitude columns unless `requireCoordinates` is false.
-    public init(header: [String], overrides: [String: String] = [:], requireCoordinates: Bool = true, file: String? = nil) throws {
+    package init(header: [String], overrides: [String: String] = [:], requireCoordinates: Bool = true, file: String? = nil) throws {
         self.header = header
         let normalized = header.map(Self.normalize)
         var indices: [WellField: Int] = [:]
@@ -74,22 +74,22 @@ public struct ColumnMapping: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The source column that feeds `field`, if any.
-    public func column(for field: WellField) -> String? {
+    package func column(for field: WellField) -> String? {
         indices[field].map { header[$0] }
     }
 
     /// Header indices that feed no field, in header order.
-    public var unmappedIndices: [Int] {
+    package var unmappedIndices: [Int] {
         let mapped = Set(indices.values)
         return header.indices.filter { !mapped.contains($0) }
     }
 
     /// The mapping as field name → column name, for the `loads` table and `--dry-run`.
-    public var fieldColumns: [(field: String, column: String)] {
+    package var fieldColumns: [(field: String, column: String)] {
         WellField.mappable.compactMap { field in column(for: field).map { (field.rawValue, $0) } }
     }
 
-    public var description: String {
+    package var description: String {
         Self.describe(fieldColumns, extra: unmappedIndices.map { header[$0] })
     }
 

@@ -1,0 +1,120 @@
+// A client of WellKit's public API only: no `@testable`, and Foundation and GRDB imported beside it.
+// Every public type of WellKit is written here unqualified; `PublicAPITests` checks that none is
+// missing, so a new public type, or one whose name clashes with Foundation or GRDB, fails the build
+// or the test.
+import Foundation
+import GRDB
+import WellKit
+
+/// A typed projection of the client's own, loaded a batch at a time.
+struct Licence: BatchLoadable {
+    static let batchFields: [WellField] = [.id, .identifier, .licence, .operator]
+    var id: Int64, uwi: String, licence: String?, licensee: String?
+    init(row: WellRow) {
+        id = row[0]; uwi = row[1]; licence = Self.column(row, 2); licensee = row[3]
+    }
+
+    /// Any `WellRowValue` (numbers, text, `WellValue` and their optionals) reads a column.
+    static func column<V: WellRowValue>(_ row: WellRow, _ index: Int) -> V { row[index] }
+}
+
+final class Recorder: BatchedResultsDelegate {
+    var changes: [(Int64, ChangeType)] = []
+    func results<E>(_ results: BatchedResults<E>, didChange id: Int64, at indexPath: ResultsIndexPath?,
+                    for type: ChangeType, newIndexPath: ResultsIndexPath?) {
+        changes.append((id, type))
+    }
+}
+
+/// What a client does: load, fetch by region and predicate, page with the batched controller,
+/// fault, transform coordinates; with Foundation's and GRDB's own types in the same file.
+struct Client {
+    let store: WellStore
+
+    func load(_ path: String) throws -> LoadSummary {
+        var options = LoadOptions()
+        options.coordinates = CoordinateOptions()
+        options.progress = { (progress: LoadProgress) in _ = progress.phase }
+        var rejects: [Reject] = []
+        let summary = try store.load(csvAt: path, options: options) { rejects = $0 }
+        let kinds: [RejectKind] = rejects.map(\.kind)
+        let inferences: [Inference] = summary.inferences
+        let suspects: [Suspect] = summary.suspects
+        let transformations: [Transformation] = summary.transformations
+        let report: IdentifierReport? = summary.identifierNotKey
+        _ = (kinds, inferences, suspects, transformations, report)
+        return summary
+    }
+
+    func query() throws -> (pins: [WellPin], wells: [Well], rows: [[String: WellValue]]) {
+        let box: BoundingBox = try BoundingBox(parsing: "-90.1,35,-89.9,35.2")
+        let predicate: WellPredicate = .compare(.status, .equal, "Abandoned")
+        let value: PredicateValue = .text("Active")
+        let sort = WellSortDescriptor(.spudDate, ascending: false)
+        let region: Region = .box(box)
+        let request = WellFetchRequest(predicate: .or([predicate, .compare(.status, .equal, value)]),
+                                       sortDescriptors: [sort], region: region, limit: 50)
+        let pins = try store.fetchPins(request)
+        let wells = try store.fetchWells(request)
+        let details: [WellDetail] = wells.map(\.detail)
+        _ = details
+        let rows = try store.fetchDictionaries(request, properties: [.identifier, .status])
+        let suspects: [SuspectWell] = try store.suspects()
+        _ = suspects
+        return (pins, wells, rows)
+    }
+
+    func page() throws -> [Licence] {
+        let request = WellFetchRequest(sortDescriptors: [WellSortDescriptor(.identifier)])
+        let results = try BatchedResults<Licence>(store: store, request: request, batchSize: 10, sectionKey: nil)
+        let recorder = Recorder()
+        results.delegate = recorder
+        try results.performFetch()
+        let snapshot: ResultsSnapshot? = results.snapshot
+        let sections: [ResultsSection] = results.sections
+        let diff: ResultsDiff? = try results.refresh()
+        _ = (snapshot, sections, diff)
+        let summaries = try BatchedResults<WellSummary>(store: store, request: request)
+        try summaries.performFetch()
+        // WellKit's index path and Foundation's, side by side, both unqualified.
+        let position = ResultsIndexPath(section: 0, item: 0)
+        let foundationPath = IndexPath(indexes: [0, 0])
+        _ = foundationPath
+        let faults: WellFaults = try store.faults(request)
+        if faults.count > 0 { _ = try faults.well(at: 0) }
+        return results.fetchedCount > 0 ? [try results.object(at: position)] : []
+    }
+
+    static func coordinates() throws -> (OperationInfo?, AccuracyReport) {
+        let transformer = try CoordinateTransformer(from: "EPSG:4267", to: "EPSG:4326")
+        _ = try transformer.transform(x: -86.7, y: 36.1)
+        let point = Coordinate(latitude: 36.16, longitude: -85.5)
+        _ = point
+        let info: CRSInfo = try CRSInfo.describe("EPSG:4267")
+        let candidates = try CoordinateTransformer.candidates(from: "EPSG:4267", to: "EPSG:4326")
+        return (candidates.first, try info.accuracyReport())
+    }
+
+    /// The errors a client catches, each matched by its own type.
+    static func explain(_ error: any Error) -> String {
+        switch error {
+        case let error as StoreError: "store: \(error.code)"
+        case let error as ImportError: "import: \(error.code)"
+        case let error as QueryError: "query: \(error.code)"
+        case let error as CRSError: "crs: \(error.code)"
+        default: "\(error)"
+        }
+    }
+
+    /// GRDB's own names stay usable unqualified beside WellKit's: its `FetchRequest`, `Row`, `DatabaseValue`.
+    static func grdbSideBySide(_ path: String) throws -> Int {
+        let queue = try DatabaseQueue(path: path)
+        return try queue.read { db in
+            let request: SQLRequest<Row> = "SELECT count(*) AS n FROM pins"
+            func count<R: FetchRequest>(_ request: R) throws -> Int { try request.fetchCount(db) }
+            let value: DatabaseValue = try Row.fetchOne(db, request)?["n"] ?? .null
+            _ = try count(request)
+            return Int.fromDatabaseValue(value) ?? 0
+        }
+    }
+}
