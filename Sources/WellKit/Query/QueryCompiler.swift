@@ -10,7 +10,7 @@ import GRDB
 /// ```
 ///
 /// Every query goes through here: the fetches, faults, ``BatchedResults``' id query and batch
-/// loads, suspects and sort indexes. It builds GRDB `SQL` literals, so each value is bound where
+/// loads, suspects and sort indexes. It builds ``BoundSQL`` literals, so each value is bound where
 /// it appears and conditions and arguments cannot fall out of step. The tables keep their
 /// aliases: `p` pins, `d` details, `r` the R*Tree `idx_pins_geom`. A PostgreSQL/PostGIS engine
 /// would supply its own compiler for the same inputs (see <doc:StorageEngines>).
@@ -65,7 +65,7 @@ struct QueryCompiler: Sendable {
     /// - Throws: ``QueryError`` (`outOfRange`, `tooComplex`) for a negative radius, limit or offset, or a predicate over its limits.
     func select(_ request: WellFetchRequest, _ selection: Selection, extra: [String] = [],
                 distanceFrom center: Coordinate? = nil, ids: [Int64]? = nil) throws -> CompiledFetch {
-        var conditions: [SQL] = []
+        var conditions: [BoundSQL] = []
         var from = "pins p"
         let needsDetails = selection.readsDetails || request.fieldsUsed.contains { $0.table == .details }
         let boxes = try request.boxes()
@@ -74,11 +74,11 @@ struct QueryCompiler: Sendable {
             conditions.append("r.xmin <= \(box.maxLongitude) AND r.xmax >= \(box.minLongitude) AND r.ymin <= \(box.maxLatitude) AND r.ymax >= \(box.minLatitude)")
             conditions.append(Self.exact(box))
         } else if boxes.count > 1 {
-            let index: [SQL] = boxes.map {
+            let index: [BoundSQL] = boxes.map {
                 "SELECT pkid FROM idx_pins_geom WHERE xmin <= \($0.maxLongitude) AND xmax >= \($0.minLongitude) AND ymin <= \($0.maxLatitude) AND ymax >= \($0.minLatitude)"
             }
             conditions.append("p.id IN (\(index.joined(separator: " UNION ALL ")))")
-            conditions.append("(\(boxes.map { "(\(Self.exact($0)))" as SQL }.joined(separator: " OR ")))")
+            conditions.append("(\(boxes.map { "(\(Self.exact($0)))" as BoundSQL }.joined(separator: " OR ")))")
         }
         switch request.region {
         case .radius(let latitude, let longitude, let meters):
@@ -94,13 +94,13 @@ struct QueryCompiler: Sendable {
         }
         if let ids { conditions.append("p.id IN (SELECT value FROM json_each(\(Self.jsonArray(ids))))") }
 
-        var columns: [SQL] = (selection.expressions + extra).map { SQL(sql: $0) }
+        var columns: [BoundSQL] = (selection.expressions + extra).map { BoundSQL(sql: $0) }
         if let center { columns.append("wellkit_distance(\(center.latitude), \(center.longitude), p.lat, p.lon) AS distance") }
-        var sql: SQL = "SELECT \(columns.joined(separator: ", ")) FROM \(sql: from)"
+        var sql: BoundSQL = "SELECT \(columns.joined(separator: ", ")) FROM \(sql: from)"
         if !conditions.isEmpty { sql += " WHERE \(conditions.joined(separator: " AND "))" }
         var order = Self.order(request.sortDescriptors)
         if center != nil && request.sortDescriptors.isEmpty { order.append("distance") }
-        if !order.isEmpty { sql += SQL(sql: " ORDER BY " + (order + ["p.id"]).joined(separator: ", ")) }
+        if !order.isEmpty { sql += BoundSQL(sql: " ORDER BY " + (order + ["p.id"]).joined(separator: ", ")) }
         sql += try Self.limit(request)
         return CompiledFetch(literal: sql)
     }
@@ -122,23 +122,23 @@ struct QueryCompiler: Sendable {
         guard request.region == nil, request.fieldsUsed.allSatisfy({ $0.table == .details }) else {
             return try select(request, .ids, extra: sectionColumn)
         }
-        var sql = SQL(sql: "SELECT " + (["d.pin_id"] + sectionColumn).joined(separator: ", ") + " FROM details d")
+        var sql = BoundSQL(sql: "SELECT " + (["d.pin_id"] + sectionColumn).joined(separator: ", ") + " FROM details d")
         if let predicate = request.predicate {
             try predicate.validate()
             sql += " WHERE \(predicate.sql())"
         }
-        sql += SQL(sql: " ORDER BY " + (Self.order(request.sortDescriptors) + ["d.pin_id"]).joined(separator: ", "))
+        sql += BoundSQL(sql: " ORDER BY " + (Self.order(request.sortDescriptors) + ["d.pin_id"]).joined(separator: ", "))
         sql += try Self.limit(request)
         return CompiledFetch(literal: sql)
     }
 
     /// The flagged wells of the `suspects` table, in pin order.
     func suspects(reason: String?, pinID: Int64?, limit: Int?) -> CompiledFetch {
-        var sql: SQL = """
+        var sql: BoundSQL = """
             SELECT s.pin_id, d.uwi, p.name, p.lat, p.lon, s.line, s.reason, s.detail, s.load_id
             FROM suspects s JOIN pins p ON p.id = s.pin_id JOIN details d ON d.pin_id = s.pin_id
             """
-        var conditions: [SQL] = []
+        var conditions: [BoundSQL] = []
         if let reason { conditions.append("s.reason = \(reason)") }
         if let pinID { conditions.append("s.pin_id = \(pinID)") }
         if !conditions.isEmpty { sql += " WHERE \(conditions.joined(separator: " AND "))" }
@@ -156,10 +156,10 @@ struct QueryCompiler: Sendable {
     }
 
     /// `CREATE INDEX IF NOT EXISTS wellkit_sort_… ON details(…, pin_id)`, or nil when no index serves the sort.
-    func createSortIndex(_ sortDescriptors: [WellSortDescriptor]) -> (name: String, sql: SQL)? {
+    func createSortIndex(_ sortDescriptors: [WellSortDescriptor]) -> (name: String, sql: BoundSQL)? {
         guard let name = sortIndexName(sortDescriptors) else { return nil }
         let columns = sortDescriptors.map { "\($0.field.column.quotedDatabaseIdentifier) \($0.ascending ? "ASC" : "DESC")" } + ["pin_id"]
-        return (name, SQL(sql: "CREATE INDEX IF NOT EXISTS \(name.quotedDatabaseIdentifier) ON details(\(columns.joined(separator: ", ")))"))
+        return (name, BoundSQL(sql: "CREATE INDEX IF NOT EXISTS \(name.quotedDatabaseIdentifier) ON details(\(columns.joined(separator: ", ")))"))
     }
 
     /// Whether the store has an index named `name`.
@@ -170,7 +170,7 @@ struct QueryCompiler: Sendable {
     // MARK: - Pieces
 
     /// `p.lon BETWEEN … AND … AND p.lat BETWEEN … AND …`: the exact test the R*Tree's rounded boxes need.
-    private static func exact(_ box: BoundingBox) -> SQL {
+    private static func exact(_ box: BoundingBox) -> BoundSQL {
         "p.lon BETWEEN \(box.minLongitude) AND \(box.maxLongitude) AND p.lat BETWEEN \(box.minLatitude) AND \(box.maxLatitude)"
     }
 
@@ -180,7 +180,7 @@ struct QueryCompiler: Sendable {
     }
 
     /// ` LIMIT ? OFFSET ?` when the request limits or skips rows.
-    private static func limit(_ request: WellFetchRequest) throws -> SQL {
+    private static func limit(_ request: WellFetchRequest) throws -> BoundSQL {
         if let limit = request.limit, limit < 0 { throw QueryError(.outOfRange, "limit \(limit) must be zero or more", subject: .limit) }
         if let offset = request.offset, offset < 0 { throw QueryError(.outOfRange, "offset \(offset) must be zero or more", subject: .offset) }
         guard request.limit != nil || (request.offset ?? 0) > 0 else { return "" }
@@ -193,20 +193,19 @@ struct QueryCompiler: Sendable {
     }
 }
 
-/// A compiled query: an `SQL` literal that carries its own arguments.
+/// A compiled query: SQL text that carries its own arguments (``BoundSQL``).
 struct CompiledFetch {
-    var literal: SQL
+    var literal: BoundSQL
 
     /// The SQL text and its arguments, as SQLite receives them.
     func build(_ db: Database) throws -> (sql: String, arguments: StatementArguments) {
-        try literal.build(db)
+        literal.rendered
     }
 
     /// The connection's cached prepared statement, its arguments set: repeated fetches skip the parse.
     func statement(_ db: Database) throws -> Statement {
-        let (sql, arguments) = try literal.build(db)
-        let statement = try db.cachedStatement(sql: sql)
-        try statement.setArguments(arguments)
+        let statement = try db.cachedStatement(sql: literal.text)
+        try statement.setArguments(StatementArguments(literal.values))
         return statement
     }
 }

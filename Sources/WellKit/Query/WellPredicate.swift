@@ -180,13 +180,13 @@ extension WellPredicate {
     ///
     /// Rendered here rather than in ``QueryCompiler`` because the fuzz build compiles this file
     /// alone (with a stand-in `SQL`) to check that no value reaches the SQL text.
-    func sql() -> SQL {
+    func sql() -> BoundSQL {
         switch self {
         case .compare(let field, let op, let value):
             return "\(sql: field.qualifiedColumn) \(sql: op.rawValue) \(value.bound(for: field))"
         case .string(let field, let op, let text, let options):
-            let column: SQL = options.isEmpty ? "\(sql: field.qualifiedColumn)" : "wellkit_fold(\(sql: field.qualifiedColumn), \(sql: String(options.rawValue)))"
-            let value = { () -> SQL in options.isEmpty ? "\(text)" : "wellkit_fold(\(text), \(sql: String(options.rawValue)))" }
+            let column: BoundSQL = options.isEmpty ? "\(sql: field.qualifiedColumn)" : "wellkit_fold(\(sql: field.qualifiedColumn), \(sql: String(options.rawValue)))"
+            let value = { () -> BoundSQL in options.isEmpty ? "\(text)" : "wellkit_fold(\(text), \(sql: String(options.rawValue)))" }
             switch op {
             case .contains: return "instr(\(column), \(value())) > 0"
             case .beginsWith: return "substr(\(column), 1, length(\(value()))) = \(value())"
@@ -196,7 +196,7 @@ extension WellPredicate {
             return "\(sql: field.qualifiedColumn) BETWEEN \(low.bound(for: field)) AND \(high.bound(for: field))"
         case .in(let field, let values):
             guard !values.isEmpty else { return "0" }
-            let list: [SQL] = values.map { "\($0.bound(for: field))" }
+            let list: [BoundSQL] = values.map { "\($0.bound(for: field))" }
             return "\(sql: field.qualifiedColumn) IN (\(list.joined(separator: ", ")))"
         case .isNull(let field):
             return "\(sql: field.qualifiedColumn) IS NULL"
@@ -215,7 +215,7 @@ extension WellPredicate {
     /// `(a AND b …)` with the most deeply nested operand first, so that SQLite's parser, whose stack
     /// holds 100 entries, keeps only the open parentheses and NOTs of the nesting on it rather than
     /// also an operand and an operator for each level (`a OR (b AND (c …` overflowed it at 16 levels).
-    private static func group(_ predicates: [WellPredicate], _ op: String) -> SQL {
+    private static func group(_ predicates: [WellPredicate], _ op: String) -> BoundSQL {
         var ordered = predicates
         if let deepest = predicates.indices.max(by: { predicates[$0].nesting < predicates[$1].nesting }),
            deepest > 0, predicates[deepest].nesting > 0 {

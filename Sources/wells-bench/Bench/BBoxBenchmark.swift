@@ -41,8 +41,12 @@ public enum BBoxBenchmark {
         var result: [Viewport] = []
         for size in sizes {
             let centres = (0..<perSize).map { _ in ids[Int(random.next() % UInt64(ids.count))] }
-            let pins = try store.fetchPins(WellFetchRequest(predicate: .in(.id, centres.map { .number(Double($0)) })))
-            let byID = Dictionary(uniqueKeysWithValues: pins.map { ($0.id, $0) })
+            // In lists of at most 500 ids, the predicates' limit on comparisons.
+            var byID: [Int64: WellPin] = [:]
+            for start in stride(from: 0, to: centres.count, by: 500) {
+                let part = centres[start ..< min(centres.count, start + 500)]
+                for pin in try store.fetchPins(WellFetchRequest(predicate: .in(.id, part.map { .number(Double($0)) }))) { byID[pin.id] = pin }
+            }
             for id in centres {
                 guard let pin = byID[id] else { continue }
                 let half = size / 2

@@ -130,7 +130,7 @@ final class SQLiteEngine: StorageEngine {
 
     func ensureSortIndex(_ sortDescriptors: [WellSortDescriptor]) throws -> String? {
         guard let (name, sql) = compiler.createSortIndex(sortDescriptors) else { return nil }
-        try pool.write { try $0.execute(literal: sql) }
+        try pool.write { try $0.execute(sql: sql.text, arguments: sql.rendered.arguments) }
         return name
     }
 
