@@ -100,3 +100,24 @@ extension Terminal {
         path.map { "\($0): \(message)" } ?? message
     }
 }
+
+extension Terminal {
+    /// A load's remedy as the `wells load` flag that sets it, for the reasons of rejects, the
+    /// warnings and the inferences (``LoadOptions/describeRemedy``).
+    @Sendable package static func flag(for remedy: LoadRemedy) -> String {
+        switch remedy {
+        case .mapDatum: "--datum NAME=EPSG:CODE"
+        case .generateMissingIdentifiers: "--on-missing-id generate"
+        case .keepLaterDuplicate: "--on-duplicate last"
+        case .identifierColumn(let column): "--id " + (column.map(shellQuoted) ?? "COLUMN")
+        case .noIdentifier: "--id none"
+        case .rejectSuspects: "--reject-suspects"
+        case .mapField(let field): "--map \(field)=COLUMN"
+        case .parseDMS: "--dms"
+        case .noInference: "--no-infer"
+        case .datumColumn: "--datum-column COLUMN"
+        case .oneCRS: "--crs EPSG:CODE"
+        case .impliedEast: "--implied-east"
+        }
+    }
+}

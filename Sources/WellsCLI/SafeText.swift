@@ -79,3 +79,9 @@ extension ResultWriter {
         self.init(format: format, columns: columns, tableCell: SafeText.cell, emit: emit)
     }
 }
+
+/// `text` quoted for a POSIX shell when it needs it.
+func shellQuoted(_ text: String) -> String {
+    let plain = text.allSatisfy { $0.isLetter || $0.isNumber || "-_./:=@".contains($0) }
+    return plain && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+}

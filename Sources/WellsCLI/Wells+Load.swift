@@ -122,6 +122,7 @@ extension Wells {
 
         func run() async throws {
             var options = LoadOptions()
+            options.describeRemedy = Terminal.flag(for:)
             for mapping in mappings {
                 let (field, column) = try mapping.checked()
                 options.mapping[field] = column

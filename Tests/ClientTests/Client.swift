@@ -35,6 +35,7 @@ struct Client {
         var options = LoadOptions()
         options.coordinates = CoordinateOptions()
         options.progress = { (progress: LoadProgress) in _ = progress.phase }
+        options.describeRemedy = { (remedy: LoadRemedy) in "the setting " + remedy.apiText }
         var rejects: [Reject] = []
         let summary = try store.load(csvAt: path, options: options) { rejects = $0 }
         let kinds: [RejectKind] = rejects.map(\.kind)

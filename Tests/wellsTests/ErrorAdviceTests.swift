@@ -53,3 +53,20 @@ extension ErrorAdviceTests {
         }
     }
 }
+
+extension ErrorAdviceTests {
+    /// `wells load` words the remedies in rejects, warnings and inferences as its flags.
+    @Test func rejectReasonsNameTheFlags() throws {
+        #expect(Terminal.flag(for: .keepLaterDuplicate) == "--on-duplicate last")
+        #expect(Terminal.flag(for: .identifierColumn("Well API")) == "--id 'Well API'")
+        try HardeningTests.withStore { directory, db in
+            let csv = directory.appendingPathComponent("dup.csv").path
+            try "uwi,name,lat,lon\nB1,One,36.1,-86.7\nB1,Again,36.2,-86.8\n".write(toFile: csv, atomically: true, encoding: .utf8)
+            let rejects = directory.appendingPathComponent("rejects.csv").path
+            let run = try HardeningTests.wells(["load", csv, "--db", db, "--rejects", rejects, "--quiet"])
+            #expect(run.status == 0, "\(run.err)")
+            let text = try String(contentsOfFile: rejects, encoding: .utf8)
+            #expect(text.contains("make it unique, or load with --on-duplicate last to keep the later row"), "\(text)")
+        }
+    }
+}

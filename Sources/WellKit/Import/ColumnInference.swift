@@ -83,7 +83,7 @@ struct ColumnInference {
             subject: "identifier", column: header[best.index], value: "text, leading zeros kept",
             evidence: "header names an identifier; \(Int(best.unique * 100))% of \(grouped(sample.count)) sampled values distinct"
                 + (others.isEmpty ? "" : "; other candidates: \(others.joined(separator: ", "))"),
-            override: "--id COLUMN or --id none"))
+            override: "\(options.describeRemedy(.identifierColumn(nil))) or \(options.describeRemedy(.noIdentifier))"))
     }
 
     /// How strongly a header names an identifier: 0 for API/UWI/well or site numbers, 1 for permits
@@ -187,8 +187,9 @@ struct ColumnInference {
             inferences.append(Inference(
                 subject: subject, column: header[index], value: format.kind.rawValue,
                 evidence: "\(grouped(format.parsed)) of \(grouped(format.nonEmpty)) sampled values parse"
-                    + (userNamed ? "; column given with --map" : ""),
-                override: "--map \(subject == "latitude" ? "lat" : "lon")=COLUMN" + (format.kind == .decimal ? ", --dms" : ", --no-infer")))
+                    + (userNamed ? "; column given in the mapping" : ""),
+                override: options.describeRemedy(.mapField(subject == "latitude" ? "lat" : "lon")) + ", "
+                    + options.describeRemedy(format.kind == .decimal ? .parseDMS : .noInference)))
         }
         let datum = inferDatumColumn(&options)
         if dms && !lonFormat.signed && !options.coordinates.impliedWest && !options.coordinates.impliedEast {
@@ -221,10 +222,10 @@ struct ColumnInference {
             let empties = sample.count - values.count
             inferences.append(Inference(
                 subject: "datum", column: header[index], value: "per row: " + ranked.prefix(4).map { "\($0) \(grouped(counts[$0]!))" }.joined(separator: ", "),
-                evidence: given != nil ? "given with --datum-column"
+                evidence: given != nil ? "given as the datum column"
                     : "\(grouped(matching)) of \(grouped(values.count)) sampled values name a datum"
                     + (empties > 0 && options.coordinates.emptyDatum != nil ? "; \(grouped(empties)) empty cells taken as \(options.coordinates.emptyDatum!)" : ""),
-                override: "--datum-column COLUMN, or --crs EPSG:CODE for one CRS"))
+                override: "\(options.describeRemedy(.datumColumn)), or \(options.describeRemedy(.oneCRS)) for one CRS"))
             return ranked
         }
         return []
@@ -258,7 +259,7 @@ struct ColumnInference {
         }
         options.coordinates.impliedWest = true
         inferences.append(Inference(subject: "hemisphere", column: lonColumn, value: "west (unsigned longitudes negated)",
-                                    evidence: evidence, override: "--implied-east"))
+                                    evidence: evidence, override: options.describeRemedy(.impliedEast)))
     }
 
     /// US state and Canadian province abbreviations.

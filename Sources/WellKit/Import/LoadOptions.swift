@@ -47,6 +47,9 @@ public struct LoadOptions: Sendable {
     public var previewCount = 5
     /// Called now and then, from the loading threads, with how far the load has got.
     public var progress: (@Sendable (LoadProgress) -> Void)?
+    /// Words a ``LoadRemedy`` in the reasons of rejects, in warnings and in inferences; by default
+    /// ``LoadRemedy/apiText``. `wells` names its flags instead.
+    public var describeRemedy: @Sendable (LoadRemedy) -> String = { $0.apiText }
 
     public init() {}
 }

@@ -125,9 +125,3 @@ struct ProjectedCandidates {
         "\(abs(lat).projDecimal(1))°\(lat >= 0 ? "N" : "S") \(abs(lon).projDecimal(1))°\(lon >= 0 ? "E" : "W")"
     }
 }
-
-/// `text` quoted for a POSIX shell when it needs it.
-package func shellQuoted(_ text: String) -> String {
-    let plain = text.allSatisfy { $0.isLetter || $0.isNumber || "-_./:=@".contains($0) }
-    return plain && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
-}

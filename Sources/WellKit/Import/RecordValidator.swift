@@ -22,10 +22,14 @@ struct RecordValidator: Sendable {
     private let datumIndex: Int?
     /// Every CRS a record's coordinates may be in; ``ScannedRecord/Source/crs`` indexes it.
     let crsNames: [String]
+    /// Words a remedy in a reject's reason (``LoadOptions/describeRemedy``).
+    let describe: @Sendable (LoadRemedy) -> String
 
     /// - Parameter file: The file as the user named it: its name goes into generated identifiers.
-    init(mapping: ColumnMapping, file: String, coordinates: CoordinateOptions = CoordinateOptions()) {
+    init(mapping: ColumnMapping, file: String, coordinates: CoordinateOptions = CoordinateOptions(),
+         describe: @escaping @Sendable (LoadRemedy) -> String = { $0.apiText }) {
         self.mapping = mapping
+        self.describe = describe
         self.coordinates = coordinates
         self.header = mapping.header
         self.fileLabel = file.split(separator: "/").last.map(String.init) ?? file
@@ -69,7 +73,7 @@ struct RecordValidator: Sendable {
             guard let crs = coordinates.crs(forDatum: datum) else {
                 return .failure(RejectReason(
                     column: datumIndex.map { header[$0] }, kind: .unknownDatum,
-                    reason: "datum \"\(datum ?? "")\" is not one of \(coordinates.datums.keys.sorted().joined(separator: ", ")); map it with --datum NAME=EPSG:CODE"))
+                    reason: "datum \"\(datum ?? "")\" is not one of \(coordinates.datums.keys.sorted().joined(separator: ", ")); map it with \(describe(.mapDatum))"))
             }
             if crs != "EPSG:4326" {
                 do {
@@ -108,7 +112,7 @@ struct RecordValidator: Sendable {
             guard missingIdentifier == .generate else {
                 return .failure(RejectReason(
                     column: idIndex.map { header[$0] }, kind: .missingIdentifier,
-                    reason: "the identifier is empty; fill it in, or load with --on-missing-id generate"))
+                    reason: "the identifier is empty; fill it in, or load with \(describe(.generateMissingIdentifiers))"))
             }
             var generated = generatedIdentifier(line: line)
             record.hash = generated.withUTF8 { DuplicateIdentifiers.fnv1a($0) }
@@ -118,7 +122,7 @@ struct RecordValidator: Sendable {
 
     /// The same validator with the identifier column kept as an attribute: every record gets a generated identifier.
     func withoutIdentifier() -> RecordValidator {
-        RecordValidator(mapping: mapping.without(.identifier), file: fileLabel, coordinates: coordinates)
+        RecordValidator(mapping: mapping.without(.identifier), file: fileLabel, coordinates: coordinates, describe: describe)
     }
 
     /// The identifier a record without one gets: `FILE:LINE`, stable across reloads of the same file.

@@ -154,7 +154,7 @@ extension WellStore {
                 override: ""), at: 0)
         }
 
-        let validator = RecordValidator(mapping: mapping, file: name ?? path, coordinates: options.coordinates)
+        let validator = RecordValidator(mapping: mapping, file: name ?? path, coordinates: options.coordinates, describe: options.describeRemedy)
         let part = PartitionedParse.run(file: file, from: data.offset, line: data.line, delimiter: reader.delimiter,
                                         validator: validator, options: options)
         options.progress?(LoadProgress(phase: .reading, done: file.bytes.count, total: file.bytes.count))
@@ -218,8 +218,8 @@ struct ScannedFile {
             let record = records[loser], uwi = identifier(of: record), line = records[winner].line
             let reason = rule == .first
                 ? "identifier \"\(uwi)\" already appears on line \(line), which was kept; "
-                    + "make it unique, or load with --on-duplicate last to keep the later row"
-                : "identifier \"\(uwi)\" appears again on line \(line), which replaced this row (--on-duplicate last)"
+                    + "make it unique, or load with \(validator.describe(.keepLaterDuplicate)) to keep the later row"
+                : "identifier \"\(uwi)\" appears again on line \(line), which replaced this row (\(validator.describe(.keepLaterDuplicate)))"
             rejects.append(Reject(line: record.line, column: idColumn, kind: .duplicateIdentifier, reason: reason,
                                   raw: file.text(at: record.range)))
         }
@@ -252,7 +252,7 @@ struct ScannedFile {
             "column \"\(column)\" is not a key for this file: \(grouped(counts.count)) distinct values over \(grouped(records.count)) rows, "
                 + "and \"\(summary.identifierNotKey!.mostRepeated)\" alone repeats \(grouped(top?.count ?? 0)) times at different locations. "
                 + "Every well was loaded with a generated identifier (FILE:LINE) and the column kept as an attribute; "
-                + "load with --id \(shellQuoted(column)) to treat it as a key anyway (repeats rejected), or --id none to say so")
+                + "load with \(validator.describe(.identifierColumn(column))) to treat it as a key anyway (repeats rejected), or \(validator.describe(.noIdentifier)) to say so")
         let (kept, losers) = DuplicateIdentifiers.resolve(
             count: records.count, rule: .first,
             hash: { records[$0].hash ^ UInt64(bitPattern: Int64((records[$0].lat * 1e4).rounded())) &* 0x9E37_79B9_7F4A_7C15 },
@@ -288,7 +288,7 @@ struct ScannedFile {
             if reject {
                 rejects.append(Reject(line: record.line, column: mapping.column(for: .longitude), kind: RejectKind(suspect: finding.reason),
                                       reason: "coordinates look wrong (\(finding.reason)): \(finding.detail); "
-                                        + "correct them, or load without --reject-suspects to keep the well flagged",
+                                        + "correct them, or load without \(validator.describe(.rejectSuspects)) to keep the well flagged",
                                       raw: file.text(at: record.range)))
             } else {
                 summary.suspects.append(Suspect(line: record.line, identifier: identifier(of: record),

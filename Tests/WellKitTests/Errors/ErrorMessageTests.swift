@@ -130,6 +130,26 @@ import Testing
         }
     }
 
+    /// The reasons of rejects, warnings and inferences name their remedy in the API's terms by
+    /// default, and in a front end's words through `LoadOptions.describeRemedy`.
+    @Test func rejectReasonsSayTheRemedyInTheAPIsTerms() throws {
+        let path = try Fixtures.file("uwi,name,lat,lon\nA1,One,36.1,-86.7\nA1,Again,36.2,-86.8\n,Blank,36.3,-86.9\n")
+        var options = LoadOptions()
+        options.onMissingIdentifier = .reject
+        let summary = try Fixtures.makeStore().load(csvAt: path, options: options) { rejects in
+            #expect(rejects.map(\.reason) == [
+                #"identifier "A1" already appears on line 2, which was kept; make it unique, or load with LoadOptions.onDuplicate = .last to keep the later row"#,
+                "the identifier is empty; fill it in, or load with LoadOptions.onMissingIdentifier = .generate",
+            ])
+        }
+        #expect(summary.inferences.first { $0.subject == "identifier" }?.override
+                == #"LoadOptions.identifier = .column("COLUMN") or LoadOptions.identifier = .none"#)
+        options.describeRemedy = { "<\($0.apiText)>" }
+        _ = try Fixtures.makeStore().load(csvAt: path, options: options) { rejects in
+            #expect(rejects.last?.reason == "the identifier is empty; fill it in, or load with <LoadOptions.onMissingIdentifier = .generate>")
+        }
+    }
+
     /// No library message names the CLI: a remedy is said in the API's terms.
     @Test func noMessageNamesTheCLI() throws {
         let errors: [any Error] = [

@@ -1,0 +1,57 @@
+/// A setting of ``LoadOptions`` that would load a rejected row or change an inference: what a
+/// reject's reason, a warning or an ``Inference/override`` tells the user to set.
+///
+/// The library words it in the API's terms (``apiText``); a front end words it in its own through
+/// ``LoadOptions/describeRemedy`` (`wells` names its flags), so the reasons stored with a load's
+/// rejects speak to whoever ran the load.
+///
+/// For example:
+///
+/// ```swift
+/// var options = LoadOptions()
+/// options.describeRemedy = { remedy in "the setting \(remedy.apiText)" }
+/// ```
+public enum LoadRemedy: Sendable, Hashable {
+    /// Map a datum name to a CRS: ``CoordinateOptions/datums``.
+    case mapDatum
+    /// Generate identifiers for rows without one: ``LoadOptions/onMissingIdentifier``.
+    case generateMissingIdentifiers
+    /// Keep the later of two rows with one identifier: ``LoadOptions/onDuplicate``.
+    case keepLaterDuplicate
+    /// Take this column (nil: any column, `COLUMN`) as the identifier: ``LoadOptions/identifier``.
+    case identifierColumn(String?)
+    /// Load without an identifier column: ``LoadOptions/identifier``.
+    case noIdentifier
+    /// Reject wells whose coordinates look wrong: ``LoadOptions/rejectSuspects``.
+    case rejectSuspects
+    /// Name the column of a field, such as `lat`: ``LoadOptions/mapping``.
+    case mapField(String)
+    /// Read coordinates as degrees, minutes and seconds: ``CoordinateOptions/dms``.
+    case parseDMS
+    /// Take the mapping as given, without inference: ``LoadOptions/infer``.
+    case noInference
+    /// Name the column that gives each row's datum: ``CoordinateOptions/datumColumn``.
+    case datumColumn
+    /// Give one CRS for every row: ``CoordinateOptions/crs``.
+    case oneCRS
+    /// Read unsigned longitudes as east: ``CoordinateOptions/impliedEast``.
+    case impliedEast
+
+    /// The setting in the API's terms, such as `LoadOptions.onDuplicate = .last`.
+    public var apiText: String {
+        switch self {
+        case .mapDatum: #"CoordinateOptions.datums["NAME"] = "EPSG:CODE""#
+        case .generateMissingIdentifiers: "LoadOptions.onMissingIdentifier = .generate"
+        case .keepLaterDuplicate: "LoadOptions.onDuplicate = .last"
+        case .identifierColumn(let column): #"LoadOptions.identifier = .column("\#(column ?? "COLUMN")")"#
+        case .noIdentifier: "LoadOptions.identifier = .none"
+        case .rejectSuspects: "LoadOptions.rejectSuspects"
+        case .mapField(let field): #"LoadOptions.mapping["\#(field)"] = "COLUMN""#
+        case .parseDMS: "CoordinateOptions.dms = true"
+        case .noInference: "LoadOptions.infer = false"
+        case .datumColumn: #"CoordinateOptions.datumColumn = "COLUMN""#
+        case .oneCRS: #"CoordinateOptions.crs = "EPSG:CODE""#
+        case .impliedEast: "CoordinateOptions.impliedEast = true"
+        }
+    }
+}
