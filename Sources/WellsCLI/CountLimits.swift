@@ -1,4 +1,5 @@
 import ArgumentParser
+import WellKit
 
 /// The ranges of the counts that `demo`, `generate` and the benchmarks take: a run must end, and its arithmetic must not overflow.
 package enum CountLimits {

@@ -50,16 +50,6 @@ package enum Terminal {
     }
 }
 
-/// `244292` as `244,292`, for the summaries and page footers.
-package func grouped(_ number: Int) -> String {
-    let digits = String(number.magnitude)
-    var out = ""
-    for (k, digit) in digits.enumerated() {
-        if k > 0 && (digits.count - k) % 3 == 0 { out += "," }
-        out.append(digit)
-    }
-    return (number < 0 ? "-" : "") + out
-}
 
 /// A one-line progress bar on standard error, redrawn at most ten times a second and whenever its label changes.
 package final class ProgressBar: Sendable {

@@ -275,14 +275,3 @@ extension Array where Element: Hashable {
         return filter { seen.insert($0).inserted }
     }
 }
-
-/// A count with thousands separators: `10,696`.
-func grouped(_ n: Int) -> String {
-    let digits = String(abs(n))
-    var out = ""
-    for (k, c) in digits.enumerated() {
-        if k > 0 && (digits.count - k) % 3 == 0 { out.append(",") }
-        out.append(c)
-    }
-    return n < 0 ? "-" + out : out
-}

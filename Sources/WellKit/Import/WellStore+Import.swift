@@ -377,5 +377,5 @@ extension WellStore {
 
 extension Duration {
     /// The duration in seconds, as a `Double`.
-    public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
+    package var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
 }

@@ -76,7 +76,8 @@ extension BatchedResults {
         state.baselineVersion = baselineVersion
         let oldCached = state.cache
         let cachedIDs = oldCached.values.flatMap(\.ids)
-        let (new, reloaded) = try store.pool.read { db in (try fetchSnapshot(db, &state), try load(cachedIDs, db, &state)) }
+        state.statementCount += cachedIDs.isEmpty ? 1 : 2
+        let (new, reloaded) = try store.engine.snapshot(request, sectionKey: sectionKey, reloading: cachedIDs, as: Element.self)
         var updated = Set<Int64>()
         for batch in oldCached.values {
             for (id, object) in zip(batch.ids, batch.objects) where object != nil && reloaded[id].map({ $0 != object }) == true {

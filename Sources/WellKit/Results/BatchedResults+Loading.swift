@@ -42,9 +42,8 @@ extension BatchedResults {
             return hit.objects
         }
         let ids = Array(snapshot.ids[index * batchSize ..< min(snapshot.ids.count, (index + 1) * batchSize)])
-        let clock = ContinuousClock.now
-        let loaded = try store.pool.read { try load(ids, $0, &state) }
-        store.engine.reportFetch(since: clock, count: loaded.count)
+        if !ids.isEmpty { state.statementCount += 1 }
+        let loaded = try store.engine.load(ids, as: Element.self)
         let objects = ids.map { loaded[$0] }
         if state.cache.count >= maxCachedBatches, let oldest = state.cache.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
             state.cache[oldest] = nil
@@ -53,21 +52,8 @@ extension BatchedResults {
         return objects
     }
 
-    /// Loads the rows of `ids` with one query, by id; deleted ids are absent from the result.
-    func load(_ ids: [Int64], _ db: Database, _ state: inout State) throws -> [Int64: Element] {
-        guard !ids.isEmpty else { return [:] }
-        state.statementCount += 1
-        return try store.engine.load(ids, as: Element.self, db)
-    }
-
     /// The id query: `p.id` and the section key in sort order (see ``QueryCompiler/ids(_:sectionKey:)``).
     func idQuery() throws -> CompiledFetch {
         try QueryCompiler.sqlite.ids(request, sectionKey: sectionKey)
-    }
-
-    /// Runs the id query (see ``SQLiteEngine/snapshot(_:sectionKey:_:)``).
-    func fetchSnapshot(_ db: Database, _ state: inout State) throws -> ResultsSnapshot {
-        state.statementCount += 1
-        return try store.engine.snapshot(request, sectionKey: sectionKey, db)
     }
 }

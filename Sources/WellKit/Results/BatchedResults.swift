@@ -149,7 +149,8 @@ public final class BatchedResults<Element: BatchLoadable>: Sendable {
                                                               sectionKey: sectionKey, monitor: monitor.generation, version: version) {
             state.current = shared
         } else {
-            let current = try store.pool.read { try fetchSnapshot($0, &state) }
+            state.statementCount += 1
+            let current = try store.engine.snapshot(request, sectionKey: sectionKey)
             state.current = current
             if let cacheName {
                 NamedSnapshots.save(cacheName, store: store.path, request: request, sectionKey: sectionKey,

@@ -44,6 +44,9 @@ protocol StorageEngine: Sendable {
     func snapshot(_ request: WellFetchRequest, sectionKey: WellField?) throws -> ResultsSnapshot
     /// Loads the rows of `ids` as `Element`s, by id; deleted ids are absent.
     func load<Element: BatchLoadable>(_ ids: [Int64], as type: Element.Type) throws -> [Int64: Element]
+    /// A new snapshot and the rows of `ids`, read together, so that a refresh compares rows of the same moment.
+    func snapshot<Element: BatchLoadable>(_ request: WellFetchRequest, sectionKey: WellField?, reloading ids: [Int64],
+                                          as type: Element.Type) throws -> (ResultsSnapshot, [Int64: Element])
     /// A value that changes whenever a connection, of this process or another, commits to the store.
     func changeToken() throws -> Int64
 

@@ -127,7 +127,7 @@ import Testing
         #expect(report.mostRepeated == "4.21236E+13" && report.mostRepeatedCount == 101)
         #expect(summary.inserted == 300)
         #expect(summary.rejectReasons == ["duplicate well": 2])
-        #expect(summary.warnings.contains { $0.contains("not a key") && $0.contains("--id") })
+        #expect(summary.warnings.contains { $0.contains("not a key") && $0.contains(#"LoadOptions.identifier = .column("Well API")"#) })
         try store.pool.read { (db: Database) throws -> Void in
             #expect(try String.fetchOne(db, sql: "SELECT uwi FROM details JOIN pins ON pins.id = pin_id WHERE name = 'W 7'") == "tx.csv:9")
             #expect(try String.fetchOne(db, sql: "SELECT json_extract(extra, '$.\"Well API\"') FROM details WHERE uwi = 'tx.csv:9'") == "4.21236E+13")

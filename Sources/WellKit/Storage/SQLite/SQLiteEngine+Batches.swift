@@ -8,6 +8,14 @@ extension SQLiteEngine {
         try pool.read { try snapshot(request, sectionKey: sectionKey, $0) }
     }
 
+    /// A new snapshot and the rows of `ids`, in one read transaction.
+    func snapshot<Element: BatchLoadable>(_ request: WellFetchRequest, sectionKey: WellField?, reloading ids: [Int64],
+                                          as type: Element.Type) throws -> (ResultsSnapshot, [Int64: Element]) {
+        try pool.read { db in
+            (try snapshot(request, sectionKey: sectionKey, db), ids.isEmpty ? [:] : try load(ids, as: type, db))
+        }
+    }
+
     /// Loads the rows of `ids` as `Element`s, in one read.
     func load<Element: BatchLoadable>(_ ids: [Int64], as type: Element.Type) throws -> [Int64: Element] {
         guard !ids.isEmpty else { return [:] }
