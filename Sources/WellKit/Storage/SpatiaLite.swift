@@ -49,8 +49,8 @@ final class SpatiaLiteCache {
 }
 
 /// SpatiaLite's functions, from libspatialite loaded on first use (see ``SystemLibrary``); call
-/// `try loadedSpatiaLite.get()` before the first use.
-var libspatialite: WKSpatiaLite { SystemLibrary.loaded(loadedSpatiaLite) }
+/// `try loadedSpatiaLite.get()` before the first use. Read once, on first use, like ``libproj``.
+let libspatialite: WKSpatiaLite = SystemLibrary.loaded(loadedSpatiaLite)
 
 /// libspatialite, or the error that says what to install.
 let loadedSpatiaLite: Result<WKSpatiaLite, StoreError> = SystemLibrary.load(
