@@ -107,7 +107,9 @@ public struct LoadSummary: Sendable, Codable {
     /// The journal the load committed through: "delete" (a rollback journal, for the first load
     /// into an empty store) or "wal"; nil for a dry run.
     public var journal: String?
-    /// Seconds spent in each phase: read (parse and validate), rows, index, commit.
+    /// Seconds spent in each phase: `read` (of which `parse`, locating and validating the
+    /// records, and `suspects`), `rows` (writing them), `identifierIndex` (building the index of
+    /// identifiers, when a load adds many wells), `index` (packing the R*Tree) and `commit`.
     public var phases: [String: Double] = [:]
     /// Wells loaded, new or updated.
     public var loaded: Int { inserted + updated }

@@ -104,6 +104,11 @@ struct RecordValidator: Sendable {
                 column: header[latIndex], kind: .zeroCoordinates,
                 reason: "latitude and longitude are both 0, a placeholder for an unknown location"))
         }
+        guard ScannedRecord.fits(length: range.count, line: line) else {
+            // Only a quote left open for gigabytes makes a record this long.
+            return .failure(RejectReason(column: nil, kind: .malformedQuoting,
+                                         reason: "the record is \(range.count) bytes long; close the quote it opens"))
+        }
         var record = ScannedRecord(range: range, line: line, lat: lat, lon: lon, identifier: nil, hash: 0, source: source)
         if let idIndex, !fields.isEmpty(idIndex) {
             record.identifier = fields.spans[idIndex]
@@ -159,8 +164,12 @@ struct RejectReason: Error, Equatable {
 
 /// A record that is a well: where it is in the file, and where it is on Earth.
 ///
-/// Plain values only, so that the load's passes over ~244,000 of them (merging the two halves,
+/// Plain values only, so that the load's passes over its records (merging the two halves,
 /// settling duplicates, the Hilbert sort) copy bytes and never touch a reference count.
+/// A load holds one per well until it commits, so the layout is packed: 72 bytes, against 104
+/// for the plain fields (10,000,000 wells: 720 MB against 1.04 GB). Offsets are 64-bit; a
+/// record's length, its identifier's place in it and its line are 32-bit, which
+/// ``RecordValidator`` checks before it makes one (``fits(length:line:)``).
 struct ScannedRecord: Sendable {
     /// The coordinates as the file gave them, when they were converted to EPSG:4326.
     struct Source: Sendable {
@@ -170,19 +179,77 @@ struct ScannedRecord: Sendable {
         var crs: Int
     }
 
-    /// The record's bytes in the file, line break included.
-    var range: Range<Int>
-    /// The physical line the record starts on.
-    var line: Int
+    private var start: Int
+    private var length: UInt32
+    private var line32: UInt32
     var lat: Double
     var lon: Double
-    /// The identifier's field; nil when it was empty and is generated from the file and line.
-    var identifier: FieldSpan?
     /// FNV-1a of the identifier's text, for finding duplicates.
     var hash: UInt64
-    var source: Source?
+    /// The identifier's bytes, relative to `start`.
+    private var identifierStart: UInt32
+    private var identifierLength: UInt32
+    private var sourceX: Double
+    private var sourceY: Double
+    /// The source CRS's index, or -1 when the coordinates were not converted.
+    private var sourceCRS: Int32
+    private var flags: UInt8
 
-    var generatedIdentifier: Bool { identifier == nil }
+    private static let hasIdentifier: UInt8 = 1, identifierEscaped: UInt8 = 2
+
+    init(range: Range<Int>, line: Int, lat: Double, lon: Double, identifier: FieldSpan?, hash: UInt64, source: Source?) {
+        precondition(Self.fits(length: range.count, line: line), "a record too long or too far down the file for ScannedRecord")
+        start = range.lowerBound
+        length = UInt32(range.count)
+        line32 = UInt32(line)
+        self.lat = lat
+        self.lon = lon
+        self.hash = hash
+        identifierStart = 0
+        identifierLength = 0
+        sourceX = 0
+        sourceY = 0
+        sourceCRS = -1
+        flags = 0
+        self.identifier = identifier
+        self.source = source
+    }
+
+    /// Whether a record of `length` bytes starting on `line` can be held.
+    static func fits(length: Int, line: Int) -> Bool { length <= Int(UInt32.max) && line >= 0 && line <= Int(UInt32.max) }
+
+    /// The record's bytes in the file, line break included.
+    var range: Range<Int> { start..<(start + Int(length)) }
+    /// The physical line the record starts on.
+    var line: Int { Int(line32) }
+
+    /// The identifier's field; nil when it was empty and is generated from the file and line.
+    var identifier: FieldSpan? {
+        get {
+            guard flags & Self.hasIdentifier != 0 else { return nil }
+            let from = start + Int(identifierStart)
+            return FieldSpan(start: from, end: from + Int(identifierLength), escaped: flags & Self.identifierEscaped != 0)
+        }
+        set {
+            flags &= ~(Self.hasIdentifier | Self.identifierEscaped)
+            guard let span = newValue else { return }
+            // A field lies inside its record, which `fits` bounded.
+            identifierStart = UInt32(span.start - start)
+            identifierLength = UInt32(span.end - span.start)
+            flags |= Self.hasIdentifier | (span.escaped ? Self.identifierEscaped : 0)
+        }
+    }
+
+    var source: Source? {
+        get { sourceCRS < 0 ? nil : Source(x: sourceX, y: sourceY, crs: Int(sourceCRS)) }
+        set {
+            sourceCRS = newValue.map { Int32($0.crs) } ?? -1
+            sourceX = newValue?.x ?? 0
+            sourceY = newValue?.y ?? 0
+        }
+    }
+
+    var generatedIdentifier: Bool { flags & Self.hasIdentifier == 0 }
 }
 
 // MARK: - RecordFields

@@ -11,16 +11,17 @@ enum RowPipeline {
     /// How many batches circulate.
     static let depth = 4
 
-    /// Builds the rows of `records` in `order` with `builder`, and hands each batch to `consume`.
+    /// Builds the rows of `count` records, `records[order(0)]` to `records[order(count - 1)]`, with
+    /// `builder`, and hands each batch to `consume`.
     ///
     /// - Throws: what `consume` throws; the builder's thread is stopped and joined first.
-    static func run(_ records: [ScannedRecord], order: [Int], builder: RowBuilder,
+    static func run(_ records: [ScannedRecord], count: Int, order: @escaping @Sendable (Int) -> Int, builder: RowBuilder,
                     consume: (RowBatch) throws -> Void) throws {
         let batches = (0..<depth).map { _ in RowBatch() }
         // A producer/consumer hand-off, not a lock: `free` counts empty batches, `ready` built ones; the group joins the builder.
         let free = DispatchSemaphore(value: depth), ready = DispatchSemaphore(value: 0)
         let stop = Stop()
-        let chunks = stride(from: 0, to: order.count, by: RowBatch.capacity).map { $0..<min($0 + RowBatch.capacity, order.count) }
+        let chunks = stride(from: 0, to: count, by: RowBatch.capacity).map { $0..<min($0 + RowBatch.capacity, count) }
         let group = DispatchGroup()
         DispatchQueue.global().async(group: group) {
             for (k, rows) in chunks.enumerated() {
@@ -28,7 +29,7 @@ enum RowPipeline {
                 if stop.flag.load(ordering: .relaxed) { return }
                 let batch = batches[k % depth]
                 batch.reset(rows: rows)
-                for position in rows { builder.build(records[order[position]], into: batch) }
+                for position in rows { builder.build(records[order(position)], into: batch) }
                 ready.signal()
             }
         }

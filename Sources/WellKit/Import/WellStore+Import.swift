@@ -64,7 +64,7 @@ extension WellStore {
         var summary = scan.summary
         // The rows are built as a load builds them, in file order, so the counts of bad values are the load's.
         let builder = scan.makeBuilder()
-        try RowPipeline.run(scan.records, order: Array(scan.records.indices), builder: builder) { batch in
+        try RowPipeline.run(scan.records, count: scan.records.count, order: { $0 }, builder: builder) { batch in
             for k in 0..<batch.rows.count where batch.rows.lowerBound + k < options.previewCount {
                 summary.preview.append(scan.preview(of: batch.row(k), in: batch))
             }

@@ -51,11 +51,13 @@ enum SpatialIndex {
             }
         }
         points.sort { $0.key < $1.key || ($0.key == $1.key && $0.id < $1.id) }
-        try write(points.map { ($0.id, $0.lon, $0.lat) }, into: rtree, db)
+        try write(count: points.count, { (points[$0].id, points[$0].lon, points[$0].lat) }, into: rtree, db)
     }
 
-    /// Writes `points`, already in spatial order, as a packed R*Tree named `name`.
-    static func write(_ points: [(id: Int64, lon: Double, lat: Double)], into name: String, _ db: Database) throws {
+    /// Writes `count` points, `point(0)` to `point(count - 1)` in spatial order, as a packed R*Tree named `name`.
+    ///
+    /// Holds 24 bytes per point while it writes, and 16 more unless the ids ascend (as a first load's do).
+    static func write(count: Int, _ point: (Int) -> (id: Int64, lon: Double, lat: Double), into name: String, _ db: Database) throws {
         let nodeBytes = try Int.fetchOne(db, sql: "SELECT length(data) FROM \("\(name)_node".quotedDatabaseIdentifier) WHERE nodeno = 1") ?? 1228
         let capacity = (nodeBytes - 4) / 24
         for suffix in ["node", "parent", "rowid"] {
@@ -63,7 +65,11 @@ enum SpatialIndex {
         }
         // levels[0]: the points; levels[k]: one cell per node of level k-1.
         typealias Cell = (id: Int64, box: (Float, Float, Float, Float))
-        var levels: [[Cell]] = [points.map { ($0.id, (down($0.lon), up($0.lon), down($0.lat), up($0.lat))) }]
+        var levels: [[Cell]] = [(0..<count).map {
+            let p = point($0)
+            return (p.id, (down(p.lon), up(p.lon), down(p.lat), up(p.lat)))
+        }]
+        let idsAscend = zip(levels[0], levels[0].dropFirst()).allSatisfy { $0.id < $1.id }
         repeat {
             let below = levels[levels.count - 1]
             var cells: [Cell] = []
@@ -90,8 +96,9 @@ enum SpatialIndex {
         let insertParent = try db.makeStatement(sql: "INSERT INTO \("\(name)_parent".quotedDatabaseIdentifier) VALUES (?, ?)")
         let insertRowid = try db.makeStatement(sql: "INSERT INTO \("\(name)_rowid".quotedDatabaseIdentifier) VALUES (?, ?)")
         var blob = [UInt8](repeating: 0, count: nodeBytes)
+        // The `_rowid` table maps each point to its leaf, in id order: as written when the ids ascend, else sorted.
         var leafOf: [(id: Int64, node: Int64)] = []
-        leafOf.reserveCapacity(points.count)
+        if !idsAscend { leafOf.reserveCapacity(count) }
         for level in stride(from: depth, through: 0, by: -1) {
             let cells = levels[level]
             for node in 0..<levels[level + 1].count {
@@ -108,7 +115,7 @@ enum SpatialIndex {
                     putFloat(&blob, offset + 16, cell.box.2)
                     putFloat(&blob, offset + 20, cell.box.3)
                     offset += 24
-                    if level == 0 { leafOf.append((cell.id, nodeno)) }
+                    if level == 0 && !idsAscend { leafOf.append((cell.id, nodeno)) }
                 }
                 try insertNode.execute(arguments: [nodeno, Data(blob)])
                 if level < depth {
@@ -119,10 +126,15 @@ enum SpatialIndex {
         leafOf.sort { $0.id < $1.id }
         // One row per pin: raw binds, as GRDB's argument arrays took most of the 0.4 s index phase.
         try withStatement(insertRowid) { stmt in
-            for entry in leafOf {
-                sqlite3_bind_int64(stmt, 1, entry.id)
-                sqlite3_bind_int64(stmt, 2, entry.node)
+            func insert(_ id: Int64, _ node: Int64) throws {
+                sqlite3_bind_int64(stmt, 1, id)
+                sqlite3_bind_int64(stmt, 2, node)
                 try stepToDone(stmt)
+            }
+            if idsAscend {
+                for (k, cell) in levels[0].enumerated() { try insert(cell.id, firstNode[0] + Int64(k / capacity)) }
+            } else {
+                for entry in leafOf { try insert(entry.id, entry.node) }
             }
         }
     }

@@ -38,7 +38,7 @@ struct LoadPathTests {
         let path = try Fixtures.file("uwi,name,lat,lon,status,total_depth,x_note\nA1,One,36.1,-86.7,Active,1234.5,hello\n")
         let scan = try WellStore.scan(csvAt: path, options: LoadOptions())
         let builder = scan.makeBuilder()
-        try RowPipeline.run(scan.records, order: [0], builder: builder) { batch in
+        try RowPipeline.run(scan.records, count: 1, order: { _ in 0 }, builder: builder) { batch in
             #expect(batch.cells.count == RowBatch.Column.width)
             let row = batch.row(0)
             #expect(batch.text(of: row[RowBatch.Column.identifier]) == "A1")
