@@ -12,6 +12,9 @@
 #   WELLS_WORK    scratch folder for CSVs and stores (default: Notebooks/.venv/work, or a temporary
 #                 folder with --check)
 #   PYTHON        the Python used to create Notebooks/.venv (default python3, 3.11 or later)
+#   WELLS_SCALE_SIZES   04's well counts, comma-separated (default WELLS_COUNT/10, /3 and WELLS_COUNT)
+#   WELLS_SCALE_ROUNDS  04's rounds per size (default 3)
+#   WELLS_SCALE_JSON    a `wells-bench scale --format json` report for 04 to plot instead of running one
 # Exits non-zero if any cell of any notebook fails.
 set -euo pipefail
 
@@ -23,7 +26,7 @@ mode=inplace
 for arg in "$@"; do
     case "$arg" in
         --check) mode=check ;;
-        -h|--help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run.sh: unknown argument '$arg' (expected --check or --help)" >&2; exit 2 ;;
     esac
 done
@@ -79,12 +82,20 @@ else
 fi
 mkdir -p "$WELLS_WORK" "$output"
 export WELLS_COUNT="${WELLS_COUNT:-244292}"
+if [ -n "${WELLS_SCALE_JSON:-}" ]; then
+    [ -r "$WELLS_SCALE_JSON" ] || { echo "run.sh: WELLS_SCALE_JSON=$WELLS_SCALE_JSON is not a readable file" >&2; exit 1; }
+    WELLS_SCALE_JSON="$(cd "$(dirname "$WELLS_SCALE_JSON")" && pwd)/$(basename "$WELLS_SCALE_JSON")"   # the kernels run in Notebooks/
+    export WELLS_SCALE_JSON
+fi
 [ -d "$SHARED/data" ] || { echo "run.sh: no shared data at $SHARED/data (expected next to the repository)" >&2; exit 1; }
 
-# 4. The C reference query program.
-command -v gcc >/dev/null || { echo "run.sh: gcc is needed to build limit_query.c" >&2; exit 1; }
+# 4. The C reference query program and loader.
+command -v gcc >/dev/null || { echo "run.sh: gcc is needed to build limit_query.c and limit_load.c" >&2; exit 1; }
 export LIMIT_QUERY="$WELLS_WORK/limit_query"
 gcc -O2 -o "$LIMIT_QUERY" "$SHARED/tools/limit_query.c" -lsqlite3
+export LIMIT_LOAD="$WELLS_WORK/limit_load"
+gcc -O2 -o "$LIMIT_LOAD" "$SHARED/tools/limit_load.c" -lsqlite3 -lm
+export WELLS_NOTEBOOKS_MODE="$mode"
 
 # 5. Execute every notebook; a notebook is written only when all of its cells succeeded.
 say "executing notebooks ($mode mode, WELLS_COUNT=$WELLS_COUNT, outputs to $output)"

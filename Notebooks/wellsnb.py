@@ -5,7 +5,10 @@ The notebooks are run by `bash Notebooks/run.sh`, which exports:
   WELLS_WORK   a scratch folder for generated CSVs and stores (never the committed tree)
   WELLS_COUNT  rows in the synthetic well list (default 244292)
   LIMIT_QUERY  the C reference query program, built from ../shared/tools/limit_query.c
+  LIMIT_LOAD   the C reference loader, built from ../shared/tools/limit_load.c
+  WELLS_NOTEBOOKS_MODE  `check` when run.sh executes copies (figures then go to WELLS_WORK, not figures/)
 Each has a fallback, so a notebook also runs when opened by hand from this folder.
+Notebook 04 also reads WELLS_SCALE_SIZES, WELLS_SCALE_ROUNDS and WELLS_SCALE_JSON (see scale_sizes()).
 """
 import json
 import os
@@ -107,6 +110,42 @@ def limit_query() -> Path:
     if not binary.exists():
         subprocess.run(["gcc", "-O2", "-o", str(binary), str(TOOLS / "limit_query.c"), "-lsqlite3"], check=True)
     return binary
+
+
+def limit_load() -> Path:
+    """The C reference loader: $LIMIT_LOAD, or built here with gcc."""
+    if os.environ.get("LIMIT_LOAD"):
+        return Path(os.environ["LIMIT_LOAD"])
+    binary = WORK / "limit_load"
+    if not binary.exists():
+        subprocess.run(["gcc", "-O2", "-o", str(binary), str(TOOLS / "limit_load.c"), "-lsqlite3", "-lm"], check=True)
+    return binary
+
+
+GEN_WELLS = TOOLS / "gen_wells.py"
+
+
+def scale_sizes() -> list:
+    """The well counts notebook 04 loads: $WELLS_SCALE_SIZES (comma-separated), else COUNT/10, COUNT/3 and COUNT."""
+    text = os.environ.get("WELLS_SCALE_SIZES", "").strip()
+    sizes = [int(part) for part in text.split(",") if part.strip()] if text else [COUNT // 10, COUNT // 3, COUNT]
+    return sorted({size for size in sizes if size > 0})
+
+
+SCALE_ROUNDS = int(os.environ.get("WELLS_SCALE_ROUNDS", "3"))
+# A report of `wells-bench scale --format json` to plot instead of running one (for a long run done separately).
+SCALE_JSON = Path(os.environ["WELLS_SCALE_JSON"]) if os.environ.get("WELLS_SCALE_JSON") else None
+
+FIGURES = NOTEBOOKS / "figures"
+
+
+def save_figure(figure, name: str) -> Path:
+    """Saves FIGURE as NAME in Notebooks/figures, or in WELLS_WORK when run.sh runs in check mode."""
+    folder = WORK if os.environ.get("WELLS_NOTEBOOKS_MODE") == "check" else FIGURES
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    figure.savefig(path, dpi=100, bbox_inches="tight")
+    return path
 
 
 def read_wells(db: Path) -> pd.DataFrame:

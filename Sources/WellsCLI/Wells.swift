@@ -71,6 +71,7 @@ package struct Wells: AsyncParsableCommand {
     package static let flags: Set<String> = [
         "--quiet", "-q", "--dry-run", "--sql-debug", "--all", "--watch", "--dirty", "--dms",
         "--implied-west", "--implied-east", "--no-infer", "--reject-suspects", "--help", "-h", "--version",
+        "--keep-stores",  // wells-bench scale
     ]
 
     /// Lets a positional argument or an option's value start with a minus sign.

@@ -21,10 +21,11 @@ struct Bench: AsyncParsableCommand {
               wells-bench projection --db wells.sqlite --all
               wells-bench bbox --db wells.sqlite --format json
               wells-bench load --count 244292
+              wells-bench scale --sizes 24429,244292,2442920 --reference-load /tmp/limit_load
               wells-bench list --db wells.sqlite --sort detail.spud_date:desc --section status
             """,
         version: wellKitVersion,
-        subcommands: [Projection.self, BBox.self, LoadSpeed.self, ListCost.self])
+        subcommands: [Projection.self, BBox.self, LoadSpeed.self, Scale.self, ListCost.self])
 
     static func main() async {
         await Wells.run(Wells.positionalCoordinates(Array(CommandLine.arguments.dropFirst())), root: Bench.self)
