@@ -23,7 +23,7 @@ package enum Terminal {
     }
 
     /// Exit codes, after BSD's sysexits: 64 bad arguments, 65 bad input data, 66 missing input,
-    /// 70 internal error, 73 a store that cannot be created or written, 74 a disk full or an I/O
+    /// 70 internal error, 71 too little memory for a load, 73 a store that cannot be created or written, 74 a disk full or an I/O
     /// error, 75 a store locked by another process (try again).
     package static func exitCode(for error: any Error) -> ExitCode {
         switch error {
@@ -36,6 +36,7 @@ package enum Terminal {
             case .diskFull, .ioError: ExitCode(74)
             case .busy: ExitCode(75)
             case .missingLibrary: ExitCode(70)
+            case .outOfMemory: ExitCode(71)
             default: ExitCode(65)
             }
         case is CRSError, is QueryError: ExitCode(64)

@@ -72,6 +72,7 @@ package struct Wells: AsyncParsableCommand {
         "--quiet", "-q", "--dry-run", "--sql-debug", "--all", "--watch", "--dirty", "--dms",
         "--implied-west", "--implied-east", "--no-infer", "--reject-suspects", "--help", "-h", "--version",
         "--keep-stores",  // wells-bench scale
+        "--no-eager",  // wells-bench list
     ]
 
     /// Lets a positional argument or an option's value start with a minus sign.

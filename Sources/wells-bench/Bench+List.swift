@@ -12,7 +12,8 @@ extension Bench {
             abstract: "Measure the batched results controller against an eager fetch of the same request, as JSON.",
             discussion: """
                 Times performFetch (median of 5), object(at:) on 200 batches not loaded, and fetchWells for \
-                every well, with the heap and resident growth of each.
+                every well, with the heap and resident growth of each. --no-eager leaves fetchWells out: it holds \
+                every well as a full object, about 1 KB each, which on national lists is gigabytes.
 
                 Example:
                   wells-bench list --db wells.sqlite --sort detail.spud_date:desc --section status
@@ -27,6 +28,9 @@ extension Bench {
         @Option(name: .customLong("batch-size"), help: "The number of wells per loaded batch, from 1 to 100,000.")
         var batchSize = 20
 
+        @Flag(name: .customLong("no-eager"), help: "Leave out the eager fetchWells comparison, which holds every well in memory.")
+        var noEager = false
+
         func validate() throws {
             try CountLimits.check("--batch-size", batchSize, in: 1...100_000)
         }
@@ -36,7 +40,7 @@ extension Bench {
             var request = try query.request()
             if request.sortDescriptors.isEmpty { request.sortDescriptors = [WellSortDescriptor(.id)] }
             let sectionKey = try section.map { try WellField(keyPath: $0) }
-            print(try ListMeasurement.run(store: opened, request: request, sectionKey: sectionKey, batchSize: batchSize))
+            print(try ListMeasurement.run(store: opened, request: request, sectionKey: sectionKey, batchSize: batchSize, eager: !noEager))
         }
     }
 }
@@ -56,7 +60,7 @@ extension Bench {
 /// warm, and then, in the same process, the time and
 /// memory of `fetchWells(request)` for every well: an eager fetch's first row comes after the last.
 enum ListMeasurement {
-    static func run(store: WellStore, request: WellFetchRequest, sectionKey: WellField?, batchSize: Int) throws -> String {
+    static func run(store: WellStore, request: WellFetchRequest, sectionKey: WellField?, batchSize: Int, eager measureEager: Bool = true) throws -> String {
         let results = try BatchedResults<Well>(store: store, request: request, batchSize: batchSize, sectionKey: sectionKey)
         var fetchTimes: [Double] = [], fetchCPU: [Double] = []
         for _ in 0..<5 {
@@ -89,7 +93,7 @@ enum ListMeasurement {
 
         let heap1 = MemoryProbe.heapBytesInUse, rss1 = residentBytes()
         var wells: [Well] = []
-        let eager = try seconds { wells = try store.fetchWells(request) }
+        let eager = measureEager ? try seconds { wells = try store.fetchWells(request) } : 0
         let eagerHeap = MemoryProbe.heapBytesInUse - heap1, eagerRSS = residentBytes() - rss1
         let eagerCount = wells.count
         wells = []

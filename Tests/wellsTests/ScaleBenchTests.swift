@@ -113,8 +113,8 @@ import Testing
 
     @Test func badArgumentsAreUsageErrors() throws {
         let cases: [([String], Int32, String)] = [
-            (["--sizes", "0"], 64, "--sizes must be from 1 to 100,000,000, got '0'"),
-            (["--sizes", "500,100000001"], 64, "--sizes must be from 1 to 100,000,000, got '100000001'"),
+            (["--sizes", "0"], 64, "--sizes must be from 1 to 9,999,998, got '0'"),
+            (["--sizes", "500,100000001"], 64, "--sizes must be from 1 to 9,999,998, got '100000001'"),
             (["--sizes", "abc"], 64, #"--sizes must be whole numbers of wells, comma-separated, such as 24429,244292; "abc" is not"#),
             (["--sizes", "500,,2000"], 64, #"--sizes must be whole numbers of wells, comma-separated, such as 24429,244292; "" is not"#),
             (["--sizes", "1e3"], 64, #""1e3" is not"#),

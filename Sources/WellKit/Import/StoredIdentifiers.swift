@@ -21,12 +21,15 @@ struct StoredIdentifiers {
     private var entries: [UInt64: Entry] = [:]
     private var collided: [String: Int64] = [:]
 
-    var isEmpty: Bool { entries.isEmpty }
+    /// How many wells the store holds.
+    private(set) var count = 0
+    var isEmpty: Bool { count == 0 }
 
     /// Reads every stored identifier with its pin id.
     init(_ db: Database) throws {
         let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM details") ?? 0
         guard count > 0 else { return }
+        self.count = count
         entries.reserveCapacity(count)
         let select = try db.makeStatement(sql: "SELECT uwi, pin_id FROM details")
         var clashing: Set<UInt64> = []

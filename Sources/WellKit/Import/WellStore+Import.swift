@@ -30,8 +30,10 @@ extension WellStore {
     ///   with ``Reject/writeCSV(_:toCSVAt:)``.
     /// - Throws: ``ImportError`` when the file cannot be read or has no usable coordinate columns;
     ///   `DatabaseError` when SQLite fails, or what `handler` throws.
-    /// - Complexity: O(n log n) for n records; memory holds about 100 bytes per record besides
-    ///   the mapped file, and a few batches of rows.
+    /// - Complexity: O(n log n) for n records. Memory holds, besides the mapped file, about
+    ///   130–180 bytes per well and SQLite's 64 MiB page cache (see `LoadMemory`); a file whose
+    ///   wells would not fit in the memory available is refused with ``StoreError/Code/outOfMemory``
+    ///   before it is read.
     public func load(csvAt path: String, options: LoadOptions = LoadOptions(),
                      rejects handler: ((_ rejects: [Reject]) throws -> Void)? = nil) throws -> LoadSummary {
         if options.dryRun { return try Self.dryRun(csvAt: path, options: options) }
@@ -133,6 +135,13 @@ extension WellStore {
                 continue
             }
             sample.append(record.fields)
+        }
+        if !sample.isEmpty {
+            // The sample's mean record length gives the wells a file of this size holds.
+            let wells = (file.bytes.count - data.offset) / max(1, (reader.offset - data.offset) / sample.count)
+            if let shortfall = LoadMemory.shortfall(wells: wells, available: LoadMemory.available()) {
+                throw StoreError(.outOfMemory, shortfall, path: path)
+            }
         }
         var inference = ColumnInference(header: header.fields, sample: sample, file: name ?? path)
         let identifierGiven = options.identifier != .automatic || options.mapping[WellField.identifier.rawValue] != nil

@@ -132,6 +132,39 @@ struct QueryCompiler: Sendable {
         return CompiledFetch(literal: sql)
     }
 
+    // MARK: - Sections one at a time
+
+    /// Whether ``BatchedResults``' id query can be read one section at a time from the sort's
+    /// index (see ``sectionValue(_:ascending:after:)``): the whole of `details`, sorted first by a
+    /// text section key of `details`, with no predicate, region, limit or offset.
+    func walksSections(_ request: WellFetchRequest, sectionKey: WellField) -> Bool {
+        sectionKey.table == .details && [.text, .date].contains(sectionKey.kind) && request.sortDescriptors.first?.field == sectionKey
+            && request.region == nil && request.predicate == nil && request.limit == nil && (request.offset ?? 0) == 0
+            && request.fieldsUsed.allSatisfy { $0.table == .details }
+    }
+
+    /// The section key's first non-null value after `value` (or the first, when nil) in the sort's
+    /// direction: one seek in an index that starts with the key.
+    func sectionValue(_ sectionKey: WellField, ascending: Bool, after value: String?) -> CompiledFetch {
+        let column = BoundSQL(sql: sectionKey.column.quotedDatabaseIdentifier)
+        let condition: BoundSQL = value.map { ascending ? "\(column) > \($0)" : "\(column) < \($0)" } ?? "\(column) IS NOT NULL"
+        return CompiledFetch(literal: "SELECT \(column) FROM details WHERE \(condition) ORDER BY \(column) \(sql: ascending ? "ASC" : "DESC") LIMIT 1")
+    }
+
+    /// Whether any well has no value for the section key.
+    func hasNullSection(_ sectionKey: WellField) -> CompiledFetch {
+        CompiledFetch(literal: "SELECT EXISTS (SELECT 1 FROM details WHERE \(sql: sectionKey.column.quotedDatabaseIdentifier) IS NULL)")
+    }
+
+    /// The ids of one section, `value` (nil: the wells without one), in the request's order.
+    func ids(_ request: WellFetchRequest, sectionKey: WellField, value: String?) -> CompiledFetch {
+        let column = BoundSQL(sql: sectionKey.column.quotedDatabaseIdentifier)
+        let condition: BoundSQL = value.map { "\(column) = \($0)" } ?? "\(column) IS NULL"
+        var sql: BoundSQL = "SELECT pin_id FROM details WHERE \(condition) ORDER BY "
+        sql += BoundSQL(sql: (Self.order(Array(request.sortDescriptors.dropFirst()), qualified: false) + ["pin_id"]).joined(separator: ", "))
+        return CompiledFetch(literal: sql)
+    }
+
     /// The flagged wells of the `suspects` table, in pin order.
     func suspects(reason: String?, pinID: Int64?, limit: Int?) -> CompiledFetch {
         var sql: BoundSQL = """
@@ -175,8 +208,8 @@ struct QueryCompiler: Sendable {
     }
 
     /// `column ASC|DESC` per sort descriptor.
-    private static func order(_ sortDescriptors: [WellSortDescriptor]) -> [String] {
-        sortDescriptors.map { "\($0.field.qualifiedColumn) \($0.ascending ? "ASC" : "DESC")" }
+    private static func order(_ sortDescriptors: [WellSortDescriptor], qualified: Bool = true) -> [String] {
+        sortDescriptors.map { "\(qualified ? $0.field.qualifiedColumn : $0.field.column.quotedDatabaseIdentifier) \($0.ascending ? "ASC" : "DESC")" }
     }
 
     /// ` LIMIT ? OFFSET ?` when the request limits or skips rows.

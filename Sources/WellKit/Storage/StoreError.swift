@@ -26,6 +26,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case ioError
         /// A system library WellKit loads on first use (SpatiaLite, PROJ) is not installed.
         case missingLibrary
+        /// A load would need more memory than the machine (or the process's limits) has free.
+        case outOfMemory
     }
 
     /// How to fix the error, as data; ``message`` says it in the API's words.

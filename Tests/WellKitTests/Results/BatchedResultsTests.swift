@@ -197,6 +197,25 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
         #expect(try world.store.pool.read { try joined.idQuery().build($0) }.sql.contains("FROM pins p JOIN details d"))
     }
 
+    /// With an index that serves the sort, the ids are read a section at a time; the snapshot is
+    /// the one the single query gives without the index (nulls first ascending, last descending).
+    @Test(arguments: [true, false])
+    func sectionBySectionMatchesTheSingleQuery(ascending: Bool) throws {
+        let world = try World(count: 400, seed: 7)
+        var request = Self.byDate
+        request.sortDescriptors.insert(WellSortDescriptor(.status, ascending: ascending), at: 0)
+        let engine = world.store.engine
+        let single = try engine.snapshot(request, sectionKey: .status)
+        #expect(try world.store.ensureSortIndex(request.sortDescriptors) != nil)
+        #expect(engine.compiler.walksSections(request, sectionKey: .status))
+        let walked = try engine.pool.read { try engine.sectionBySection(request, sectionKey: .status, $0) }
+        #expect(walked.ids == single.ids)
+        #expect(walked.sections == single.sections)
+        #expect(try engine.snapshot(request, sectionKey: .status).sections == single.sections)
+        #expect(single.sections.count == 5 && single.sections.contains { $0.name == nil })
+        #expect((ascending ? single.sections.first : single.sections.last)?.name == nil)
+    }
+
     @Test func statementCounts() throws {
         let world = try World(count: 30, seed: 2)
         let results = try BatchedResults<Well>(store: world.store, request: Self.byDate, batchSize: 5)

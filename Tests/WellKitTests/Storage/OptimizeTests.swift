@@ -13,7 +13,18 @@ import Testing
             _ = try store.load(csvAt: try Fixtures.file(csv))
         }
         let before = try store.fetchWells(WellFetchRequest(sortDescriptors: [WellSortDescriptor(.identifier)]))
+        // Two wells flagged as suspects, by identifier: their flags follow them through the renumbering.
+        let flagged = "SELECT d.uwi, s.reason FROM suspects s JOIN details d ON d.pin_id = s.pin_id ORDER BY d.uwi"
+        try store.pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO suspects(pin_id, load_id, line, reason, detail)
+                SELECT pin_id, 1, 2, 'longitude sign', 'test' FROM details WHERE uwi IN ('B0-5', 'B3-7')
+                """)
+        }
+        let flagsBefore = try store.pool.read { try Row.fetchAll($0, sql: flagged) }
+        #expect(flagsBefore.count == 2)
         let summary = try store.optimize()
+        #expect(try store.pool.read { try Row.fetchAll($0, sql: flagged) } == flagsBefore)
         #expect(summary.pins == 4_000)
         #expect(summary.disorderBefore > summary.disorderAfter)
         #expect(summary.renumbered > 0)

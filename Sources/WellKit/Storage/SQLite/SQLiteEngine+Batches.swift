@@ -43,6 +43,10 @@ extension SQLiteEngine {
     /// Runs the id query: `p.id` and the section key, in sort order, stepped with the C API so
     /// that no row object or string is made per row; a section name is made once per section.
     func snapshot(_ request: WellFetchRequest, sectionKey: WellField?, _ db: Database) throws -> ResultsSnapshot {
+        if let sectionKey, compiler.walksSections(request, sectionKey: sectionKey), let index = compiler.sortIndexName(request.sortDescriptors),
+           try Bool.fetchOne(compiler.indexExists(index).statement(db)) == true {
+            return try sectionBySection(request, sectionKey: sectionKey, db)
+        }
         let clock = ContinuousClock.now
         let (sql, arguments) = try compiler.ids(request, sectionKey: sectionKey).build(db)
         let statement = try db.makeStatement(sql: sql)
@@ -88,6 +92,52 @@ extension SQLiteEngine {
             }
         } else {
             sections = [ResultsSection(name: nil, offset: 0, count: ids.count)]
+        }
+        reportFetch(since: clock, count: ids.count, of: "ids")
+        return ResultsSnapshot(ids: ids, sections: sections)
+    }
+
+    /// The id query read one section at a time, when an index serves the sort: the section values
+    /// by one index seek each, then each section's ids, so that no row carries its section's text.
+    /// 10,000,000 wells in 13 sections: about half the time of the one query that reads the key on
+    /// every row (1.9 s).
+    func sectionBySection(_ request: WellFetchRequest, sectionKey: WellField, _ db: Database) throws -> ResultsSnapshot {
+        let clock = ContinuousClock.now
+        let ascending = request.sortDescriptors[0].ascending
+        var values: [String] = []
+        while let next = try String.fetchOne(compiler.sectionValue(sectionKey, ascending: ascending, after: values.last).statement(db)) {
+            values.append(next)
+        }
+        // SQLite sorts nulls first, ascending, and last, descending.
+        var names: [String?] = values
+        if try Bool.fetchOne(compiler.hasNullSection(sectionKey).statement(db)) == true {
+            if ascending { names.insert(nil, at: 0) } else { names.append(nil) }
+        }
+        var ids: [Int64] = []
+        ids.reserveCapacity(try Int.fetchOne(db, sql: "SELECT max(pin_id) FROM details") ?? 0)
+        var sections: [ResultsSection] = []
+        for name in names {
+            let offset = ids.count
+            let (sql, arguments) = try compiler.ids(request, sectionKey: sectionKey, value: name).build(db)
+            let statement = try db.makeStatement(sql: sql)
+            try statement.setArguments(arguments)
+            try withStatement(statement) { handle in
+                while true {
+                    let code = sqlite3_step(handle)
+                    if code == SQLITE_DONE { break }
+                    guard code == SQLITE_ROW else {
+                        throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+                                            sql: sql, arguments: arguments)
+                    }
+                    ids.append(sqlite3_column_int64(handle, 0))
+                }
+            }
+            if ids.count > offset { sections.append(ResultsSection(name: name, offset: offset, count: ids.count - offset)) }
+        }
+        if ids.capacity > ids.count + ids.count / 32 {
+            ids = [Int64](unsafeUninitializedCapacity: ids.count) { buffer, count in
+                count = ids.withUnsafeBufferPointer { buffer.initialize(fromContentsOf: $0) }
+            }
         }
         reportFetch(since: clock, count: ids.count, of: "ids")
         return ResultsSnapshot(ids: ids, sections: sections)
