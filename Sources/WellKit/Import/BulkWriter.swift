@@ -47,10 +47,10 @@ struct BulkWriter {
         // A big batch of new wells is faster to index after the insert: CREATE INDEX sorts once.
         let rebuildIdentifierIndex = newOnes.count > 10_000 && newOnes.count > existing.count
         if rebuildIdentifierIndex { try db.execute(sql: "DROP INDEX details_uwi") }
-        let insertPin = try db.makeStatement(sql: """
+        let insertPinStatement = try db.makeStatement(sql: """
             INSERT INTO pins(id, name, lat, lon, geom) VALUES (?1, ?2, ?3, ?4, MakePoint(?4, ?3, 4326))
             """)
-        let updatePin = try db.makeStatement(sql: """
+        let updatePinStatement = try db.makeStatement(sql: """
             UPDATE pins SET name = ?2, lat = ?3, lon = ?4, geom = MakePoint(?4, ?3, 4326) WHERE id = ?1
             """)
         let columns = ["pin_id"] + DetailColumn.all.map(\.name)
@@ -58,18 +58,20 @@ struct BulkWriter {
             INTO details(\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")))
             VALUES (\(columns.indices.map { "?\($0 + 1)" }.joined(separator: ", ")))
             """
-        let insertDetail = try db.makeStatement(sql: "INSERT " + detailSQL)
+        let insertDetailStatement = try db.makeStatement(sql: "INSERT " + detailSQL)
         // The identifier matched, so it stays: its index entry is left alone (REPLACE would delete and re-insert it).
-        let updateDetail = try db.makeStatement(sql: """
+        let updateDetailStatement = try db.makeStatement(sql: """
             UPDATE details SET \(columns.indices.dropFirst(2).map { "\(columns[$0].quotedDatabaseIdentifier) = ?\($0 + 1)" }.joined(separator: ", "))
             WHERE pin_id = ?1 AND uwi = ?2
             """)
         let loadID = try nextLoadID()
         let builder = scan.makeBuilder()
-        let statements = [insertPin, insertDetail, updatePin, updateDetail].map(\.sqliteStatement)
+        let (insertPin, insertDetail, updatePin, updateDetail) = (insertPinStatement.sqliteStatement, insertDetailStatement.sqliteStatement,
+                                                                  updatePinStatement.sqliteStatement, updateDetailStatement.sqliteStatement)
+        let statements = [insertPin, insertDetail, updatePin, updateDetail]
         // Text is bound in place (SQLITE_STATIC): no statement may point into the batches once they are gone.
         defer { for statement in statements { sqlite3_clear_bindings(statement) } }
-        for detail in [statements[1], statements[3]] { sqlite3_bind_int64(detail, Int32(1 + DetailColumn.index(of: .loadID) + 1), loadID) }
+        for detail in [insertDetail, updateDetail] { sqlite3_bind_int64(detail, Int32(1 + DetailColumn.index(of: .loadID) + 1), loadID) }
         // A row's cells are the pin's (name, lat, lon), then the detail's in ``DetailColumn`` order but load_id, bound above.
         let values = RowBatch.Column.identifier
         let written = newOnes.count + updates.count
@@ -81,27 +83,25 @@ struct BulkWriter {
                 for (k, position) in batch.rows.enumerated() {
                     let isNew = position < newOnes.count
                     let id = isNew ? firstNewID + Int64(position) : updates[position - newOnes.count].id
+                    // A pin's cells are the row's first ones (name, lat, lon); the detail's are the rest.
+                    func step(_ statement: OpaquePointer, id: Int64, pin: Bool) throws {
+                        sqlite3_bind_int64(statement, 1, id)
+                        rows.bind(row: k, pin ? 0..<values : values..<RowBatch.Column.width, to: statement, from: 2)
+                        try stepToDone(statement)
+                    }
                     if !isNew {
                         // The update matches the identifier too, so a well matched by its hashes alone is never
                         // changed: such a record (odds about 1 in 10^19 per pair) is a new well, appended.
-                        sqlite3_bind_int64(statements[3], 1, id)
-                        rows.bind(row: k, values..<RowBatch.Column.width, to: statements[3], from: 2)
-                        try stepToDone(statements[3])
+                        try step(updateDetail, id: id, pin: false)
                         if sqlite3_changes(db.sqliteConnection) == 1 {
-                            sqlite3_bind_int64(statements[2], 1, id)
-                            rows.bind(row: k, 0..<values, to: statements[2], from: 2)
-                            try stepToDone(statements[2])
+                            try step(updatePin, id: id, pin: true)
                             continue
                         }
                         strays += 1
                     }
                     let newID = isNew ? id : firstNewID + Int64(newOnes.count + strays - 1)
-                    sqlite3_bind_int64(statements[0], 1, newID)
-                    rows.bind(row: k, 0..<values, to: statements[0], from: 2)
-                    try stepToDone(statements[0])
-                    sqlite3_bind_int64(statements[1], 1, newID)
-                    rows.bind(row: k, values..<RowBatch.Column.width, to: statements[1], from: 2)
-                    try stepToDone(statements[1])
+                    try step(insertPin, id: newID, pin: true)
+                    try step(insertDetail, id: newID, pin: false)
                 }
             }
             progress?(LoadProgress(phase: .writing, done: batch.rows.upperBound, total: records.count))

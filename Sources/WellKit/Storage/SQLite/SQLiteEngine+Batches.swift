@@ -57,35 +57,24 @@ extension SQLiteEngine {
         var sections: [ResultsSection] = []
         var key: [UInt8]? = nil
         let sectioned = sectionKey != nil
-        while true {
-            let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { break }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
-                                    sql: sql, arguments: arguments)
-            }
+        try forEachRow(handle, sql: sql, arguments: arguments, db) { handle in
             let offset = ids.count
             ids.append(sqlite3_column_int64(handle, 0))
-            guard sectioned else { continue }
+            guard sectioned else { return }
             if sqlite3_column_type(handle, 1) == SQLITE_NULL {
-                if key == nil && !sections.isEmpty { continue }
+                if key == nil && !sections.isEmpty { return }
                 key = nil
                 sections.append(ResultsSection(name: nil, offset: offset, count: 0))
             } else {
                 let text = sqlite3_column_text(handle, 1)
                 let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, 1)))
                 if let key, key.count == bytes.count,
-                   bytes.isEmpty || key.withUnsafeBufferPointer({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) { continue }
+                   bytes.isEmpty || key.withUnsafeBufferPointer({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) { return }
                 key = Array(bytes)
                 sections.append(ResultsSection(name: String(decoding: bytes, as: UTF8.self), offset: offset, count: 0))
             }
         }
-        if ids.capacity > ids.count + ids.count / 32 {
-            // Growth by doubling can leave up to twice the memory needed; copy to the exact size.
-            ids = [Int64](unsafeUninitializedCapacity: ids.count) { buffer, count in
-                count = ids.withUnsafeBufferPointer { buffer.initialize(fromContentsOf: $0) }
-            }
-        }
+        trimCapacity(&ids)
         if sectioned {
             for k in sections.indices {
                 sections[k].count = (k + 1 < sections.count ? sections[k + 1].offset : ids.count) - sections[k].offset
@@ -122,24 +111,35 @@ extension SQLiteEngine {
             let statement = try db.makeStatement(sql: sql)
             try statement.setArguments(arguments)
             try withStatement(statement) { handle in
-                while true {
-                    let code = sqlite3_step(handle)
-                    if code == SQLITE_DONE { break }
-                    guard code == SQLITE_ROW else {
-                        throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
-                                            sql: sql, arguments: arguments)
-                    }
-                    ids.append(sqlite3_column_int64(handle, 0))
-                }
+                try forEachRow(handle, sql: sql, arguments: arguments, db) { ids.append(sqlite3_column_int64($0, 0)) }
             }
             if ids.count > offset { sections.append(ResultsSection(name: name, offset: offset, count: ids.count - offset)) }
         }
-        if ids.capacity > ids.count + ids.count / 32 {
-            ids = [Int64](unsafeUninitializedCapacity: ids.count) { buffer, count in
-                count = ids.withUnsafeBufferPointer { buffer.initialize(fromContentsOf: $0) }
-            }
-        }
+        trimCapacity(&ids)
         reportFetch(since: clock, count: ids.count, of: "ids")
         return ResultsSnapshot(ids: ids, sections: sections)
+    }
+
+    /// Steps `handle` (prepared from `sql` with `arguments`) to its end, calling `row` on each row;
+    /// SQLite's error is thrown as GRDB throws it.
+    private func forEachRow(_ handle: OpaquePointer, sql: String, arguments: StatementArguments, _ db: Database,
+                            _ row: (OpaquePointer) throws -> Void) throws {
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+                                    sql: sql, arguments: arguments)
+            }
+            try row(handle)
+        }
+    }
+
+    /// Growth by doubling can leave up to twice the memory needed: copies `ids` to their exact size then.
+    private func trimCapacity(_ ids: inout [Int64]) {
+        guard ids.capacity > ids.count + ids.count / 32 else { return }
+        ids = [Int64](unsafeUninitializedCapacity: ids.count) { buffer, count in
+            count = ids.withUnsafeBufferPointer { buffer.initialize(fromContentsOf: $0) }
+        }
     }
 }
