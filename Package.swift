@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
     ],
     targets: [
         .systemLibrary(
@@ -42,7 +43,16 @@ let package = Package(
             dependencies: [
                 "WellKit",
                 "WellKitSynthetic",
+                "WellsServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        // `wells serve`: OGC API – Features, vector tiles and the map page over HTTP, on Hummingbird.
+        // Its own target, so that the library never depends on an HTTP server.
+        .target(
+            name: "WellsServer",
+            dependencies: [
+                "WellKit",
+                .product(name: "Hummingbird", package: "hummingbird"),
             ]),
         .executableTarget(name: "wells", dependencies: ["WellsCLI"]),
         // The benchmarks, with their probes: glibc's heap statistics and a counting malloc, which

@@ -29,18 +29,7 @@ extension Wells {
                 Terminal.error("wells: error: no well with identifier \(SafeText.quoted(identifier)); try `wells find --where 'uwi beginswith \(SafeText.quoted(prefix))'`")
                 throw ExitCode(1)
             }
-            var pairs: [(String, WellValue)] = [
-                ("id", .integer(well.pin.id)), ("uwi", .text(well.detail.identifier)),
-                ("name", WellValue(well.pin.name)), ("lat", .real(well.pin.latitude)), ("lon", .real(well.pin.longitude)),
-            ]
-            for field in WellField.detailFields where field != .identifier {
-                if let value = well.detail.values[field] { pairs.append((field.rawValue, value)) }
-            }
-            if let x = well.detail.sourceX, let y = well.detail.sourceY {
-                pairs += [("source_x", .real(x)), ("source_y", .real(y)), ("source_crs", WellValue(well.detail.sourceCRS))]
-            }
-            if let flag { pairs.append(("suspect", .text("\(flag.reason): \(flag.detail) (line \(flag.line))"))) }
-            for (key, value) in well.detail.extra.sorted(by: { $0.key < $1.key }) { pairs.append(("extra." + key, .text(value))) }
+            let pairs = well.properties(suspect: flag)
             if format == .table {
                 let keys = pairs.map { SafeText.cell($0.0) }
                 let width = keys.map(\.count).max() ?? 0

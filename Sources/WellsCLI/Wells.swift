@@ -12,7 +12,7 @@ package struct Wells: AsyncParsableCommand {
             The store is a SpatiaLite file: QGIS and ogrinfo open its pins layer.
             """,
         version: wellKitVersion,
-        subcommands: [Demo.self, Load.self, Bbox.self, Near.self, Show.self, Find.self, List.self, Index.self, Suspects.self, CRS.self, Optimize.self, Generate.self]
+        subcommands: [Demo.self, Load.self, Bbox.self, Near.self, Show.self, Find.self, List.self, Index.self, Suspects.self, Serve.self, CRS.self, Optimize.self, Generate.self]
     )
 
     package init() {}

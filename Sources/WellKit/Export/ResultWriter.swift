@@ -84,6 +84,13 @@ package final class ResultWriter {
         }
     }
 
+    /// Ends a GeoJSON FeatureCollection with more top-level members after `features`, such as
+    /// OGC API's `"numberMatched":12,"links":[…]`: `members` is their JSON text without braces.
+    package func finish(geoJSONMembers members: String) {
+        precondition(format == .geojson, "ResultWriter: finish(geoJSONMembers:) ends GeoJSON only")
+        emit((count == 0 ? "]" : "\n]") + (members.isEmpty ? "" : "," + members) + "}\n")
+    }
+
     // MARK: - Formats
 
     private func object(_ values: [WellValue]) -> String {
@@ -96,7 +103,8 @@ package final class ResultWriter {
         return out + "}"
     }
 
-    private func feature(_ values: [WellValue]) -> String {
+    /// One row as a GeoJSON Feature, as ``write(_:)`` writes it into a collection.
+    package func feature(_ values: [WellValue]) -> String {
         var geometry = "null"
         if let latIndex, let lonIndex, let lat = values[latIndex].double, let lon = values[lonIndex].double {
             geometry = #"{"type":"Point","coordinates":[\#(Self.number(lon)),\#(Self.number(lat))]}"#

@@ -179,6 +179,11 @@ struct QueryCompiler: Sendable {
         return CompiledFetch(literal: sql)
     }
 
+    /// The box and number of all wells: `min(lon), min(lat), max(lon), max(lat), count(*)`.
+    func extent() -> CompiledFetch {
+        CompiledFetch(literal: "SELECT min(p.lon), min(p.lat), max(p.lon), max(p.lat), count(*) FROM pins p")
+    }
+
     // MARK: - Sort indexes
 
     /// The name of the index that serves `sortDescriptors`, or nil when no index can: only sorts

@@ -84,4 +84,11 @@ extension WellStore {
                            _ body: (WellRow) throws -> Void) throws {
         try engine.forEachRow(request, fields: fields, distanceFrom: center, body)
     }
+
+    /// The smallest box that holds every well, and the number of wells: (nil, 0) for an empty store.
+    ///
+    /// - Complexity: O(n): one pass over the pins.
+    public func fetchExtent() throws -> (box: BoundingBox?, count: Int) {
+        try engine.extent()
+    }
 }

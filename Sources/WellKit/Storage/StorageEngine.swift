@@ -37,6 +37,8 @@ protocol StorageEngine: Sendable {
     func forEachRow(_ request: WellFetchRequest, fields: [WellField], distanceFrom center: Coordinate?,
                     _ body: (WellRow) throws -> Void) throws
     func suspects(reason: String?, pinID: Int64?, limit: Int?) throws -> [SuspectWell]
+    /// The box of every well and their number: (nil, 0) for an empty store.
+    func extent() throws -> (box: BoundingBox?, count: Int)
 
     // MARK: Batched results
 

@@ -120,6 +120,17 @@ final class SQLiteEngine: StorageEngine {
         }
     }
 
+    func extent() throws -> (box: BoundingBox?, count: Int) {
+        let compiled = compiler.extent()
+        return try pool.read { db in
+            guard let row = try Row.fetchOne(compiled.statement(db)), let count = row[4] as Int?, count > 0,
+                  let minLon = row[0] as Double?, let minLat = row[1] as Double?, let maxLon = row[2] as Double?, let maxLat = row[3] as Double? else {
+                return (nil, 0)
+            }
+            return (try BoundingBox(minLongitude: minLon, minLatitude: minLat, maxLongitude: maxLon, maxLatitude: maxLat), count)
+        }
+    }
+
     // MARK: - Sort indexes
 
     func sortIndex(for sortDescriptors: [WellSortDescriptor]) throws -> String? {

@@ -1,0 +1,113 @@
+import Foundation
+
+/// What one map tile of wells holds: single wells, and at low zooms clusters of the wells that
+/// share a grid cell.
+///
+/// For example:
+///
+/// ```swift
+/// let tile = try store.tile(try TileID(z: 6, x: 11, y: 20))
+/// print(tile.wellCount, "wells in", tile.features.count, "features")
+/// let bytes = VectorTileEncoder.encode(tile)     // a Mapbox Vector Tile
+/// ```
+package struct WellTile: Sendable {
+    /// A single well, or a cluster of `count` wells at their mean position.
+    package struct Feature: Sendable, Equatable {
+        package var latitude: Double
+        package var longitude: Double
+        /// 1 for a single well.
+        package var count: Int
+        /// The single well's pin id; nil for a cluster.
+        package var pinID: Int64?
+        /// The single well's name; nil for a cluster or a well without one.
+        package var name: String?
+    }
+
+    package let id: TileID
+    package let options: TileOptions
+    package var features: [Feature]
+
+    /// The wells the tile counts, in its buffer included: the sum of the features' counts.
+    package var wellCount: Int { features.reduce(0) { $0 + $1.count } }
+}
+
+/// How a tile is cut and clustered.
+package struct TileOptions: Sendable, Equatable {
+    /// The tile's grid: 4096 units a side, as Mapbox Vector Tiles use.
+    package var extent = 4096
+    /// Units beyond each edge whose wells the tile also carries, so that symbols are not cut.
+    package var buffer = 64
+    /// Below this zoom, wells sharing a grid cell are merged into a cluster; from it, every well is a point.
+    package var clusterBelowZoom = 13
+    /// The side of a cluster cell in tile units (a power of two from 16 to the extent): 256
+    /// makes a 16 × 16 grid, 16 screen pixels a cell on a 256-pixel tile.
+    package var cellSize = 256
+    /// Only wells that match, as in a fetch request.
+    package var predicate: WellPredicate?
+
+    package init() {}
+
+    /// The accepted cell sizes.
+    package static let cellSizes = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
+}
+
+extension WellStore {
+    /// The wells of a Web Mercator tile, clustered on a grid below ``TileOptions/clusterBelowZoom``.
+    ///
+    /// The wells come through the R*Tree for the tile's box widened by the buffer. A cluster's
+    /// position is the mean of its wells' coordinates; a cell that holds one well gives that
+    /// well, with its pin id and name. Counts are exact: the features' counts add up to the
+    /// wells in the buffered box that match the predicate.
+    ///
+    /// - Complexity: O(log n + k) for k wells in the buffered tile; memory O(cells) when clustered.
+    /// - Throws: ``QueryError`` for a cell size that is not one of ``TileOptions/cellSizes``, or a bad predicate.
+    package func tile(_ id: TileID, options: TileOptions = TileOptions()) throws -> WellTile {
+        guard TileOptions.cellSizes.contains(options.cellSize), options.cellSize <= options.extent else {
+            throw QueryError(.outOfRange, "cell size \(options.cellSize) must be one of \(TileOptions.cellSizes.map(String.init).joined(separator: ", "))", subject: .tile)
+        }
+        var request = WellFetchRequest(predicate: options.predicate)
+        request.region = .box(id.box(buffer: options.buffer, extent: options.extent))
+        if id.z >= options.clusterBelowZoom {
+            let pins = try fetchPins(request)
+            return WellTile(id: id, options: options, features: pins.map {
+                WellTile.Feature(latitude: $0.latitude, longitude: $0.longitude, count: 1, pinID: $0.id, name: $0.name)
+            })
+        }
+        // Cells cover the buffer too: a side of `cells` cells starting at -buffer.
+        let origin = Double(options.buffer)
+        let side = (options.extent + 2 * options.buffer + options.cellSize - 1) / options.cellSize
+        var cells: [Int: ClusterCell] = [:]
+        try forEachRow(request, fields: [.id, .latitude, .longitude, .name]) { row in
+            let latitude: Double = row[1], longitude: Double = row[2]
+            let p = id.pixel(latitude: latitude, longitude: longitude, extent: options.extent)
+            let column = min(side - 1, max(0, Int(((p.x + origin) / Double(options.cellSize)).rounded(.down))))
+            let line = min(side - 1, max(0, Int(((p.y + origin) / Double(options.cellSize)).rounded(.down))))
+            let key = line * side + column
+            if cells[key] == nil {
+                cells[key] = ClusterCell(firstID: row[0], firstName: row[3])
+            }
+            cells[key]!.add(latitude: latitude, longitude: longitude)
+        }
+        let features = cells.sorted { $0.key < $1.key }.map { _, cell in
+            let single = cell.count == 1
+            return WellTile.Feature(latitude: cell.latitudeSum / Double(cell.count), longitude: cell.longitudeSum / Double(cell.count),
+                                    count: cell.count, pinID: single ? cell.firstID : nil, name: single ? cell.firstName : nil)
+        }
+        return WellTile(id: id, options: options, features: features)
+    }
+}
+
+/// The running sums of one cluster cell.
+private struct ClusterCell {
+    let firstID: Int64
+    let firstName: String?
+    var count = 0
+    var latitudeSum = 0.0
+    var longitudeSum = 0.0
+
+    mutating func add(latitude: Double, longitude: Double) {
+        count += 1
+        latitudeSum += latitude
+        longitudeSum += longitude
+    }
+}

@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import WellKit
+import WellsServer
+
+extension Wells {
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Serve a store over HTTP: OGC API – Features, vector tiles and a map page.",
+            discussion: """
+                The store is opened read-only. The server binds to 127.0.0.1 unless --host says otherwise, \
+                and runs until Ctrl-C. Endpoints: / (the map; JSON with ?f=json), /conformance, /collections, \
+                /collections/wells/items?bbox=…&limit=…&offset=…&sortby=…&FIELD=VALUE, /collections/wells/items/ID, \
+                /collections/wells/ids?bbox=…&sortby=…, /tiles/Z/X/Y.mvt and /tiles/Z/X/Y.geojson. \
+                Bad parameters answer 400 with an RFC 9457 problem document naming the parameter.
+
+                Examples:
+                  wells serve --db wells.sqlite
+                  ogrinfo OAPIF:http://127.0.0.1:8080 wells
+                  curl 'http://127.0.0.1:8080/collections/wells/items?bbox=-114.2,50.9,-113.9,51.2&limit=100'
+                  curl -o t.mvt http://127.0.0.1:8080/tiles/11/372/700.mvt
+                """)
+
+        @OptionGroup var store: StoreOptions
+
+        @Option(help: "The address to listen on; 0.0.0.0 serves other machines too.")
+        var host = "127.0.0.1"
+
+        @Option(help: "The port to listen on; 0 picks a free one.")
+        var port = 8080
+
+        @Option(name: .customLong("cors-origin"), help: ArgumentHelp("Lets pages from this origin (or * for any) call the API; CORS is off without it.", valueName: "origin"))
+        var corsOrigin: String?
+
+        @Option(name: .customLong("max-limit"), help: "The largest page of items; a larger limit is lowered to it.")
+        var maximumLimit = 10_000
+
+        @Option(help: ArgumentHelp("Seconds a request may run before its query is stopped and it answers 503.", valueName: "seconds"))
+        var timeout = 10.0
+
+        @Option(name: .customLong("cluster-below-zoom"), help: "Tiles below this zoom merge the wells of each grid cell into a cluster with a count.")
+        var clusterBelowZoom = 13
+
+        @Option(help: ArgumentHelp("Leaflet's folder, served to the map page (Debian's libjs-leaflet).", valueName: "dir"))
+        var leaflet = "/usr/share/javascript/leaflet"
+
+        @Option(help: ArgumentHelp("A shapefile of country outlines for the map's background (Natural Earth, from Debian's python3-geopandas).", valueName: "file.shp"))
+        var basemap = ServerConfiguration(storePath: "").basemapPath
+
+        func validate() throws {
+            guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got '\(port)'") }
+            guard (1...1_000_000).contains(maximumLimit) else { throw ValidationError("--max-limit must be 1 to 1,000,000, got '\(maximumLimit)'") }
+            guard timeout.isFinite, timeout > 0, timeout <= 3_600 else { throw ValidationError("--timeout must be more than 0 and at most 3600 seconds, got '\(timeout)'") }
+            guard (0...TileID.maximumZoom + 1).contains(clusterBelowZoom) else {
+                throw ValidationError("--cluster-below-zoom must be 0 to \(TileID.maximumZoom + 1), got '\(clusterBelowZoom)'")
+            }
+        }
+
+        func run() async throws {
+            var configuration = ServerConfiguration(storePath: store.path)
+            configuration.host = host
+            configuration.port = port
+            configuration.corsOrigins = corsOrigin.map { [$0] } ?? []
+            configuration.maximumLimit = maximumLimit
+            configuration.defaultLimit = min(configuration.defaultLimit, maximumLimit)
+            configuration.requestTimeout = .milliseconds(Int64(timeout * 1_000))
+            configuration.tileOptions.clusterBelowZoom = clusterBelowZoom
+            configuration.leafletDirectory = leaflet
+            configuration.basemapPath = basemap
+            let server = try WellsServer(configuration: configuration)
+            if !FileManager.default.fileExists(atPath: leaflet + "/leaflet.js") {
+                Terminal.error("wells serve: warning: no leaflet.js in \(leaflet); the map page needs it (apt install libjs-leaflet, or --leaflet DIR); the API works without it")
+            }
+            if let problem = server.basemapProblem {
+                Terminal.error("wells serve: warning: the map has no country outlines: \(problem)")
+            }
+            let path = store.path
+            do {
+                try await server.run { url in
+                    Terminal.error("wells serve: serving \(path) at \(url) (Ctrl-C stops)")
+                }
+            } catch where "\(error)".contains("Address already in use") {
+                Terminal.error("wells: error: cannot listen on \(host):\(port): the address is in use; choose another --port")
+                throw ExitCode(75)
+            }
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import WellKit
+
+/// The query parameters of `items`, `ids` and tiles, checked against the allow-list and turned
+/// into a ``WellFetchRequest``. Values are never spliced into SQL: fields come from
+/// ``WellField``, values become bound parameters of the request's predicate.
+///
+/// For example, `?bbox=-114.2,50.9,-113.9,51.2&status=Abandoned&sortby=-spud_date&limit=20`.
+struct FeatureQuery {
+    var request = WellFetchRequest()
+    /// The fields written as properties beside `name`.
+    var properties: [WellField] = []
+    /// The wells of `ids=`, in that order.
+    var ids: [Int64]?
+
+    /// The parameters every endpoint that selects wells accepts, beside a field name (`status=Abandoned`).
+    static let selecting: Set<String> = ["bbox", "bbox-crs", "filter", "f"]
+    static let paging: Set<String> = ["limit", "offset", "sortby", "properties", "ids"]
+
+    /// Fields a property filter may name: all but the coordinates, which `bbox` selects.
+    static let filterFields = WellField.allCases.filter { $0 != .latitude && $0 != .longitude }
+
+    /// - Parameters:
+    ///   - accepting: The parameters the endpoint takes, besides property filters.
+    /// - Throws: ``Problem`` 400 naming the first parameter that is unknown, repeated or malformed.
+    init(_ parameters: [(name: String, value: String)], accepting: Set<String>, configuration: ServerConfiguration) throws {
+        var seen = Set<String>()
+        var filters: [WellPredicate] = []
+        for (name, value) in parameters {
+            guard seen.insert(name).inserted else {
+                throw Problem.badParameter(name, "\(name) is given twice; give it once")
+            }
+            if let field = Self.filterFields.first(where: { $0.rawValue == name }) {
+                filters.append(try Self.equality(field, value))
+                continue
+            }
+            guard accepting.contains(name) else {
+                let known = accepting.sorted().joined(separator: ", ")
+                throw Problem.badParameter(name, "unknown parameter '\(Self.shown(name))'; this endpoint takes \(known), or a field to filter by such as status=Abandoned (fields: \(Self.filterFields.map(\.rawValue).joined(separator: ", ")))")
+            }
+            switch name {
+            case "bbox":
+                do { request.region = .box(try BoundingBox(parsing: value)) } catch let error as QueryError {
+                    throw Problem.badParameter(name, "bbox: \(error.message)")
+                }
+            case "bbox-crs":
+                guard ["http://www.opengis.net/def/crs/OGC/1.3/CRS84", "CRS84", "OGC:CRS84"].contains(value) else {
+                    throw Problem.badParameter(name, "bbox-crs '\(Self.shown(value))' is not supported; give the box in longitude/latitude degrees (http://www.opengis.net/def/crs/OGC/1.3/CRS84)")
+                }
+            case "limit":
+                guard let limit = Int(value), limit >= 1 else {
+                    throw Problem.badParameter(name, "limit must be a whole number of at least 1, got '\(Self.shown(value))'")
+                }
+                request.limit = min(limit, configuration.maximumLimit)
+            case "offset":
+                guard let offset = Int(value), (0...configuration.maximumOffset).contains(offset) else {
+                    throw Problem.badParameter(name, "offset must be a whole number from 0 to \(configuration.maximumOffset), got '\(Self.shown(value))'; narrow the box or filter instead of paging deeper")
+                }
+                request.offset = offset
+            case "sortby":
+                request.sortDescriptors = try value.split(separator: ",").map { term in
+                    var text = term.trimmingCharacters(in: .whitespaces)
+                    var ascending = true
+                    if text.hasPrefix("-") { ascending = false; text.removeFirst() } else if text.hasPrefix("+") { text.removeFirst() }
+                    do { return WellSortDescriptor(try WellField(keyPath: text), ascending: ascending) } catch let error as QueryError {
+                        throw Problem.badParameter(name, "sortby: \(error.message)")
+                    }
+                }
+            case "properties":
+                properties = try value == "*" ? WellField.detailFields : value.split(separator: ",").map { text in
+                    do {
+                        let field = try WellField(keyPath: String(text))
+                        return field
+                    } catch let error as QueryError {
+                        throw Problem.badParameter(name, "properties: \(error.message), or * for all of them")
+                    }
+                }
+                properties.removeAll { [.id, .name, .latitude, .longitude].contains($0) }
+            case "ids":
+                let list = value.split(separator: ",", omittingEmptySubsequences: false).map { Int64($0) }
+                guard !list.isEmpty, list.count <= configuration.maximumItemIDs, list.allSatisfy({ $0 != nil }) else {
+                    throw Problem.badParameter(name, "ids must be 1 to \(configuration.maximumItemIDs) well ids separated by commas, such as ids=12,7,40")
+                }
+                ids = list.map { $0! }
+            case "filter":
+                do { filters.append(try WellPredicate(parsing: value)) } catch let error as QueryError {
+                    throw Problem.badParameter(name, "filter: \(error.description)")
+                }
+            case "f":
+                guard ["json", "geojson"].contains(value) else {
+                    throw Problem.badParameter(name, "f '\(Self.shown(value))' is not a format served here; use f=json")
+                }
+            default:
+                break
+            }
+        }
+        if let ids { filters.append(.in(.id, ids.map { .number(Double($0)) })) }
+        if !filters.isEmpty { request.predicate = filters.count == 1 ? filters[0] : .and(filters) }
+    }
+
+    /// `field = value`, the value as the field stores it: a number for numeric fields.
+    private static func equality(_ field: WellField, _ value: String) throws -> WellPredicate {
+        switch field.kind {
+        case .integer, .real:
+            guard let number = Double(value), number.isFinite else {
+                throw Problem.badParameter(field.rawValue, "\(field.rawValue) takes a number, got '\(shown(value))'")
+            }
+            return .compare(field, .equal, .number(number))
+        case .text, .date:
+            return .compare(field, .equal, .text(value))
+        }
+    }
+
+    /// A value as an error message shows it: control characters escaped, long text shortened.
+    static func shown(_ text: String) -> String {
+        let escaped = text.unicodeScalars.map { $0.properties.generalCategory == .control ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined()
+        return QueryError.shortened(escaped)
+    }
+}
+
+extension Problem {
+    /// A query the library refused (a predicate over its limits, a date that is no date): 400.
+    init(_ error: QueryError) {
+        let parameter: String? = switch error.subject {
+        case .boundingBox: "bbox"
+        case .limit: "limit"
+        case .offset: "offset"
+        case .sortDescriptor: "sortby"
+        case .predicate: error.field?.rawValue ?? "filter"
+        case .fieldName: error.field?.rawValue
+        default: nil
+        }
+        self.init(.badRequest, error.description, parameter: parameter)
+    }
+}

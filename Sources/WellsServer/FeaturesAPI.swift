@@ -1,0 +1,183 @@
+import Foundation
+import Hummingbird
+import WellKit
+
+/// OGC API – Features, Part 1 Core (https://docs.ogc.org/is/17-069r4/17-069r4.html), over one
+/// collection, `wells`: landing page, conformance, collections, items by bounding box with paging,
+/// property filters and sorting, and one item with every attribute. Also `ids`, the ids of the
+/// wells in a box in sort order, for lists that load their rows page by page.
+struct FeaturesAPI: Sendable {
+    let readers: StoreReaders
+    let configuration: ServerConfiguration
+
+    static let collectionID = "wells"
+    static let geoJSON = "application/geo+json"
+    static let crs84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
+    static let conformance = [
+        "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
+        "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
+    ]
+
+    // MARK: - Documents
+
+    func landing(_ request: Request) -> String {
+        let base = Self.base(request)
+        return """
+            {"title":"WellKit","description":"Wells of \(Self.escaped((configuration.storePath as NSString).lastPathComponent)) served by wells serve: OGC API – Features and vector tiles.",\
+            "links":[\(Self.link(base + "/?f=json", "self", "application/json", "This document")),\
+            \(Self.link(base + "/", "alternate", "text/html", "The map")),\
+            \(Self.link(base + "/conformance", "conformance", "application/json", "Conformance classes")),\
+            \(Self.link(base + "/collections", "data", "application/json", "Collections")),\
+            \(Self.link(base + "/tiles/{z}/{x}/{y}.mvt", "item", "application/vnd.mapbox-vector-tile", "Vector tiles of the wells (XYZ, Web Mercator)", templated: true))]}
+            """
+    }
+
+    func conformanceDocument() -> String {
+        #"{"conformsTo":["# + Self.conformance.map { "\"\($0)\"" }.joined(separator: ",") + "]}"
+    }
+
+    func collections(_ request: Request) throws -> String {
+        let base = Self.base(request)
+        return #"{"links":[\#(Self.link(base + "/collections", "self", "application/json", "Collections"))],"collections":[\#(try collection(request))]}"#
+    }
+
+    func collection(_ request: Request) throws -> String {
+        let base = Self.base(request) + "/collections/" + Self.collectionID
+        let (box, count) = try readers.read { try $0.fetchExtent() }
+        let bbox = box.map { "[\(Self.number($0.minLongitude)),\(Self.number($0.minLatitude)),\(Self.number($0.maxLongitude)),\(Self.number($0.maxLatitude))]" } ?? "[-180,-90,180,90]"
+        return """
+            {"id":"\(Self.collectionID)","title":"Wells","description":"\(count) wells: pins (id, name, position) with their details","itemType":"feature",\
+            "extent":{"spatial":{"bbox":[\(bbox)],"crs":"\(Self.crs84)"}},"crs":["\(Self.crs84)"],"storageCrs":"\(Self.crs84)",\
+            "links":[\(Self.link(base, "self", "application/json", "The wells")),\
+            \(Self.link(base + "/items", "items", Self.geoJSON, "The wells as GeoJSON"))]}
+            """
+    }
+
+    // MARK: - Items
+
+    /// `items`: a FeatureCollection of the wells in view, `limit` at a time, with `numberMatched`
+    /// and a `next` link; `properties=` adds detail fields beside `name`.
+    func items(_ request: Request) throws -> String {
+        var query = try FeatureQuery(Self.parameters(request), accepting: FeatureQuery.selecting.union(FeatureQuery.paging), configuration: configuration)
+        let limit = query.request.limit ?? configuration.defaultLimit
+        let offset = query.request.offset ?? 0
+        query.request.limit = limit
+        let fields: [WellField] = [.id, .name, .latitude, .longitude] + query.properties
+        var out = ""
+        let (matched, returned) = try readers.read { store in
+            do {
+                var counting = query.request
+                counting.limit = nil
+                counting.offset = nil
+                let matched = try store.fetchCount(counting)
+                let writer = ResultWriter(format: .geojson, columns: fields.map(\.rawValue)) { out += $0 }
+                var returned = 0
+                if let ids = query.ids {
+                    // In the order of `ids`, as a list that loads rows by id expects them.
+                    var rows: [Int64: [WellValue]] = [:]
+                    try store.forEachRow(query.request, fields: fields) { row in rows[row[0]] = row.values }
+                    for id in ids { if let row = rows[id] { writer.write(row); returned += 1 } }
+                } else {
+                    try store.forEachRow(query.request, fields: fields) { row in writer.write(row.values); returned += 1 }
+                }
+                let links = itemsLinks(request, limit: limit, offset: offset, returned: returned, matched: matched)
+                writer.finish(geoJSONMembers: #""numberMatched":\#(matched),"numberReturned":\#(returned),"links":[\#(links)]"#)
+                return (matched, returned)
+            } catch let error as QueryError {
+                throw Problem(error)
+            }
+        }
+        _ = (matched, returned)
+        return out
+    }
+
+    private func itemsLinks(_ request: Request, limit: Int, offset: Int, returned: Int, matched: Int) -> String {
+        let base = Self.base(request) + request.uri.path
+        var kept = Self.parameters(request).filter { $0.name != "offset" && $0.name != "limit" }
+        kept.append(("limit", String(limit)))
+        func url(offset: Int) -> String {
+            let query = (kept + (offset > 0 ? [("offset", String(offset))] : [])).map { "\(Self.encoded($0.0))=\(Self.encoded($0.1))" }
+            return base + "?" + query.joined(separator: "&")
+        }
+        var links = [Self.link(url(offset: offset), "self", Self.geoJSON, "This page")]
+        if offset + returned < matched && returned > 0 {
+            links.append(Self.link(url(offset: offset + limit), "next", Self.geoJSON, "The next page"))
+        }
+        if offset > 0 {
+            links.append(Self.link(url(offset: max(0, offset - limit)), "prev", Self.geoJSON, "The previous page"))
+        }
+        links.append(Self.link(Self.base(request) + "/collections/" + Self.collectionID, "collection", "application/json", "The wells"))
+        return links.joined(separator: ",")
+    }
+
+    /// `items/{id}`: one well with every attribute, as a GeoJSON Feature.
+    func item(_ request: Request, id text: String) throws -> String {
+        guard let id = Int64(text) else {
+            throw Problem.badParameter("featureId", "the well id must be a whole number (the `id` of items), got '\(FeatureQuery.shown(text))'")
+        }
+        _ = try FeatureQuery(Self.parameters(request), accepting: ["f"], configuration: configuration)
+        let found: (Well, SuspectWell?)? = try readers.read { store in
+            guard let well = try store.fetchWells(WellFetchRequest(predicate: .compare(.id, .equal, .number(Double(id))), limit: 1)).first else { return nil }
+            return (well, try store.suspects(pinID: id).first)
+        }
+        guard let (well, suspect) = found else {
+            throw Problem(.notFound, "no well with id \(id); ids are the `id` of items, and change when `wells optimize` renumbers the store")
+        }
+        let pairs = well.properties(suspect: suspect)
+        let feature = ResultWriter(format: .geojson, columns: pairs.map(\.name)) { _ in }.feature(pairs.map(\.value))
+        let base = Self.base(request) + "/collections/" + Self.collectionID
+        let links = [Self.link(base + "/items/\(id)", "self", Self.geoJSON, "This well"), Self.link(base, "collection", "application/json", "The wells")]
+        return String(feature.dropLast()) + #","links":[\#(links.joined(separator: ","))]}"# + "\n"
+    }
+
+    /// `ids`: the ids of the matching wells in sort order, at most ``ServerConfiguration/maximumIDs``.
+    func ids(_ request: Request) throws -> String {
+        var query = try FeatureQuery(Self.parameters(request), accepting: FeatureQuery.selecting.union(["sortby"]), configuration: configuration)
+        let cap = configuration.maximumIDs
+        query.request.limit = cap + 1
+        var ids = try readers.read { store in
+            do { return try store.fetchIDs(query.request) } catch let error as QueryError { throw Problem(error) }
+        }
+        let truncated = ids.count > cap
+        var matched = ids.count
+        if truncated {
+            ids.removeLast()
+            query.request.limit = nil
+            matched = try readers.read { try $0.fetchCount(query.request) }
+        }
+        return #"{"numberMatched":\#(matched),"truncated":\#(truncated),"ids":["# + ids.map(String.init).joined(separator: ",") + "]}\n"
+    }
+
+    // MARK: - Pieces
+
+    /// The query parameters in order; a key's percent-encoding decoded.
+    static func parameters(_ request: Request) -> [(name: String, value: String)] {
+        request.uri.queryParameters.map { (String($0.key).removingPercentEncoding ?? String($0.key), String($0.value)) }
+    }
+
+    /// `http://host:port` as the client addressed the server.
+    static func base(_ request: Request) -> String {
+        "http://" + (request.head.authority ?? "127.0.0.1")
+    }
+
+    static func link(_ href: String, _ rel: String, _ type: String, _ title: String, templated: Bool = false) -> String {
+        #"{"href":\#(JSONText.quoted(href)),"rel":"\#(rel)","type":"\#(type)","title":\#(JSONText.quoted(title))\#(templated ? #","templated":true"# : "")}"#
+    }
+
+    static func escaped(_ text: String) -> String {
+        String(JSONText.quoted(text).dropFirst().dropLast())
+    }
+
+    static func number(_ value: Double) -> String {
+        ResultWriter.json(.real(value))
+    }
+
+    static func encoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .urlQueryValueAllowed) ?? text
+    }
+}
+
+extension CharacterSet {
+    /// Characters a query value keeps unescaped: unreserved ones and `,` `:`.
+    static let urlQueryValueAllowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~,:")
+}

@@ -1,0 +1,42 @@
+import Foundation
+import Hummingbird
+import WellKit
+
+/// An error answered as an RFC 9457 problem document (`application/problem+json`): the status,
+/// a title, the detail in words a user can act on, and the query parameter at fault.
+///
+/// For example, `GET /collections/wells/items?limit=x` answers 400 with
+/// `{"type":"about:blank","title":"Bad Request","status":400,"detail":"limit must be a whole number from 1 to 10000, got 'x'","parameter":"limit"}`.
+struct Problem: HTTPResponseError {
+    let status: HTTPResponse.Status
+    let detail: String
+    /// The query or path parameter the problem is about, when one is.
+    var parameter: String?
+
+    init(_ status: HTTPResponse.Status, _ detail: String, parameter: String? = nil) {
+        self.status = status
+        self.detail = detail
+        self.parameter = parameter
+    }
+
+    static func badParameter(_ name: String, _ detail: String) -> Problem {
+        Problem(.badRequest, detail, parameter: name)
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var body = #"{"type":"about:blank","title":"#
+        body += JSONText.quoted(status.reasonPhrase)
+        body += #","status":\#(status.code),"detail":"# + JSONText.quoted(detail)
+        if let parameter { body += #","parameter":"# + JSONText.quoted(parameter) }
+        body += #","instance":"# + JSONText.quoted(request.uri.path) + "}\n"
+        return Response(status: status, headers: [.contentType: "application/problem+json", .cacheControl: "no-store"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+}
+
+/// JSON string literals for hand-written documents.
+enum JSONText {
+    static func quoted(_ text: String) -> String {
+        ResultWriter.json(.text(text))
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import WellKit
+
+/// What `wells serve` serves and how: the store, the address, the caps and the files the map page uses.
+package struct ServerConfiguration: Sendable {
+    /// The store file, opened read-only.
+    package var storePath: String
+    /// The address to bind: the loopback interface unless told otherwise.
+    package var host = "127.0.0.1"
+    /// The port; 0 picks a free one (the running server reports it).
+    package var port = 8080
+    /// Leaflet's files, served under `/assets/leaflet/` (Debian's libjs-leaflet).
+    package var leafletDirectory = "/usr/share/javascript/leaflet"
+    /// The country outlines of the map's background, a shapefile (Natural Earth from Debian's python3-geopandas).
+    package var basemapPath = "/usr/lib/python3/dist-packages/geopandas/datasets/naturalearth_lowres/naturalearth_lowres.shp"
+    /// Origins allowed to call the API from other sites' pages; empty, CORS stays off.
+    package var corsOrigins: [String] = []
+    /// The `limit` of `items` when none is given.
+    package var defaultLimit = 100
+    /// The largest `limit`: a larger one is lowered to it, as OGC API – Features requires.
+    package var maximumLimit = 10_000
+    /// The largest `offset`: paging deeper costs time in proportion.
+    package var maximumOffset = 1_000_000
+    /// The most ids `ids` returns.
+    package var maximumIDs = 100_000
+    /// The most ids one `items?ids=` request may name.
+    package var maximumItemIDs = 500
+    /// A request's longest run before its query is interrupted and it answers 503.
+    package var requestTimeout: Duration = .seconds(10)
+    /// How long a connection may stay idle before it is closed.
+    package var idleTimeout: Duration = .seconds(60)
+    /// Read-only connections to the store that serve requests side by side.
+    package var readers = max(2, ProcessInfo.processInfo.activeProcessorCount)
+    /// How tiles are cut and clustered.
+    package var tileOptions = TileOptions()
+    /// The largest tile zoom served.
+    package var maximumZoom = 22
+    /// Bytes of encoded tiles kept in memory, reused until the store changes.
+    package var tileCacheBytes = 64 << 20
+
+    package init(storePath: String) {
+        self.storePath = storePath
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Synchronization
+import WellKit
+
+/// `tiles/{z}/{x}/{y}.mvt` and `.geojson`: the wells of a tile, clustered at low zooms, encoded
+/// once per store version and kept in memory up to a byte budget.
+final class TileService: Sendable {
+    enum Format: String, Sendable {
+        case mvt, geojson
+
+        var contentType: String {
+            switch self {
+            case .mvt: "application/vnd.mapbox-vector-tile"
+            case .geojson: "application/geo+json"
+            }
+        }
+    }
+
+    private struct Key: Hashable {
+        var tile: TileID
+        var format: Format
+        var cellSize: Int
+    }
+
+    private struct Entry {
+        var token: Int64
+        var bytes: [UInt8]
+    }
+
+    private let readers: StoreReaders
+    private let configuration: ServerConfiguration
+    private let cache = Mutex<(entries: [Key: Entry], bytes: Int)>(([:], 0))
+
+    init(readers: StoreReaders, configuration: ServerConfiguration) {
+        self.readers = readers
+        self.configuration = configuration
+    }
+
+    /// Parses `z`, `x` and `y.format`, and the query (`cell`, property filters, `filter`).
+    ///
+    /// - Throws: ``Problem`` 400 for a tile outside the grid or the zoom cap, an unknown format or parameter.
+    func parse(z: String, x: String, name: String, parameters: [(name: String, value: String)]) throws -> (TileID, Format, TileOptions) {
+        let parts = name.split(separator: ".", maxSplits: 1)
+        guard parts.count == 2, let format = Format(rawValue: String(parts[1])) else {
+            throw Problem.badParameter("format", "a tile is y.mvt or y.geojson, got '\(FeatureQuery.shown(name))'")
+        }
+        guard let zoom = Int(z), let column = Int(x), let row = Int(parts[0]) else {
+            throw Problem.badParameter("z/x/y", "z, x and y must be whole numbers, got \(FeatureQuery.shown("\(z)/\(x)/\(parts[0])"))")
+        }
+        guard (0...configuration.maximumZoom).contains(zoom) else {
+            throw Problem.badParameter("z", "zoom \(zoom) is outside 0 to \(configuration.maximumZoom), the zooms this server serves")
+        }
+        let tile: TileID
+        do { tile = try TileID(z: zoom, x: column, y: row) } catch let error as QueryError {
+            throw Problem.badParameter("z/x/y", error.message)
+        }
+        var options = configuration.tileOptions
+        var rest: [(name: String, value: String)] = []
+        for parameter in parameters {
+            if parameter.name == "cell" {
+                guard let size = Int(parameter.value), TileOptions.cellSizes.contains(size) else {
+                    throw Problem.badParameter("cell", "cell must be one of \(TileOptions.cellSizes.map(String.init).joined(separator: ", ")) (tile units of 4096 a side), got '\(FeatureQuery.shown(parameter.value))'")
+                }
+                options.cellSize = size
+            } else {
+                rest.append(parameter)
+            }
+        }
+        let query = try FeatureQuery(rest, accepting: ["filter"], configuration: configuration)
+        options.predicate = query.request.predicate
+        return (tile, format, options)
+    }
+
+    /// The encoded tile for the store as of `token` (nil: not cached).
+    func bytes(_ tile: TileID, _ format: Format, _ options: TileOptions, token: Int64?) throws -> [UInt8] {
+        // Filtered tiles are not kept: a filter is one user's question, not a shared map.
+        let key = Key(tile: tile, format: format, cellSize: options.cellSize)
+        let token = options.predicate == nil ? token : nil
+        if let token, let hit = cache.withLock({ $0.entries[key] }), hit.token == token {
+            return hit.bytes
+        }
+        let content = try readers.read { store in
+            do { return try store.tile(tile, options: options) } catch let error as QueryError { throw Problem(error) }
+        }
+        let bytes: [UInt8] = switch format {
+        case .mvt: VectorTileEncoder.encode(content)
+        case .geojson: Array(content.geoJSON().utf8)
+        }
+        if let token {
+            cache.withLock { cache in
+                if cache.bytes + bytes.count > configuration.tileCacheBytes {
+                    cache = ([:], 0)
+                }
+                cache.bytes += bytes.count - (cache.entries[key]?.bytes.count ?? 0)
+                cache.entries[key] = Entry(token: token, bytes: bytes)
+            }
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Hummingbird
+import Logging
+import WellKit
+
+/// `wells serve`: a store over HTTP. OGC API – Features (``FeaturesAPI``), vector tiles
+/// (``TileService``) and the map page (``MapPage``), read-only, with ETags that follow the store.
+///
+/// For example:
+///
+/// ```swift
+/// let server = try WellsServer(configuration: ServerConfiguration(storePath: "wells.sqlite"))
+/// try await server.run { url in print("serving at", url) }
+/// ```
+package struct WellsServer: Sendable {
+    package let configuration: ServerConfiguration
+    let readers: StoreReaders
+    let api: FeaturesAPI
+    let tiles: TileService
+    /// The country outlines as GeoJSON, or why there are none.
+    let basemap: Result<[UInt8], any Error>
+
+    /// Opens the store read-only and reads the basemap.
+    ///
+    /// - Throws: ``StoreError`` when the store is missing or not a WellKit store.
+    package init(configuration: ServerConfiguration) throws {
+        self.configuration = configuration
+        readers = try StoreReaders(path: configuration.storePath, count: configuration.readers, timeout: configuration.requestTimeout)
+        api = FeaturesAPI(readers: readers, configuration: configuration)
+        tiles = TileService(readers: readers, configuration: configuration)
+        basemap = Result { Array(try Shapefile.geoJSON(path: configuration.basemapPath).utf8) }
+    }
+
+    /// Why the map has no country outlines, or nil when it has them.
+    package var basemapProblem: String? {
+        if case .failure(let error) = basemap { return "\(error)" }
+        return nil
+    }
+
+    /// Serves until SIGINT or SIGTERM; `onRunning` receives the URL once the port is bound.
+    package func run(logger: Logger? = nil, onRunning: @escaping @Sendable (String) async -> Void = { _ in }) async throws {
+        let host = configuration.host
+        let app = Application(
+            router: router(),
+            server: .http1(configuration: .init(idleTimeout: .seconds(Int64(configuration.idleTimeout.components.seconds)))),
+            configuration: .init(address: .hostname(host, port: configuration.port), serverName: "wells serve"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                await onRunning("http://\(host.contains(":") ? "[\(host)]" : host):\(port)/")
+            },
+            logger: logger ?? Self.quietLogger)
+        try await app.runService()
+    }
+
+    private static var quietLogger: Logger {
+        var logger = Logger(label: "wells serve")
+        logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+        return logger
+    }
+
+    /// Every route: the API, tiles, the page, its assets and the basemap.
+    package func router() -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        if let origin = configuration.corsOrigins.first {
+            router.add(middleware: CORSMiddleware(allowOrigin: origin == "*" ? .all : .custom(origin), allowMethods: [.get, .head]))
+        }
+        router.add(middleware: FileMiddleware(configuration.leafletDirectory, urlBasePath: "/assets/leaflet",
+                                              cacheControl: .init([(MediaType(type: .any), [.maxAge(3600)])]), logger: Self.quietLogger))
+        router.get("/") { request, _ in
+            if try Self.wantsJSON(request) {
+                return try respond(request, contentType: "application/json", variant: "json") { Array(api.landing(request).utf8) }
+            }
+            return try respond(request, contentType: "text/html; charset=utf-8", variant: "html") { Array(MapPage.html.utf8) }
+        }
+        router.get("/conformance") { request, _ in
+            try respond(request, contentType: "application/json") { Array(api.conformanceDocument().utf8) }
+        }
+        router.get("/collections") { request, _ in
+            try respond(request, contentType: "application/json") { Array(try api.collections(request).utf8) }
+        }
+        router.get("/collections/:collection") { request, context in
+            try Self.checkCollection(context)
+            return try respond(request, contentType: "application/json") { Array(try api.collection(request).utf8) }
+        }
+        router.get("/collections/:collection/items") { request, context in
+            try Self.checkCollection(context)
+            return try respond(request, contentType: FeaturesAPI.geoJSON) { Array(try api.items(request).utf8) }
+        }
+        router.get("/collections/:collection/items/:id") { request, context in
+            try Self.checkCollection(context)
+            let id = context.parameters.get("id") ?? ""
+            return try respond(request, contentType: FeaturesAPI.geoJSON) { Array(try api.item(request, id: id).utf8) }
+        }
+        router.get("/collections/:collection/ids") { request, context in
+            try Self.checkCollection(context)
+            return try await respondOffLoop(request, contentType: "application/json") { _ in Array(try api.ids(request).utf8) }
+        }
+        router.get("/tiles/:z/:x/:y") { request, context in
+            let (tile, format, options) = try tiles.parse(
+                z: context.parameters.get("z") ?? "", x: context.parameters.get("x") ?? "", name: context.parameters.get("y") ?? "",
+                parameters: FeaturesAPI.parameters(request))
+            return try await respondOffLoop(request, contentType: format.contentType, variant: format.rawValue) { token in
+                try tiles.bytes(tile, format, options, token: token)
+            }
+        }
+        router.get("/basemap/countries.geojson") { request, _ in
+            switch basemap {
+            case .success(let bytes):
+                return Response(status: .ok, headers: [.contentType: FeaturesAPI.geoJSON, .cacheControl: "max-age=86400"],
+                                body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+            case .failure(let error):
+                throw Problem(.notFound, "no basemap: \(error); install Debian's python3-geopandas or pass --basemap FILE.shp")
+            }
+        }
+        router.get("/favicon.ico") { _, _ in Response(status: .noContent) }
+        return router
+    }
+
+    // MARK: - Responses
+
+    /// A `200` with `body`, or a `304` when the client's `If-None-Match` holds the current ETag:
+    /// the store's change token read before the query, with this run's id, so that a load,
+    /// a delete or a restart changes it.
+    private func respond(_ request: Request, contentType: String, variant: String = "",
+                         _ body: () throws -> [UInt8]) throws -> Response {
+        try respond(request, contentType: contentType, variant: variant, token: readers.changeToken()) { _ in try body() }
+    }
+
+    private func respond(_ request: Request, contentType: String, variant: String, token: Int64?,
+                         _ body: (Int64?) throws -> [UInt8]) throws -> Response {
+        let etag = token.map { "\"\(readers.runID)-\($0)\(variant.isEmpty ? "" : "-" + variant)\"" }
+        var headers: HTTPFields = [.cacheControl: "no-cache"]
+        if let etag {
+            headers[.eTag] = etag
+            let matches = request.headers[.ifNoneMatch].map { value in
+                value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == etag || $0.trimmingCharacters(in: .whitespaces) == "*" }
+            } ?? false
+            if matches { return Response(status: .notModified, headers: headers) }
+        }
+        headers[.contentType] = contentType
+        if variant == "json" || variant == "html" { headers[.vary] = "Accept" }
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: try body(token))))
+    }
+
+    /// As ``respond(_:contentType:variant:_:)``, with the work on a dispatch thread: tiles at low
+    /// zooms and long id lists take milliseconds, which the server's few threads should not wait out.
+    private func respondOffLoop(_ request: Request, contentType: String, variant: String = "",
+                                _ body: @escaping @Sendable (Int64?) throws -> [UInt8]) async throws -> Response {
+        let token = readers.changeToken()
+        let etag = token.map { "\"\(readers.runID)-\($0)\(variant.isEmpty ? "" : "-" + variant)\"" }
+        if let etag, request.headers[.ifNoneMatch]?.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) == true {
+            return try respond(request, contentType: contentType, variant: variant, token: token) { _ in [] }
+        }
+        let bytes = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
+            DispatchQueue.global().async { continuation.resume(with: Result { try body(token) }) }
+        }
+        return try respond(request, contentType: contentType, variant: variant, token: token) { _ in bytes }
+    }
+
+    /// Whether `/` should answer the JSON landing page: `f=json`, or an Accept header that asks for
+    /// JSON rather than HTML (as GDAL and other API clients send); browsers get the map.
+    static func wantsJSON(_ request: Request) throws -> Bool {
+        for (name, value) in FeaturesAPI.parameters(request) {
+            guard name == "f" else { throw Problem.badParameter(name, "unknown parameter '\(FeatureQuery.shown(name))'; the landing page takes f=json or f=html") }
+            switch value {
+            case "json": return true
+            case "html": return false
+            default: throw Problem.badParameter("f", "f '\(FeatureQuery.shown(value))' is not a format served here; use f=json or f=html")
+            }
+        }
+        let accept = request.headers[.accept] ?? ""
+        return accept.contains("json") && !accept.contains("text/html")
+    }
+
+    static func checkCollection(_ context: BasicRequestContext) throws {
+        let name = context.parameters.get("collection") ?? ""
+        guard name == FeaturesAPI.collectionID else {
+            throw Problem(.notFound, "no collection '\(FeatureQuery.shown(name))'; this server has one, \(FeaturesAPI.collectionID)")
+        }
+    }
+}
