@@ -78,7 +78,7 @@ let package = Package(
             dependencies: ["WellKit", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "wellsTests",
-            dependencies: ["WellsCLI", "wells-bench", "WellKit", "WellKitSynthetic"]),
+            dependencies: ["WellsCLI", "wells-bench", "WellKit", "WellKitSynthetic", "WellsServer"]),
     ],
     swiftLanguageModes: [.v6]
 )

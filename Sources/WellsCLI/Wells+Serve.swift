@@ -47,7 +47,14 @@ extension Wells {
         @Option(help: ArgumentHelp("A shapefile of country outlines for the map's background (Natural Earth, from Debian's python3-geopandas).", valueName: "file.shp"))
         var basemap = ServerConfiguration(storePath: "").basemapPath
 
+        @Option(name: .customLong("tile-cache-mb"), help: ArgumentHelp("Megabytes of encoded tiles kept in memory until the store changes; 0 encodes every request.", visibility: .hidden))
+        var tileCacheMegabytes = 64
+
+        @Flag(name: .customLong("exit-with-stdin"), help: ArgumentHelp("Stop when standard input closes, so that a test harness's server dies with it.", visibility: .hidden))
+        var exitWithStandardInput = false
+
         func validate() throws {
+            guard (0...65_536).contains(tileCacheMegabytes) else { throw ValidationError("--tile-cache-mb must be 0 to 65536, got '\(tileCacheMegabytes)'") }
             guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got '\(port)'") }
             guard (1...1_000_000).contains(maximumLimit) else { throw ValidationError("--max-limit must be 1 to 1,000,000, got '\(maximumLimit)'") }
             guard timeout.isFinite, timeout > 0, timeout <= 3_600 else { throw ValidationError("--timeout must be more than 0 and at most 3600 seconds, got '\(timeout)'") }
@@ -67,6 +74,7 @@ extension Wells {
             configuration.tileOptions.clusterBelowZoom = clusterBelowZoom
             configuration.leafletDirectory = leaflet
             configuration.basemapPath = basemap
+            configuration.tileCacheBytes = tileCacheMegabytes << 20
             let server = try WellsServer(configuration: configuration)
             if !FileManager.default.fileExists(atPath: leaflet + "/leaflet.js") {
                 Terminal.error("wells serve: warning: no leaflet.js in \(leaflet); the map page needs it (apt install libjs-leaflet, or --leaflet DIR); the API works without it")
@@ -75,6 +83,12 @@ extension Wells {
                 Terminal.error("wells serve: warning: the map has no country outlines: \(problem)")
             }
             let path = store.path
+            if exitWithStandardInput {
+                Thread.detachNewThread {
+                    _ = FileHandle.standardInput.readDataToEndOfFile()
+                    Foundation.exit(0)
+                }
+            }
             do {
                 try await server.run { url in
                     Terminal.error("wells serve: serving \(path) at \(url) (Ctrl-C stops)")

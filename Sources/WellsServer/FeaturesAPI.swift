@@ -59,7 +59,7 @@ struct FeaturesAPI: Sendable {
     /// and a `next` link; `properties=` adds detail fields beside `name`.
     func items(_ request: Request) throws -> String {
         var query = try FeatureQuery(Self.parameters(request), accepting: FeatureQuery.selecting.union(FeatureQuery.paging), configuration: configuration)
-        let limit = query.request.limit ?? configuration.defaultLimit
+        let limit = query.request.limit ?? query.ids?.count ?? configuration.defaultLimit
         let offset = query.request.offset ?? 0
         query.request.limit = limit
         let fields: [WellField] = [.id, .name, .latitude, .longitude] + query.properties

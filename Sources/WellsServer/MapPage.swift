@@ -88,10 +88,12 @@ enum MapPage {
 
       const PAGE_SIZE = 50;                                      // list rows fetched per request
       const ROW_FIELDS = 'uwi,name,status,operator,spud_date,total_depth';
+      // The tiles' cluster cell in tile units of 4096 a side: 512 is 32 screen pixels, room for the circles below.
+      const CLUSTER_CELL = 512;
       // The order of the details table; other keys follow alphabetically, `extra.*` last.
       const FIELD_ORDER = ['uwi', 'name', 'status', 'operator', 'type', 'fluid', 'field', 'formation', 'county',
         'state', 'licence', 'spud_date', 'completion_date', 'plug_date', 'total_depth', 'ground_elevation',
-        'kb_elevation', 'lat', 'lon'];
+        'kb_elevation', 'lat', 'lon', 'source_x', 'source_y', 'source_crs', 'id'];
 
       const byId = (id) => document.getElementById(id);
       const ui = { count: byId('count'), sort: byId('sort'), status: byId('status'), list: byId('list'),
@@ -155,7 +157,7 @@ enum MapPage {
       }
 
       // One icon class for both kinds: a pin gets its data-id and selected state each time Leaflet creates
-      // its element, a cluster its count.
+      // its element, a cluster its count (as data-count and as its label).
       const WellIcon = L.DivIcon.extend({
         createIcon(oldIcon) {
           const el = L.DivIcon.prototype.createIcon.call(this, oldIcon);
@@ -163,6 +165,7 @@ enum MapPage {
             el.dataset.id = this.options.pinId;
             el.classList.toggle('selected', this.options.pinId === selectedId);
           } else {
+            el.dataset.count = this.options.count;
             el.textContent = shortCount(this.options.count);
           }
           return el;
@@ -174,7 +177,7 @@ enum MapPage {
         const latlng = L.latLng(lat, lon);
         if (feature.id === undefined || feature.id === null) {   // a cluster: no id, count ≥ 2
           const count = feature.properties.count;
-          const size = Math.round(20 + 7 * Math.log10(count));
+          const size = Math.round(18 + 6 * Math.log10(count));
           const marker = L.marker(latlng, {
             icon: new WellIcon({ className: 'wells-cluster', iconSize: [size, size], count }),
             title: `${count.toLocaleString('en')} wells`, keyboard: false,
@@ -205,18 +208,24 @@ enum MapPage {
 
         // `done` must stay a declared parameter: it tells Leaflet the tile is asynchronous.
         createTile(coords, done) {
-          const tile = document.createElement('div');
+          const tile = document.createElement('div');            // empty: the markers live in the marker pane
+          tile.dataset.tile = `${coords.z}/${coords.x}/${coords.y}`;
           const key = this._tileCoordsToKey(coords);
           const entry = { group: L.layerGroup(), z: coords.z, abort: new AbortController() };
           this._drawn.set(key, entry);
-          if (coords.z === this._tileZoom) entry.group.addTo(this._map);
           page.tilesLoading++;
-          getJSON(`tiles/${coords.z}/${coords.x}/${coords.y}.geojson`, entry.abort.signal)
+          // A view across the antimeridian shows copies of the world east or west of it: fetch the
+          // tile of the one world the server knows and move its wells by whole turns of 360°.
+          const n = 1 << coords.z, x = ((coords.x % n) + n) % n, turns = (coords.x - x) / n;
+          getJSON(`tiles/${coords.z}/${x}/${coords.y}.geojson?cell=${CLUSTER_CELL}`, entry.abort.signal)
             .then((collection) => {
+              if (this._drawn.get(key) !== entry) return;      // unloaded meanwhile
               for (const feature of collection.features || []) {
+                feature.geometry.coordinates[0] += 360 * turns;
                 if (this._inTile(feature, coords)) entry.group.addLayer(wellMarker(feature));
               }
-              if (this._drawn.get(key) === entry) done(null, tile);
+              if (coords.z === this._tileZoom) entry.group.addTo(this._map);  // filled first: one insertion
+              done(null, tile);
             })
             .catch((err) => {
               showError(err);
@@ -262,8 +271,13 @@ enum MapPage {
       function viewBbox() {
         const b = map.getBounds();
         const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
-        return [clamp(b.getWest(), -180, 180), clamp(b.getSouth(), -90, 90),
-                clamp(b.getEast(), -180, 180), clamp(b.getNorth(), -90, 90)].map((v) => v.toFixed(6)).join(',');
+        // Longitudes of a view past ±180° wrap into one world; west > east is a box across the antimeridian.
+        const wrap = (v) => ((v + 180) % 360 + 360) % 360 - 180;
+        const whole = b.getEast() - b.getWest() >= 360;
+        const west = whole ? -180 : wrap(b.getWest());
+        let east = whole ? 180 : wrap(b.getEast());
+        if (!whole && east === -180) east = 180;
+        return [west, clamp(b.getSouth(), -90, 90), east, clamp(b.getNorth(), -90, 90)].map((v) => v.toFixed(6)).join(',');
       }
 
       // A new view or sort makes every answer in flight stale at once; the fetch itself waits ~250 ms.
@@ -436,20 +450,22 @@ enum MapPage {
           } catch (err) {
             showError(err);
           }
-          if (bbox && bbox.length >= 4) map.fitBounds([[bbox[1], bbox[0]], [bbox[3], bbox[2]]], { maxZoom: 12 });
+          // An extent across the antimeridian (west > east) is fitted east of it, one world on.
+          if (bbox && bbox.length >= 4) map.fitBounds([[bbox[1], bbox[0]], [bbox[3], bbox[2] + (bbox[0] > bbox[2] ? 360 : 0)]], { maxZoom: 12 });
           else map.setView([20, 0], 2);
         }
         wells.addTo(map);
-        map.on('moveend', () => {
+        const onMoveEnd = () => {
           const c = map.getCenter().wrap();
           history.replaceState(null, '', `#${map.getZoom()}/${c.lat.toFixed(5)}/${c.lng.toFixed(5)}`);
           scheduleList();
-        });
+        };
+        map.on('moveend', onMoveEnd);
         window.addEventListener('hashchange', () => {
           const v = viewFromHash();
           if (v) map.setView(v.center, v.zoom);
         });
-        scheduleList();
+        onMoveEnd();                                             // the first view's hash and list
       }
 
       start();

@@ -75,7 +75,7 @@ final class TileService: Sendable {
     func bytes(_ tile: TileID, _ format: Format, _ options: TileOptions, token: Int64?) throws -> [UInt8] {
         // Filtered tiles are not kept: a filter is one user's question, not a shared map.
         let key = Key(tile: tile, format: format, cellSize: options.cellSize)
-        let token = options.predicate == nil ? token : nil
+        let token = options.predicate == nil && configuration.tileCacheBytes > 0 ? token : nil
         if let token, let hit = cache.withLock({ $0.entries[key] }), hit.token == token {
             return hit.bytes
         }

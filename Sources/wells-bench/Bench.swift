@@ -23,9 +23,10 @@ struct Bench: AsyncParsableCommand {
               wells-bench load --count 244292
               wells-bench scale --sizes 24429,244292,2442920 --reference-load /tmp/limit_load
               wells-bench list --db wells.sqlite --sort detail.spud_date:desc --section status
+              wells-bench serve --db wells.sqlite --connections 16
             """,
         version: wellKitVersion,
-        subcommands: [Projection.self, BBox.self, LoadSpeed.self, Scale.self, ListCost.self])
+        subcommands: [Projection.self, BBox.self, LoadSpeed.self, Scale.self, ListCost.self, ServeSpeed.self])
 
     static func main() async {
         await Wells.run(Wells.positionalCoordinates(Array(CommandLine.arguments.dropFirst())), root: Bench.self)

@@ -87,8 +87,32 @@ extension WellStore {
 
     /// The smallest box that holds every well, and the number of wells: (nil, 0) for an empty store.
     ///
-    /// - Complexity: O(n): one pass over the pins.
+    /// Wells on both sides of the antimeridian (Guam and Hawaii, say) get the narrower of the two
+    /// boxes that hold them: one that crosses it, with `minLongitude` greater than `maxLongitude`
+    /// (see ``BoundingBox/crossesAntimeridian``), when its widest gap in longitude is not at ±180°.
+    ///
+    /// - Complexity: O(n): one pass over the pins; two when the wells span more than 180° of longitude.
     public func fetchExtent() throws -> (box: BoundingBox?, count: Int) {
-        try engine.extent()
+        let (box, count) = try engine.extent()
+        guard let box, box.maxLongitude - box.minLongitude > 180 else { return (box, count) }
+        // Per 1° bin of longitude, the least and greatest longitude of its wells.
+        var least = [Double](repeating: .infinity, count: 360), greatest = [Double](repeating: -.infinity, count: 360)
+        try engine.forEachRow(WellFetchRequest(), fields: [.longitude], distanceFrom: nil) { row in
+            let longitude: Double = row[0]
+            let bin = min(359, max(0, Int((longitude + 180).rounded(.down))))
+            least[bin] = min(least[bin], longitude)
+            greatest[bin] = max(greatest[bin], longitude)
+        }
+        // The widest gap between consecutive occupied bins, going east; the one from the last bin
+        // round to the first is the gap at the antimeridian, which the plain box already leaves out.
+        let occupied = (0..<360).filter { least[$0].isFinite }
+        guard let first = occupied.first, let last = occupied.last else { return (box, count) }
+        var widest = (gap: least[first] + 360 - greatest[last], west: first, east: last)
+        for (a, b) in zip(occupied, occupied.dropFirst()) where least[b] - greatest[a] > widest.gap {
+            widest = (least[b] - greatest[a], b, a)
+        }
+        guard widest.west != first else { return (box, count) }
+        return (try BoundingBox(minLongitude: least[widest.west], minLatitude: box.minLatitude,
+                                maxLongitude: greatest[widest.east], maxLatitude: box.maxLatitude), count)
     }
 }

@@ -47,6 +47,17 @@ package struct TileOptions: Sendable, Equatable {
 
     package init() {}
 
+    /// How far beyond its edges, in tile units, a tile at `zoom` carries wells: the buffer, or
+    /// when it clusters, the buffer rounded up to whole cells, so that every cell it holds is whole.
+    package func margin(zoom: Int) -> Int {
+        zoom >= clusterBelowZoom ? buffer : (buffer + cellSize - 1) / cellSize * cellSize
+    }
+
+    /// The box whose wells a tile counts: the tile widened by ``margin(zoom:)``.
+    package func countedBox(_ id: TileID) -> BoundingBox {
+        id.box(buffer: margin(zoom: id.z), extent: extent)
+    }
+
     /// The accepted cell sizes.
     package static let cellSizes = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
 }
@@ -54,10 +65,11 @@ package struct TileOptions: Sendable, Equatable {
 extension WellStore {
     /// The wells of a Web Mercator tile, clustered on a grid below ``TileOptions/clusterBelowZoom``.
     ///
-    /// The wells come through the R*Tree for the tile's box widened by the buffer. A cluster's
-    /// position is the mean of its wells' coordinates; a cell that holds one well gives that
-    /// well, with its pin id and name. Counts are exact: the features' counts add up to the
-    /// wells in the buffered box that match the predicate.
+    /// The wells come through the R*Tree for the tile's box widened by the buffer (by whole cells
+    /// when clustering: ``TileOptions/countedBox(_:)``). Cells form one grid over all tiles of a
+    /// zoom. A cluster's position is the mean of its wells' coordinates; a cell that holds one well
+    /// gives that well, with its pin id and name. Counts are exact: the features' counts add up to
+    /// the wells of the counted box that match the predicate.
     ///
     /// - Complexity: O(log n + k) for k wells in the buffered tile; memory O(cells) when clustered.
     /// - Throws: ``QueryError`` for a cell size that is not one of ``TileOptions/cellSizes``, or a bad predicate.
@@ -66,16 +78,20 @@ extension WellStore {
             throw QueryError(.outOfRange, "cell size \(options.cellSize) must be one of \(TileOptions.cellSizes.map(String.init).joined(separator: ", "))", subject: .tile)
         }
         var request = WellFetchRequest(predicate: options.predicate)
-        request.region = .box(id.box(buffer: options.buffer, extent: options.extent))
+        request.region = .box(options.countedBox(id))
         if id.z >= options.clusterBelowZoom {
             let pins = try fetchPins(request)
             return WellTile(id: id, options: options, features: pins.map {
                 WellTile.Feature(latitude: $0.latitude, longitude: $0.longitude, count: 1, pinID: $0.id, name: $0.name)
             })
         }
-        // Cells cover the buffer too: a side of `cells` cells starting at -buffer.
-        let origin = Double(options.buffer)
-        let side = (options.extent + 2 * options.buffer + options.cellSize - 1) / options.cellSize
+        // Cells start at the tile's corner and run on into the buffer by whole cells, so that they
+        // are one grid over all tiles of a zoom: a cell inside this tile is the same cell, with the
+        // same wells, for the neighbour whose buffer reaches it, and a client that keeps the
+        // features inside each tile draws every well once.
+        let margin = options.margin(zoom: id.z)
+        let origin = Double(margin)
+        let side = (options.extent + 2 * margin) / options.cellSize
         var cells: [Int: ClusterCell] = [:]
         try forEachRow(request, fields: [.id, .latitude, .longitude, .name]) { row in
             let latitude: Double = row[1], longitude: Double = row[2]

@@ -1,0 +1,236 @@
+import ArgumentParser
+import Foundation
+import WellKit
+import WellsCLI
+
+extension Bench {
+    /// `wells-bench serve`: `wells serve` under wrk on loopback, each API request beside a static
+    /// file served by the same server in the same run, and the sizes of the clustered tiles.
+    struct ServeSpeed: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "serve",
+            abstract: "Measure wells serve under wrk: items for city boxes, z11 tiles and a static file from the same server.",
+            discussion: """
+                Starts `wells serve` (the wells built beside wells-bench) on a free loopback port with its tile cache off, \
+                then runs wrk against it in rounds, interleaving the targets: a static file (Leaflet's CSS, served from disk \
+                by the same server), `items` for city boxes (0.05°) around random wells, and z11 tiles under random wells, \
+                each target cycling through --paths different URLs. Reports requests/s and the p50 and p99 latency \
+                (medians over rounds), at --connections and at one connection, and the largest clustered tile.
+
+                Example:
+                  wells-bench serve --db Data/wells.sqlite --connections 16 --duration 10 --rounds 3
+                """)
+
+        @OptionGroup var store: StoreOptions
+
+        @Option(help: "Open connections per wrk run.")
+        var connections = 16
+
+        @Option(help: ArgumentHelp("Seconds per wrk run.", valueName: "seconds"))
+        var duration = 10
+
+        @Option(help: "Rounds over all targets; medians are reported.")
+        var rounds = 3
+
+        @Option(help: "Different URLs each target cycles through.")
+        var paths = 200
+
+        @Option(help: ArgumentHelp("The highest zoom whose tiles are all measured for the largest clustered tile.", valueName: "zoom"))
+        var sizeZoom = 10
+
+        @Option(help: "The report format.")
+        var format: ReportFormat = .table
+
+        func validate() throws {
+            try CountLimits.check("--connections", connections, in: 1...1_000)
+            try CountLimits.check("--duration", duration, in: 1...3_600)
+            try CountLimits.check("--rounds", rounds, in: 1...CountLimits.maximumRepeats)
+            try CountLimits.check("--paths", paths, in: 1...100_000)
+            try CountLimits.check("--size-zoom", sizeZoom, in: 0...12)
+        }
+
+        struct Row: Codable {
+            var target: String
+            var connections: Int
+            var requestsPerSecond: Double
+            var p50Milliseconds: Double
+            var p99Milliseconds: Double
+            var bytesPerResponse: Int
+            var ratioToStatic: Double
+        }
+
+        struct Report: Codable {
+            var store: String
+            var wells: Int
+            var rounds: Int
+            var durationSeconds: Int
+            var rows: [Row]
+            var largestClusteredTile: String
+            var largestClusteredTileBytes: Int
+            var clusteredTilesMeasured: Int
+        }
+
+        func run() async throws {
+            guard Subprocess.which("wrk") != nil else { throw StoreError(.notFound, "wrk is not installed (apt install wrk)") }
+            let wellStore = try store.open(.readOnly)
+            let (extent, wells) = try wellStore.fetchExtent()
+            guard wells > 0, let extent else { throw StoreError(.notFound, "the store holds no wells", path: store.path) }
+
+            // Targets: city boxes and z11 tiles around random wells, and Leaflet's CSS.
+            var generator = SystemRandomNumberGenerator()
+            var boxes: [String] = [], tiles: [String] = []
+            for _ in 0..<paths {
+                let offset = Int.random(in: 0..<wells, using: &generator)
+                guard let pin = try wellStore.fetchPins(WellFetchRequest(sortDescriptors: [WellSortDescriptor(.id)], limit: 1, offset: offset)).first else { continue }
+                boxes.append("/collections/wells/items?bbox=\(pin.longitude - 0.025),\(pin.latitude - 0.025),\(pin.longitude + 0.025),\(pin.latitude + 0.025)&limit=1000")
+                let n = Double(1 << 11), lat = pin.latitude * .pi / 180
+                tiles.append("/tiles/11/\(Int((pin.longitude + 180) / 360 * n))/\(Int((1 - log(tan(lat) + 1 / cos(lat)) / .pi) / 2 * n)).mvt")
+            }
+            let targets: [(String, [String])] = [("static file (leaflet.css)", ["/assets/leaflet/leaflet.css"]), ("items, city box", boxes), ("tile z11 (.mvt)", tiles)]
+
+            let server = try ServedProcess(store: store.path)
+            defer { server.stop() }
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wells-bench-serve-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+
+            var results: [String: [WrkResult]] = [:]
+            for round in 1...rounds {
+                for (name, list) in targets {
+                    for c in Set([connections, 1]).sorted(by: >) {
+                        let script = directory.appendingPathComponent("paths.lua")
+                        try Self.script(list).write(to: script, atomically: true, encoding: .utf8)
+                        let output = try Subprocess.run("wrk", ["-t", String(min(2, c)), "-c", String(c), "-d", "\(c == 1 ? max(1, duration / 2) : duration)s",
+                                                                "--latency", "-s", script.path, server.url])
+                        let result = try WrkResult(parsing: output.stdout)
+                        results["\(name)|\(c)", default: []].append(result)
+                        if format == .table { Terminal.error("round \(round): \(name), \(c) connection\(c == 1 ? "" : "s"): \(Int(result.requestsPerSecond)) req/s, p50 \(result.p50) ms, p99 \(result.p99) ms") }
+                    }
+                }
+            }
+            var rows: [Row] = []
+            for c in Set([connections, 1]).sorted(by: >) {
+                let reference = Self.median(results["\(targets[0].0)|\(c)"]!.map(\.requestsPerSecond))
+                for (name, _) in targets {
+                    let runs = results["\(name)|\(c)"]!
+                    let rps = Self.median(runs.map(\.requestsPerSecond))
+                    rows.append(Row(target: name, connections: c, requestsPerSecond: rps, p50Milliseconds: Self.median(runs.map(\.p50)),
+                                    p99Milliseconds: Self.median(runs.map(\.p99)), bytesPerResponse: Int(Self.median(runs.map(\.bytesPerResponse))),
+                                    ratioToStatic: rps / reference))
+                }
+            }
+
+            // The largest clustered tile: every tile over the store's extent, zoom 0 to --size-zoom.
+            var largest = (tile: "", bytes: 0), measured = 0
+            for z in 0...sizeZoom {
+                let nw = try TileID(z: z, x: 0, y: 0).pixel(latitude: extent.maxLatitude, longitude: extent.minLongitude, extent: 1)
+                let se = try TileID(z: z, x: 0, y: 0).pixel(latitude: extent.minLatitude, longitude: extent.maxLongitude, extent: 1)
+                let last = (1 << z) - 1
+                for x in max(0, Int(nw.x))...min(last, Int(se.x)) {
+                    for y in max(0, Int(nw.y))...min(last, Int(se.y)) {
+                        let tile = try TileID(z: z, x: x, y: y)
+                        let bytes = VectorTileEncoder.encode(try wellStore.tile(tile)).count
+                        measured += 1
+                        if bytes > largest.bytes { largest = ("\(tile)", bytes) }
+                    }
+                }
+            }
+            let report = Report(store: store.path, wells: wells, rounds: rounds, durationSeconds: duration, rows: rows,
+                                largestClusteredTile: largest.tile, largestClusteredTileBytes: largest.bytes, clusteredTilesMeasured: measured)
+            if format == .json {
+                print(String(decoding: try JSONEncoder.pretty.encode(report), as: UTF8.self))
+            } else {
+                print("wells serve, \(wells) wells, wrk \(duration) s per run, medians of \(rounds) rounds (targets interleaved)")
+                print("target                      conns     req/s   p50 ms   p99 ms   bytes   vs static")
+                for row in rows {
+                    print(row.target.padding(toLength: 26, withPad: " ", startingAt: 0)
+                          + String(format: "  %5d  %8.0f  %7.3f  %7.3f  %6d  %8.2fx", row.connections, row.requestsPerSecond, row.p50Milliseconds,
+                                   row.p99Milliseconds, row.bytesPerResponse, row.ratioToStatic))
+                }
+                print("largest clustered tile (z0–\(sizeZoom), \(measured) tiles): \(largest.tile), \(largest.bytes) bytes")
+            }
+        }
+
+        /// A wrk script that cycles through `paths`.
+        static func script(_ paths: [String]) -> String {
+            "paths = {" + paths.map { "\"\($0)\"" }.joined(separator: ",") + "}\n"
+                + "i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format(\"GET\", paths[i])\nend\n"
+        }
+
+        static func median(_ values: [Double]) -> Double {
+            let sorted = values.sorted()
+            return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+        }
+    }
+}
+
+/// wrk's summary: requests per second, the 50th and 99th percentile latency in milliseconds, bytes per response.
+struct WrkResult {
+    var requestsPerSecond: Double
+    var p50: Double
+    var p99: Double
+    var bytesPerResponse: Double
+
+    init(parsing text: String) throws {
+        func value(after label: String) -> String? {
+            text.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(label) }?
+                .split(separator: " ", omittingEmptySubsequences: true).last.map(String.init)
+        }
+        func milliseconds(_ text: String?) -> Double? {
+            guard let text else { return nil }
+            for (unit, scale) in [("us", 0.001), ("ms", 1.0), ("s", 1_000.0)] where text.hasSuffix(unit) {
+                return Double(text.dropLast(unit.count)).map { $0 * scale }
+            }
+            return nil
+        }
+        let requests = text.split(separator: "\n").first { $0.contains("requests in") }?.split(separator: " ").first.flatMap { Double($0) }
+        let transfer = text.split(separator: "\n").first { $0.contains("requests in") }?.split(separator: " ").last.map(String.init)
+        guard let rps = value(after: "Requests/sec:").flatMap(Double.init), let p50 = milliseconds(value(after: "50%")),
+              let p99 = milliseconds(value(after: "99%")), let requests, requests > 0 else {
+            throw StoreError(.invalidArgument, "cannot read wrk's output: \(text.prefix(400))")
+        }
+        let nonOK = text.contains("Non-2xx") ? " (wrk saw non-2xx responses)" : ""
+        guard nonOK.isEmpty else { throw StoreError(.invalidArgument, "wrk saw error responses: \(text.prefix(600))") }
+        requestsPerSecond = rps
+        self.p50 = p50
+        self.p99 = p99
+        var bytes = 0.0
+        if let transfer {
+            for (unit, scale) in [("KB", 1024.0), ("MB", 1_048_576.0), ("GB", 1_073_741_824.0), ("B", 1.0)] where transfer.hasSuffix(unit) {
+                bytes = (Double(transfer.dropLast(unit.count)) ?? 0) * scale
+                break
+            }
+        }
+        bytesPerResponse = bytes / requests
+    }
+}
+
+/// `wells serve` as a child process on a free loopback port, its tile cache off.
+final class ServedProcess {
+    let process = Process()
+    let url: String
+
+    init(store: String) throws {
+        process.executableURL = URL(fileURLWithPath: Subprocess.sibling("wells"))
+        process.arguments = ["serve", "--db", store, "--port", "0", "--tile-cache-mb", "0"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        var text = ""
+        while !text.contains("(Ctrl-C stops)") {
+            let chunk = errors.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { throw StoreError(.invalidArgument, "wells serve stopped: \(text)") }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let range = text.range(of: #"http://[0-9.]+:[0-9]+/"#, options: .regularExpression) else {
+            throw StoreError(.invalidArgument, "wells serve did not say its address: \(text)")
+        }
+        url = String(text[range])
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}

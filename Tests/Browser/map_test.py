@@ -1,0 +1,392 @@
+#!/usr/bin/env python3
+"""Headless-browser test of the map page of `wells serve`.
+
+    python map_test.py --url http://127.0.0.1:PORT/ --out DIR [--center LAT,LON --zoom Z]
+
+Drives Debian's Chromium (/usr/bin/chromium with /usr/bin/chromedriver, never Selenium Manager) through the
+page: the map's clusters, the list of wells in view against the server's own count, zooming to single pins,
+a pin's details, the list sorted by spud date, a row's details, and a clean browser console. Prints one line
+per passed check; on the first failure prints which check failed and why on stderr and exits 1. Screenshots
+(map.png, details.png, list.png, and failure.png on a failure) go to --out.
+"""
+import argparse
+import json
+import os
+import re
+import sys
+import time
+import urllib.parse
+import urllib.request
+
+from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+
+class CheckFailed(Exception):
+    pass
+
+
+class MapTest:
+    def __init__(self, driver, url, out):
+        self.driver = driver
+        self.url = url if url.endswith("/") else url + "/"
+        self.out = out
+        self.check = "startup"
+
+    # ---- helpers ----
+
+    def js(self, script, *args):
+        return self.driver.execute_script(script, *args)
+
+    def wait(self, what, predicate, timeout=30.0, interval=0.2):
+        """Polls predicate until it returns something truthy; fails the current check after timeout."""
+        deadline = time.monotonic() + timeout
+        last_error = None
+        while time.monotonic() < deadline:
+            try:
+                value = predicate()
+                if value:
+                    return value
+            except WebDriverException as e:  # an element replaced under us, and so on: try again
+                last_error = e
+            time.sleep(interval)
+        detail = f" (last error: {last_error.msg})" if last_error else ""
+        raise CheckFailed(f"timed out after {timeout:.0f} s waiting for {what}{detail}")
+
+    def fetch_json(self, path):
+        """GETs a server URL directly, from Python, not through the page."""
+        url = urllib.parse.urljoin(self.url, path)
+        try:
+            with urllib.request.urlopen(url, timeout=30) as response:
+                return json.load(response)
+        except urllib.error.HTTPError as e:
+            body = e.read().decode("utf-8", "replace")[:300]
+            raise CheckFailed(f"GET {url} answered {e.code}: {body}")
+        except OSError as e:
+            raise CheckFailed(f"GET {url} failed: {e}")
+
+    def screenshot(self, name):
+        path = os.path.join(self.out, name)
+        self.driver.save_screenshot(path)
+        return path
+
+    def state(self):
+        return self.js("const p = window.wellsPage; return p ? {ready: p.ready, tiles: p.tilesLoading, "
+                       "list: p.listLoading, sort: p.listSort, zoom: p.map.getZoom()} : null;")
+
+    def wait_settled(self, what, timeout=30.0):
+        """Waits until no tile and no list request is in flight, twice in a row 300 ms apart, so that the
+        tiles Leaflet prunes after loading are gone and the list has caught up with the view."""
+        def settled():
+            s = self.state()
+            if not s or s["tiles"] or s["list"]:
+                return False
+            time.sleep(0.3)
+            s = self.state()
+            return s and not s["tiles"] and not s["list"]
+        self.wait(what, settled, timeout)
+
+    def drawn_wells(self):
+        """The wells the markers of the current zoom stand for (clusters' counts plus pins), the number of
+        tiles they come from, and those tiles' box as a bbox parameter (to the poles at the world's edge, as
+        the server's buffered top and bottom tiles reach them)."""
+        result = self.js("""
+            const map = window.wellsPage.map, z = map.getZoom(), n = 2 ** z;
+            const tiles = [...document.querySelectorAll('.leaflet-tile[data-tile]')]
+              .map((el) => el.dataset.tile.split('/').map(Number)).filter((t) => t[0] === z);
+            if (!tiles.length) return null;
+            const xs = tiles.map((t) => t[1]), ys = tiles.map((t) => t[2]);
+            const x0 = Math.min(...xs), x1 = Math.max(...xs) + 1, y0 = Math.min(...ys), y1 = Math.max(...ys) + 1;
+            const lat = (row) => row <= 0 ? 90 : row >= n ? -90 : Math.atan(Math.sinh(Math.PI * (1 - 2 * row / n))) * 180 / Math.PI;
+            let wells = document.querySelectorAll('.wells-pin').length;
+            for (const el of document.querySelectorAll('.wells-cluster')) wells += Number(el.dataset.count);
+            return [wells, tiles.length, [x0 / n * 360 - 180, lat(y1), x1 / n * 360 - 180, lat(y0)].join(',')];""")
+        if not result:
+            raise CheckFailed("no .leaflet-tile[data-tile] elements: cannot tell which tiles are loaded")
+        return result
+
+    def clickable_in_map(self, css, limit=20):
+        """Up to `limit` elements matching css whose centre lies inside the map, clear of Leaflet's controls,
+        and not covered there by another marker (so that a real click reaches them); fewest wells first for
+        clusters. Works on the markers' boxes and z-indexes: the browser's own hit-testing takes ~10 ms a
+        point with thousands of markers."""
+        return self.js("""
+            const [css, limit] = arguments, m = document.getElementById('map').getBoundingClientRect();
+            const wells = (el) => Number(el.dataset.count) || 1;
+            const markers = [...document.querySelectorAll('.leaflet-marker-pane > *')].map((el, order) =>
+              ({ el, order, r: el.getBoundingClientRect(), z: Number(getComputedStyle(el).zIndex) || 0 }));
+            const above = (a, b) => a.z > b.z || (a.z === b.z && a.order > b.order);
+            const found = [];
+            const candidates = markers.filter((c) => c.el.matches(css)).sort((a, b) => wells(a.el) - wells(b.el));
+            for (const c of candidates) {
+              const x = c.r.left + c.r.width / 2, y = c.r.top + c.r.height / 2;
+              if (!(c.r.width > 0 && x > m.left + 50 && x < m.right - 20 && y > m.top + 90 && y < m.bottom - 30)) continue;
+              const covered = markers.some((o) => o !== c && above(o, c) && o.r.width > 0 &&
+                x >= o.r.left && x <= o.r.right && y >= o.r.top && y <= o.r.bottom);
+              if (!covered) found.push(c.el);
+              if (found.length >= limit) break;
+            }
+            return found;""", css, limit)
+
+    def click_cluster(self, clusters):
+        """Clicks (a real click) the smallest clickable cluster and checks that the map zooms in two levels
+        centred on it. Returns a note for the log."""
+        cluster = clusters[0]
+        before = self.state()["zoom"]
+        target = self.js("""
+            const el = arguments[0], map = window.wellsPage.map, r = el.getBoundingClientRect();
+            const m = map.getContainer().getBoundingClientRect();
+            const ll = map.containerPointToLatLng([r.left + r.width / 2 - m.left, r.top + r.height / 2 - m.top]);
+            return [ll.lat, ll.lng];""", cluster)
+        title = cluster.get_attribute("title")
+        cluster.click()
+        expected = min(before + 2, 18)
+        self.wait(f"zoom {expected} after clicking the cluster of {title} at zoom {before}",
+                  lambda: self.state()["zoom"] == expected, timeout=10)
+        offset = self.js("""
+            const map = window.wellsPage.map, p = map.latLngToContainerPoint(arguments[0]), s = map.getSize();
+            return Math.hypot(p.x - s.x / 2, p.y - s.y / 2);""", target)
+        if offset > 8:
+            raise CheckFailed(f"after clicking the cluster of {title} the map is centred {offset:.0f} px away from it")
+        return f"cluster of {title} → zoom {expected}"
+
+    def shown_count(self):
+        text = self.driver.find_element(By.ID, "count").text
+        m = re.match(r"\s*([\d,.\u202f\u00a0 ]+)\s+wells?\s+in\s+view", text)
+        return (int(re.sub(r"\D", "", m.group(1))), text) if m else (None, text)
+
+    def map_bbox(self):
+        return self.js("""
+            const b = window.wellsPage.map.getBounds(), c = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
+            return [c(b.getWest(), -180, 180), c(b.getSouth(), -90, 90), c(b.getEast(), -180, 180),
+                    c(b.getNorth(), -90, 90)].map((v) => v.toFixed(6)).join(',');""")
+
+    def details_id(self):
+        return self.driver.find_element(By.ID, "details").get_attribute("data-id")
+
+    def details_table_text(self):
+        cells = self.driver.find_elements(By.CSS_SELECTOR, "#details table td")
+        return [c.text for c in cells]
+
+    def expect_details(self, pin_id, source):
+        """Waits for the details panel to show pin_id and compares its uwi with the server's."""
+        try:
+            self.wait(f"#details[data-id] to become {pin_id!r} after {source}",
+                      lambda: self.details_id() == pin_id, timeout=15)
+        except CheckFailed as e:
+            status = self.driver.find_element(By.ID, "status").text
+            raise CheckFailed(f"{e}; it is {self.details_id()!r}" + (f", status line: {status!r}" if status else ""))
+        well = self.fetch_json(f"collections/wells/items/{urllib.parse.quote(pin_id)}")
+        if str(well.get("id", pin_id)) != pin_id:
+            raise CheckFailed(f"GET collections/wells/items/{pin_id} answered the well with id {well.get('id')!r}")
+        props = well.get("properties") or {}
+        key = "uwi" if props.get("uwi") not in (None, "") else "name"
+        expected = str(props.get(key))
+        cells = self.details_table_text()
+        if expected not in cells:
+            raise CheckFailed(f"the details of well {pin_id} lack its {key} {expected!r} (table cells: {cells[:8]}…)")
+        return key, expected
+
+    # ---- the checks ----
+
+    def run(self, center, zoom):
+        self.check = "1 map loads"
+        try:
+            with urllib.request.urlopen(urllib.request.Request(self.url, headers={"Accept": "text/html"}), timeout=30) as r:
+                page = r.read().decode("utf-8", "replace")
+        except OSError as e:
+            raise CheckFailed(f"cannot GET the page {self.url}: {e}")
+        if "wellsPage" not in page:
+            raise CheckFailed(f"{self.url} does not answer the map page (no wellsPage in {len(page)} characters)")
+        self.driver.get(self.url)
+        self.wait("window.wellsPage.ready", lambda: self.js("return !!(window.wellsPage && window.wellsPage.ready)"))
+        self.wait("a .wells-cluster or .wells-pin on the map",
+                  lambda: self.driver.find_elements(By.CSS_SELECTOR, ".wells-cluster, .wells-pin"))
+        self.wait_settled("the first view's tiles and list")
+        clusters = len(self.driver.find_elements(By.CSS_SELECTOR, ".wells-cluster"))
+        pins = len(self.driver.find_elements(By.CSS_SELECTOR, ".wells-pin"))
+        countries = self.js("return document.querySelectorAll('.leaflet-basemap-pane path').length")
+        self.screenshot("map.png")
+        print(f"PASS 1 map loads: zoom {self.state()['zoom']}, {clusters} clusters, {pins} pins, "
+              f"{countries} basemap shapes (map.png)")
+        self.check = "1b every well drawn once"
+        drawn, tiles, bbox = self.drawn_wells()
+        matched = self.fetch_json(f"collections/wells/ids?bbox={bbox}&sortby=name")["numberMatched"]
+        if drawn != matched:
+            raise CheckFailed(
+                f"the clusters and pins drawn from the {tiles} tiles of zoom {self.state()['zoom']} count {drawn} wells, "
+                f"but /collections/wells/ids?bbox={bbox} (those tiles' box) has numberMatched {matched}: "
+                f"{'some wells are drawn twice' if drawn > matched else 'some wells are not drawn'}, near tile edges "
+                f"if a cluster cell straddles one (cells must start at the tile's corner, not in its buffer)")
+        print(f"PASS 1b every well drawn once: the features of {tiles} tiles add up to {drawn} = numberMatched of their box")
+
+        self.check = "2 list matches the server"
+        shown, text = self.wait("a count in #count", lambda: self.shown_count()[0] is not None and self.shown_count())
+        rows = self.driver.find_elements(By.CSS_SELECTOR, "#list .well-row")
+        if shown <= 0 or not rows:
+            raise CheckFailed(f"#count says {text!r} with {len(rows)} .well-row elements; expected a count > 0 and rows")
+        bbox = self.map_bbox()
+        matched = self.fetch_json(f"collections/wells/ids?bbox={bbox}&sortby=name")["numberMatched"]
+        if shown != matched:
+            raise CheckFailed(f"#count says {text!r} but /collections/wells/ids?bbox={bbox} has numberMatched {matched}")
+        expected_rows = min(50, matched)
+        if len(rows) != expected_rows:
+            raise CheckFailed(f"the list shows {len(rows)} rows at first; expected {expected_rows}")
+        print(f"PASS 2 list matches the server: {text!r} = numberMatched for bbox {bbox}, {len(rows)} rows")
+        if matched > 50:
+            self.js("const l = document.getElementById('list'); l.scrollTop = l.scrollHeight;")
+            more = self.wait("more rows after scrolling the list to the bottom",
+                             lambda: len(self.driver.find_elements(By.CSS_SELECTOR, "#list .well-row")) > 50 and
+                             len(self.driver.find_elements(By.CSS_SELECTOR, "#list .well-row")), timeout=15)
+            print(f"PASS 2b scrolling the list loads the next page: {more} rows")
+
+        self.check = "3 zoom to single pins"
+        if center is not None:
+            self.js("window.wellsPage.map.setView(arguments[0], arguments[1], {animate: false})", center, zoom)
+            self.wait_settled(f"the tiles at {center} zoom {zoom}")
+        steps = []
+        for _ in range(12):
+            # Done once a pin can be clicked, but without --center only after clicking at least one cluster.
+            if self.clickable_in_map(".wells-pin") and (center is not None or steps or
+                                                         not self.clickable_in_map(".wells-cluster")):
+                break
+            clusters = self.clickable_in_map(".wells-cluster")
+            if clusters:
+                steps.append(self.click_cluster(clusters))
+            elif center is not None:
+                raise CheckFailed(f"no clickable pin or cluster in view at {center} zoom {self.state()['zoom']}")
+            else:
+                self.js("window.wellsPage.map.panBy([160, 120], {animate: false})")  # look around a little
+                steps.append("pan")
+            self.wait_settled("the tiles after moving the map")
+        pins = self.clickable_in_map(".wells-pin")
+        if not pins:
+            raise CheckFailed(f"no clickable .wells-pin in view after {steps or 'no moves'} (zoom {self.state()['zoom']})")
+        drawn = self.js("return [...document.querySelectorAll('.wells-pin')].map((el) => el.dataset.id)")
+        twice = sorted({i for i in drawn if drawn.count(i) > 1})
+        if twice:
+            raise CheckFailed(f"pins drawn more than once (a tile's buffer not dropped?): {twice[:10]}")
+        print(f"PASS 3 zoom to single pins: {len(pins)} clickable pins at zoom {self.state()['zoom']}"
+              f"{' after ' + ', '.join(steps) if steps else ''}")
+
+        self.check = "4 pin details"
+        clicked = None
+        for pin in pins:
+            try:
+                pin_id = pin.get_attribute("data-id")
+                pin.click()
+                clicked = pin_id
+                break
+            except WebDriverException:
+                continue
+        if clicked is None:
+            raise CheckFailed(f"none of the {len(pins)} pins in view could be clicked")
+        if not clicked:
+            raise CheckFailed("the clicked .wells-pin has no data-id")
+        key, value = self.expect_details(clicked, "clicking its pin")
+        selected = self.driver.find_elements(By.CSS_SELECTOR, ".wells-pin.selected")
+        if not selected or any(el.get_attribute("data-id") != clicked for el in selected):
+            raise CheckFailed(f"pin {clicked} clicked but the highlighted pins are "
+                              f"{[el.get_attribute('data-id') for el in selected]}")
+        self.screenshot("details.png")
+        print(f"PASS 4 pin details: pin {clicked} → #details shows {key} {value!r}, pin highlighted (details.png)")
+
+        self.check = "5 list sorted by spud date"
+        Select(self.driver.find_element(By.ID, "sort")).select_by_value("-spud_date")
+        self.wait("the list to reload sorted by -spud_date",
+                  lambda: self.state()["sort"] == "-spud_date" and not self.state()["list"], timeout=20)
+        self.wait_settled("the list")
+        rows = self.driver.find_elements(By.CSS_SELECTOR, "#list .well-row")
+        if not rows:
+            raise CheckFailed("the list sorted by -spud_date has no rows")
+        values = [r.find_element(By.CSS_SELECTOR, ".value").text.strip() for r in rows]
+        dates = [v for v in values if re.match(r"\d{4}-\d{2}-\d{2}", v)]
+        for a, b in zip(dates, dates[1:]):
+            if a < b:
+                raise CheckFailed(f"spud dates increase in the list sorted by -spud_date: {a} before {b} "
+                                  f"(first values: {values[:10]})")
+        first_null = next((i for i, v in enumerate(values) if v == "—"), None)
+        if first_null is not None and any(re.match(r"\d{4}", v) for v in values[first_null:]):
+            raise CheckFailed(f"a dated well follows an undated one in the list sorted by -spud_date: {values[:20]}")
+        ids = [r.get_attribute("data-id") for r in rows]
+        server_ids = [str(i) for i in self.fetch_json(f"collections/wells/ids?bbox={self.map_bbox()}"
+                                                      f"&sortby=-spud_date")["ids"][:len(ids)]]
+        if ids != server_ids:
+            raise CheckFailed(f"the list's order differs from the server's for -spud_date: {ids[:5]}… vs {server_ids[:5]}…")
+        print(f"PASS 5 list sorted by spud date: {len(rows)} rows in the server's order, "
+              f"{len(dates)} dates non-increasing ({dates[0] if dates else '-'} … {dates[-1] if dates else '-'})")
+        # A row other than the well already shown.
+        row = next((r for r in rows if r.get_attribute("data-id") != clicked), rows[0])
+        row_id = row.get_attribute("data-id")
+        self.js("arguments[0].scrollIntoView({block: 'center'})", row)
+        row.click()
+        key, value = self.expect_details(row_id, "clicking its row")
+        if "selected" not in (row.get_attribute("class") or ""):
+            raise CheckFailed(f"row {row_id} clicked but not highlighted")
+        self.screenshot("list.png")
+        print(f"PASS 5b row details: row {row_id} → #details shows {key} {value!r} (list.png)")
+
+        self.check = "6 browser console"
+        severe = [e for e in self.driver.get_log("browser")
+                  if e.get("level") == "SEVERE" and "favicon.ico" not in e.get("message", "")]
+        if severe:
+            raise CheckFailed("SEVERE console messages:\n  " + "\n  ".join(e["message"] for e in severe[:10]))
+        print("PASS 6 browser console: no SEVERE messages")
+
+
+def make_driver():
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,800"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--url", required=True, help="the server's page, e.g. http://127.0.0.1:8080/")
+    parser.add_argument("--out", required=True, help="directory for the screenshots")
+    parser.add_argument("--center", help="LAT,LON to go to for the pin checks (with --zoom)")
+    parser.add_argument("--zoom", type=int, help="zoom level for --center")
+    args = parser.parse_args()
+    center = None
+    if args.center or args.zoom is not None:
+        try:
+            center = [float(v) for v in args.center.split(",")]
+            assert len(center) == 2 and args.zoom is not None
+        except (AttributeError, ValueError, AssertionError):
+            parser.error("--center LAT,LON and --zoom Z go together")
+    os.makedirs(args.out, exist_ok=True)
+
+    try:
+        driver = make_driver()
+    except WebDriverException as e:
+        print(f"FAIL startup: cannot start Chromium through /usr/bin/chromedriver: {e.msg}", file=sys.stderr)
+        return 1
+    test = MapTest(driver, args.url, args.out)
+    try:
+        test.run(center, args.zoom)
+        return 0
+    except (CheckFailed, WebDriverException) as e:
+        message = e.msg if isinstance(e, WebDriverException) else str(e)
+        try:
+            shot = f" (screenshot {test.screenshot('failure.png')})"
+        except WebDriverException:
+            shot = ""
+        print(f"FAIL check {test.check}: {message}{shot}", file=sys.stderr)
+        try:
+            for entry in driver.get_log("browser")[-5:]:
+                print(f"  console {entry.get('level')}: {entry.get('message')}", file=sys.stderr)
+        except WebDriverException:
+            pass
+        return 1
+    finally:
+        driver.quit()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,332 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import WellKit
+import WellKitSynthetic
+import Synchronization
+import WellsServer
+
+/// `wells serve` on a real loopback port, checked against the library on the same store (the
+/// oracle), against GDAL's OGC API – Features client and MVT decoder, and in headless Chromium.
+@Suite struct ServeTests {
+    /// 20,000 synthetic wells, served once for every test that only reads.
+    static let served = Task { try await ServedStore.make(count: 20_000, seed: 7) }
+
+    // MARK: - OGC API – Features against the library
+
+    @Test func itemsPageThroughTheSameWellsAsTheLibrary() async throws {
+        let s = try await Self.served.value
+        var generator = SystemRandomNumberGenerator()
+        let extent = try #require(try s.store.fetchExtent().box)
+        for k in 0..<40 {
+            let size = [0.05, 0.2, 0.5][k % 3]
+            let lon = Double.random(in: extent.minLongitude...(extent.maxLongitude - size), using: &generator)
+            let lat = Double.random(in: extent.minLatitude...(extent.maxLatitude - size), using: &generator)
+            let box = "\(lon),\(lat),\(lon + size),\(lat + size)"
+            let expected = try s.store.fetchIDs(WellFetchRequest(region: .box(try BoundingBox(parsing: box))))
+            var url: String? = s.url + "collections/wells/items?bbox=\(box)&limit=97"
+            var ids: [Int64] = []
+            var matched: Int?
+            while let next = url {
+                let page = try await HTTP.json(next)
+                matched = page["numberMatched"] as? Int
+                let features = try #require(page["features"] as? [[String: Any]])
+                #expect(page["numberReturned"] as? Int == features.count)
+                ids += features.compactMap { ($0["id"] as? NSNumber)?.int64Value }
+                url = (page["links"] as? [[String: Any]])?.first { $0["rel"] as? String == "next" }?["href"] as? String
+            }
+            #expect(matched == expected.count, "box \(box)")
+            #expect(ids.sorted() == expected.sorted(), "box \(box)")
+        }
+    }
+
+    @Test func filtersSortsAndPropertiesFollowTheAllowList() async throws {
+        let s = try await Self.served.value
+        let status = try #require(try s.store.fetchDictionaries(WellFetchRequest(limit: 1), properties: [.status]).first?["status"]?.string)
+        let box = "-120,49,-110,60"
+        let query = "bbox=\(box)&status=\(HTTP.encoded(status))&sortby=-spud_date,name&limit=50&properties=status,spud_date"
+        let page = try await HTTP.json(s.url + "collections/wells/items?" + query)
+        let features = try #require(page["features"] as? [[String: Any]])
+        var request = WellFetchRequest(predicate: .compare(.status, .equal, .text(status)),
+                                       sortDescriptors: [WellSortDescriptor(.spudDate, ascending: false), WellSortDescriptor(.name)],
+                                       region: .box(try BoundingBox(parsing: box)), limit: 50)
+        #expect(features.compactMap { ($0["id"] as? NSNumber)?.int64Value } == (try s.store.fetchIDs(request)))
+        #expect(features.allSatisfy { (($0["properties"] as? [String: Any])?["status"] as? String) == status })
+        request.limit = nil
+        #expect(page["numberMatched"] as? Int == (try s.store.fetchCount(request)))
+
+        // ids: every id in sort order, then rows by id in that order.
+        let ids = try await HTTP.json(s.url + "collections/wells/ids?bbox=\(box)&sortby=-total_depth")
+        let expected = try s.store.fetchIDs(WellFetchRequest(sortDescriptors: [WellSortDescriptor(.totalDepth, ascending: false)], region: .box(try BoundingBox(parsing: box))))
+        let listed = try #require(ids["ids"] as? [NSNumber]).map(\.int64Value)
+        #expect(listed == expected && ids["numberMatched"] as? Int == expected.count && ids["truncated"] as? Bool == false)
+        let chosen = Array(listed.prefix(30).reversed())
+        let rows = try await HTTP.json(s.url + "collections/wells/items?ids=" + chosen.map(String.init).joined(separator: ","))
+        #expect(try #require(rows["features"] as? [[String: Any]]).compactMap { ($0["id"] as? NSNumber)?.int64Value } == chosen)
+    }
+
+    @Test func anItemHasEveryAttributeOfTheWell() async throws {
+        let s = try await Self.served.value
+        let well = try #require(try s.store.fetchWells(WellFetchRequest(offset: 123)).first)
+        let feature = try await HTTP.json(s.url + "collections/wells/items/\(well.id)")
+        let properties = try #require(feature["properties"] as? [String: Any])
+        let expected = well.properties()
+        #expect(Set(properties.keys) == Set(expected.map(\.name)).subtracting(["lat", "lon"]))
+        #expect(properties["uwi"] as? String == well.detail.identifier)
+        let coordinates = try #require((feature["geometry"] as? [String: Any])?["coordinates"] as? [Double])
+        #expect(coordinates == [well.pin.longitude, well.pin.latitude])
+    }
+
+    @Test(arguments: [
+        ("collections/wells/items?limit=0", "limit"), ("collections/wells/items?limit=ten", "limit"),
+        ("collections/wells/items?bbox=1,2,3", "bbox"), ("collections/wells/items?bbox=0,50,1,40", "bbox"),
+        ("collections/wells/items?bbox=0,50,1,95", "bbox"), ("collections/wells/items?offset=-1", "offset"),
+        ("collections/wells/items?sortby=depth", "sortby"), ("collections/wells/items?status=A&status=B", "status"),
+        ("collections/wells/items?total_depth=deep", "total_depth"), ("collections/wells/items?filter=status%20%3D", "filter"),
+        ("collections/wells/items?spud_date=yesterday", "spud_date"), ("collections/wells/items?foo=1", "foo"),
+        ("collections/wells/items?bbox-crs=EPSG:3857", "bbox-crs"), ("collections/wells/items?properties=secret", "properties"),
+        ("collections/wells/items?ids=1,x", "ids"), ("collections/wells/items?f=xml", "f"),
+        ("collections/wells/items/abc", "featureId"), ("collections/wells/ids?limit=5", "limit"),
+        ("tiles/23/0/0.mvt", "z"), ("tiles/3/9/0.mvt", "z/x/y"), ("tiles/3/0/0.png", "format"),
+        ("tiles/3/0/0.mvt?cell=7", "cell"), ("?f=xml", "f"),
+    ])
+    func badParametersAnswerAProblemNamingThem(path: String, parameter: String) async throws {
+        let s = try await Self.served.value
+        let (status, headers, body) = try await HTTP.get(s.url + path)
+        #expect(status == 400, "\(path)")
+        #expect(headers["Content-Type"] == "application/problem+json")
+        let problem = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        #expect(problem["parameter"] as? String == parameter, "\(path): \(problem)")
+        #expect(problem["status"] as? Int == 400 && !((problem["detail"] as? String) ?? "").isEmpty)
+    }
+
+    @Test func missingThingsAnswer404AndLimitsAreCapped() async throws {
+        let s = try await Self.served.value
+        #expect(try await HTTP.get(s.url + "collections/nope/items").status == 404)
+        #expect(try await HTTP.get(s.url + "collections/wells/items/999999999").status == 404)
+        let page = try await HTTP.json(s.url + "collections/wells/items?limit=50000")
+        #expect(page["numberReturned"] as? Int == 10_000 && page["numberMatched"] as? Int == 20_000)
+    }
+
+    // MARK: - Caching that follows the data
+
+    @Test func etagsChangeWhenTheStoreIsLoaded() async throws {
+        let s = try await ServedStore.make(count: 2_000, seed: 3)
+        for path in ["collections/wells/items?bbox=-120,49,-110,60&limit=5", "tiles/5/5/10.mvt", "collections/wells"] {
+            let (status, headers, _) = try await HTTP.get(s.url + path)
+            let etag = try #require(headers["Etag"] ?? headers["ETag"], "\(path)")
+            #expect(status == 200)
+            #expect(try await HTTP.get(s.url + path, headers: ["If-None-Match": etag]).status == 304, "\(path)")
+        }
+        let before = try await HTTP.get(s.url + "collections/wells")
+        let etag = try #require(before.headers["Etag"] ?? before.headers["ETag"])
+        // Another process's load: a second list into the served store.
+        let more = s.directory + "/more.csv"
+        try WellGenerator(count: 500, seed: 99).write(toFileAt: more)
+        let writer = try WellStore(path: s.path)
+        _ = try writer.load(csvAt: more)
+        try writer.close()
+        let after = try await HTTP.get(s.url + "collections/wells", headers: ["If-None-Match": etag])
+        #expect(after.status == 200)
+        #expect((after.headers["Etag"] ?? after.headers["ETag"]) != etag)
+        let collection = try #require(try JSONSerialization.jsonObject(with: after.body) as? [String: Any])
+        #expect((collection["description"] as? String)?.hasPrefix("2500 wells") == true)
+    }
+
+    // MARK: - Vector tiles, decoded by GDAL's MVT driver
+
+    @Test func tilesDecodedByGDALHoldTheWellsOfTheTile() async throws {
+        let s = try await Self.served.value
+        let center = try #require(try s.store.fetchPins(WellFetchRequest(offset: 5_000)).first)
+        for z in [4, 7, 10, 12, 13, 15] {
+            let n = Double(1 << z)
+            let x = Int((center.longitude + 180) / 360 * n)
+            let lat = center.latitude * .pi / 180
+            let y = Int((1 - log(tan(lat) + 1 / cos(lat)) / .pi) / 2 * n)
+            let (status, _, body) = try await HTTP.get(s.url + "tiles/\(z)/\(x)/\(y).mvt")
+            #expect(status == 200)
+            let features = try await GDAL.decodeTile(body, z: z, x: x, y: y, in: s.directory)
+            let tile = try TileID(z: z, x: x, y: y)
+            let request = WellFetchRequest(region: .box(TileOptions().countedBox(tile)))
+            let counts = features.map { ($0["properties"] as? [String: Any])?["count"] as? Int ?? 0 }
+            #expect(counts.reduce(0, +) == (try s.store.fetchCount(request)), "tile \(tile)")
+            if z >= 13 {
+                #expect(counts.allSatisfy { $0 == 1 })
+                let ids = features.compactMap { (($0["properties"] as? [String: Any])?["mvt_id"] as? NSNumber)?.int64Value ?? ($0["id"] as? NSNumber)?.int64Value }
+                #expect(ids.sorted() == (try s.store.fetchIDs(request)).sorted(), "tile \(tile)")
+            } else if z <= 7 {
+                #expect(counts.contains { $0 > 1 }, "tile \(tile) is clustered")
+            }
+            // The GeoJSON tile holds the same features.
+            let geojson = try await HTTP.json(s.url + "tiles/\(z)/\(x)/\(y).geojson")
+            #expect((geojson["features"] as? [[String: Any]])?.count == features.count)
+        }
+    }
+
+    // MARK: - GDAL's OGC API – Features client
+
+    @Test func gdalListsTheLayerAndCopiesABox() async throws {
+        let s = try await Self.served.value
+        let info = try await GDAL.run("ogrinfo", ["-so", "OAPIF:" + s.url, "wells"])
+        #expect(info.contains("Geometry: Point"))
+        #expect(info.contains("Feature Count: 20000"))
+        let box = try BoundingBox(parsing: "-115,52,-114,53")
+        let gpkg = s.directory + "/box.gpkg"
+        _ = try await GDAL.run("ogr2ogr", ["-f", "GPKG", gpkg, "OAPIF:" + s.url, "wells", "-spat", "-115", "52", "-114", "53"])
+        let csv = try await GDAL.run("ogr2ogr", ["-f", "CSV", "/vsistdout/", gpkg, "-sql", "SELECT id FROM wells"])
+        let copied = csv.split(separator: "\n").dropFirst().compactMap { Int64($0.trimmingCharacters(in: CharacterSet(charactersIn: "\" ,\r"))) }
+        let expected = try s.store.fetchIDs(WellFetchRequest(region: .box(box)))
+        #expect(!expected.isEmpty && copied.sorted() == expected.sorted())
+    }
+
+    // MARK: - Safety
+
+    @Test func corsIsOffUnlessAnOriginIsGiven() async throws {
+        let s = try await Self.served.value
+        let plain = try await HTTP.get(s.url + "collections", headers: ["Origin": "http://example.com"])
+        #expect(plain.headers["Access-Control-Allow-Origin"] == nil)
+        let open = try await ServedStore.make(count: 100, seed: 5, arguments: ["--cors-origin", "http://maps.example"])
+        let allowed = try await HTTP.get(open.url + "collections", headers: ["Origin": "http://maps.example"])
+        #expect(allowed.headers["Access-Control-Allow-Origin"] == "http://maps.example")
+        #expect(s.url.hasPrefix("http://127.0.0.1:"))
+    }
+
+    // MARK: - The map page in a real browser
+
+    @Test(.timeLimit(.minutes(5))) func theMapPageWorksInHeadlessChromium() async throws {
+        let s = try await Self.served.value
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let python = repository.appendingPathComponent("Tests/Browser/.venv/bin/python").path
+        try #require(FileManager.default.isExecutableFile(atPath: python), "run `bash .ci/setup` to install Chromium and Selenium")
+        let screenshots = ProcessInfo.processInfo.environment["WELLS_SCREENSHOTS"] ?? s.directory
+        let result = try await GDAL.execute(python, [repository.appendingPathComponent("Tests/Browser/map_test.py").path, "--url", s.url, "--out", screenshots])
+        #expect(result.status == 0, "\(result.output)")
+        for name in ["map.png", "details.png", "list.png"] {
+            #expect(FileManager.default.fileExists(atPath: screenshots + "/" + name))
+        }
+    }
+}
+
+// MARK: - Fixtures
+
+/// A store of synthetic wells served by `wells serve` (the built executable, a child process) on
+/// a free loopback port for the rest of the test run: the server stops when its standard input,
+/// a pipe this process holds, closes.
+struct ServedStore: Sendable {
+    let url: String
+    let path: String
+    let directory: String
+    let store: WellStore
+
+    static func make(count: Int, seed: UInt64, arguments: [String] = []) async throws -> ServedStore {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let csv = directory + "/wells.csv", path = directory + "/wells.sqlite"
+        try WellGenerator(count: count, seed: seed).write(toFileAt: csv)
+        let writer = try WellStore(path: path)
+        _ = try writer.load(csvAt: csv)
+        try writer.close()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: InterruptedLoadTests.wells)
+        process.arguments = ["serve", "--db", path, "--port", "0", "--exit-with-stdin"] + arguments
+        let input = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        Lifelines.keep(input.fileHandleForWriting)
+        let url = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+            DispatchQueue.global().async {
+                var text = ""
+                while !text.contains("(Ctrl-C stops)") {
+                    let chunk = errors.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    text += String(decoding: chunk, as: UTF8.self)
+                }
+                if let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+/"#, options: .regularExpression) {
+                    continuation.resume(returning: String(text[range]))
+                } else {
+                    continuation.resume(throwing: CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "wells serve: \(text)"]))
+                }
+            }
+        }
+        return ServedStore(url: url, path: path, directory: directory, store: try WellStore(path: path, mode: .readOnly))
+    }
+}
+
+/// The write ends of the servers' standard input, held open until this process exits.
+enum Lifelines {
+    private static let handles = Mutex<[FileHandle]>([])
+    static func keep(_ handle: FileHandle) { handles.withLock { $0.append(handle) } }
+}
+
+/// GET requests with URLSession.
+enum HTTP {
+    static func get(_ url: String, headers: [String: String] = [:]) async throws -> (status: Int, headers: [String: String], body: Data) {
+        var request = URLRequest(url: URL(string: url)!)
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = response as! HTTPURLResponse
+        var fields: [String: String] = [:]
+        for (name, value) in http.allHeaderFields { fields["\(name)"] = "\(value)" }
+        return (http.statusCode, fields, data)
+    }
+
+    static func json(_ url: String) async throws -> [String: Any] {
+        let (status, _, body) = try await get(url)
+        guard status == 200, let object = try JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+            throw URLError(.badServerResponse, userInfo: [NSLocalizedDescriptionKey: "\(url): \(status) \(String(decoding: body, as: UTF8.self))"])
+        }
+        return object
+    }
+
+    static func encoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+    }
+}
+
+/// GDAL's command-line tools, as an independent client and decoder.
+enum GDAL {
+    static func run(_ tool: String, _ arguments: [String]) async throws -> String {
+        let result = try await execute("/usr/bin/" + tool, arguments)
+        guard result.status == 0 else { throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "\(tool) \(arguments): \(result.output)"]) }
+        return result.output
+    }
+
+    /// A tile decoded by GDAL's MVT driver, as GeoJSON features in EPSG:4326.
+    static func decodeTile(_ bytes: Data, z: Int, x: Int, y: Int, in directory: String) async throws -> [[String: Any]] {
+        let file = directory + "/tile-\(z)-\(x)-\(y).mvt"
+        try bytes.write(to: URL(fileURLWithPath: file))
+        guard !bytes.isEmpty else { return [] }
+        let text = try await run("ogr2ogr", ["-f", "GeoJSON", "/vsistdout/", file, "-oo", "X=\(x)", "-oo", "Y=\(y)", "-oo", "Z=\(z)", "-oo", "CLIP=NO", "-t_srs", "EPSG:4326"])
+        let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+        return object?["features"] as? [[String: Any]] ?? []
+    }
+
+    /// Runs a program on a dispatch thread: waiting on the test's threads would starve the
+    /// in-process server that the program talks to.
+    static func execute(_ path: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try executeWaiting(path, arguments) }) }
+        }
+    }
+
+    private static func executeWaiting(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("out-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: output) }
+        let handle = try FileHandle(forWritingTo: output)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        process.waitUntilExit()
+        try handle.close()
+        return (process.terminationStatus, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
+    }
+}
