@@ -1,54 +1,111 @@
-import Dispatch
 import Foundation
 import Synchronization
 import WellKit
 
 /// The server's read-only connections to the store, used side by side, with the request
 /// timeout and the change token that ETags are made of.
+///
+/// The request path costs no thread hand-off of its own: a request takes a free connection
+/// (blocking only when every one is busy), registers its deadline in a table that one watchdog
+/// thread scans, and reads the change token from memory. (A GCD timer per request and a shared
+/// queue for the token kept the server switching threads: city-box `items` ran at 1,446 requests/s
+/// under wrk with 16 connections, against 21,500 for an empty response; see the README.)
 final class StoreReaders: Sendable {
     private let stores: [WellStore]
+    /// One flag per connection, set while a request uses it; a request takes the first free one.
+    private let lanes: [Lane]
     private let next = Atomic<Int>(0)
     private let timeout: Duration
     /// Nil when the store's change token cannot be read (a store in a read-only directory opened
     /// immutable): responses then carry no ETag.
     private let changes: ChangeTokens?
+    /// The last token read and when: reused for at most ``tokenReuse`` to tag fresh responses.
+    private let lastToken = Mutex<(token: Int64?, read: ContinuousClock.Instant)>((nil, .now - .seconds(1)))
+    private static let tokenReuse: Duration = .milliseconds(2)
+    /// Requests in flight: their connection, deadline and whether the watchdog stopped them.
+    private let inFlight = Mutex<(next: Int, reads: [Int: (store: Int, deadline: ContinuousClock.Instant, timedOut: Bool)])>((0, [:]))
     /// Distinguishes this run's tokens from another run's, whose data_version may repeat.
     let runID: String
 
     init(path: String, count: Int, timeout: Duration) throws {
         stores = try (0..<max(1, count)).map { _ in try WellStore(path: path, mode: .readOnly) }
+        lanes = stores.map { _ in Lane() }
         self.timeout = timeout
         changes = try? stores[0].changeTokens()
         runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        let check = min(timeout / 10, .milliseconds(100))
+        Thread.detachNewThread { [weak self] in
+            while let readers = self {
+                readers.interruptOverdue()
+                Thread.sleep(forTimeInterval: Double(check.components.seconds) + Double(check.components.attoseconds) / 1e18)
+            }
+        }
     }
 
-    /// The store's change token now; read it before the query whose answer it tags.
+    /// The store's change token for tagging a fresh response: read at most 2 ms before this call,
+    /// and so before the query whose answer it tags. An answer is never older than its tag, so a
+    /// client holding the tag revalidates as soon as the store changes.
     func changeToken() -> Int64? {
-        try? changes?.current()
+        let now = ContinuousClock.now
+        if let cached = lastToken.withLock({ now - $0.read < Self.tokenReuse ? $0.token : nil }) { return cached }
+        return currentChangeToken()
     }
 
-    /// Runs `body` on one of the connections; when it runs past the timeout, its statement is
+    /// The store's change token read now, for answering `If-None-Match`: a 304 must not hide a commit.
+    func currentChangeToken() -> Int64? {
+        let now = ContinuousClock.now
+        let token = try? changes?.current()
+        lastToken.withLock { $0 = (token, now) }
+        return token
+    }
+
+    /// Runs `body` on a free connection; when it runs past the timeout, its statement is
     /// interrupted and the request answers 503.
     func read<T>(_ body: (WellStore) throws -> T) throws -> T {
-        let k = next.wrappingAdd(1, ordering: .relaxed).oldValue
-        let store = stores[abs(k % stores.count)]
-        let timedOut = Flag()
-        let alarm = DispatchWorkItem {
-            timedOut.value.store(true, ordering: .releasing)
-            store.interrupt()
+        let start = next.wrappingAdd(1, ordering: .relaxed).oldValue
+        var attempt = 0
+        while true {
+            for k in 0..<stores.count {
+                let index = abs((start &+ k) % stores.count)
+                if lanes[index].busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
+                    defer { lanes[index].busy.store(false, ordering: .releasing) }
+                    return try run(index, body)
+                }
+            }
+            // Every connection is busy: wait for one (their queries take micro- to milliseconds).
+            attempt += 1
+            usleep(UInt32(min(1_000, 20 * attempt)))
         }
-        let (seconds, attoseconds) = timeout.components
-        DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18, execute: alarm)
-        defer { alarm.cancel() }
+    }
+
+    private func run<T>(_ index: Int, _ body: (WellStore) throws -> T) throws -> T {
+        let id = inFlight.withLock { state in
+            state.next += 1
+            state.reads[state.next] = (index, .now + timeout, false)
+            return state.next
+        }
+        defer { inFlight.withLock { _ = $0.reads.removeValue(forKey: id) } }
         do {
-            return try body(store)
-        } catch where timedOut.value.load(ordering: .acquiring) {
+            return try body(stores[index])
+        } catch where inFlight.withLock({ $0.reads[id]?.timedOut ?? false }) {
             throw Problem(.serviceUnavailable, "the query ran longer than the server's limit of \(timeout) and was stopped; ask for a smaller box or fewer wells")
+        }
+    }
+
+    /// Interrupts the connections whose request is past its deadline. The interrupt happens while
+    /// the table is locked, so the request cannot have moved on to another query meanwhile.
+    private func interruptOverdue() {
+        let now = ContinuousClock.now
+        inFlight.withLock { state in
+            for (id, read) in state.reads where read.deadline < now && !read.timedOut {
+                state.reads[id]?.timedOut = true
+                stores[read.store].interrupt()
+            }
         }
     }
 }
 
-/// A flag an escaping closure can set.
-private final class Flag: Sendable {
-    let value = Atomic<Bool>(false)
+/// Whether one connection is in use.
+private final class Lane: Sendable {
+    let busy = Atomic<Bool>(false)
 }

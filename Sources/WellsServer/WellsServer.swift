@@ -123,7 +123,7 @@ package struct WellsServer: Sendable {
     /// a delete or a restart changes it.
     private func respond(_ request: Request, contentType: String, variant: String = "",
                          _ body: () throws -> [UInt8]) throws -> Response {
-        try respond(request, contentType: contentType, variant: variant, token: readers.changeToken()) { _ in try body() }
+        try respond(request, contentType: contentType, variant: variant, token: token(for: request)) { _ in try body() }
     }
 
     private func respond(_ request: Request, contentType: String, variant: String, token: Int64?,
@@ -146,7 +146,7 @@ package struct WellsServer: Sendable {
     /// zooms and long id lists take milliseconds, which the server's few threads should not wait out.
     private func respondOffLoop(_ request: Request, contentType: String, variant: String = "",
                                 _ body: @escaping @Sendable (Int64?) throws -> [UInt8]) async throws -> Response {
-        let token = readers.changeToken()
+        let token = token(for: request)
         let etag = token.map { "\"\(readers.runID)-\($0)\(variant.isEmpty ? "" : "-" + variant)\"" }
         if let etag, request.headers[.ifNoneMatch]?.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) == true {
             return try respond(request, contentType: contentType, variant: variant, token: token) { _ in [] }
@@ -155,6 +155,12 @@ package struct WellsServer: Sendable {
             DispatchQueue.global().async { continuation.resume(with: Result { try body(token) }) }
         }
         return try respond(request, contentType: contentType, variant: variant, token: token) { _ in bytes }
+    }
+
+    /// The change token to answer `request` with: read now for a conditional request, whose 304
+    /// must not hide a commit; else the one read in the last 2 ms.
+    private func token(for request: Request) -> Int64? {
+        request.headers[.ifNoneMatch] == nil ? readers.changeToken() : readers.currentChangeToken()
     }
 
     /// Whether `/` should answer the JSON landing page: `f=json`, or an Accept header that asks for

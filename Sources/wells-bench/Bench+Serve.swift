@@ -184,7 +184,8 @@ struct WrkResult {
             return nil
         }
         let requests = text.split(separator: "\n").first { $0.contains("requests in") }?.split(separator: " ").first.flatMap { Double($0) }
-        let transfer = text.split(separator: "\n").first { $0.contains("requests in") }?.split(separator: " ").last.map(String.init)
+        // "18436 requests in 5.01s, 21.41MB read"
+        let transfer = text.split(separator: "\n").first { $0.contains("requests in") }?.split(separator: " ").dropLast().last.map(String.init)
         guard let rps = value(after: "Requests/sec:").flatMap(Double.init), let p50 = milliseconds(value(after: "50%")),
               let p99 = milliseconds(value(after: "99%")), let requests, requests > 0 else {
             throw StoreError(.invalidArgument, "cannot read wrk's output: \(text.prefix(400))")
