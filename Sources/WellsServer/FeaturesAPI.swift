@@ -74,6 +74,16 @@ struct FeaturesAPI: Sendable {
                     var rows: [Int64: [WellValue]] = [:]
                     try store.forEachRow(query.request, fields: fields) { row in rows[row[0]] = row.values }
                     for id in ids { if let row = rows[id] { writer.write(row); returned += 1 } }
+                } else if query.properties.isEmpty {
+                    // Pins alone, the map's request: the same features, written as bytes.
+                    var bytes: [UInt8] = []
+                    bytes.reserveCapacity(160 * min(limit, 1_000))
+                    try store.forEachRow(query.request, fields: fields) { row in
+                        bytes.append(contentsOf: returned == 0 ? [0x0A] : [0x2C, 0x0A])
+                        ResultWriter.appendPinFeature(id: row[0], name: row[1], latitude: row[2], longitude: row[3], to: &bytes)
+                        returned += 1
+                    }
+                    writer.append(raw: String(decoding: bytes, as: UTF8.self), rows: returned)
                 } else {
                     try store.forEachRow(query.request, fields: fields) { row in writer.write(row.values); returned += 1 }
                 }

@@ -144,6 +144,36 @@ package final class ResultWriter {
         emit(line.joined(separator: "  ").trimmingCharacters(in: .whitespaces) + "\n")
     }
 
+    /// Emits rows already written in this writer's format, with their separators (`"\n"` before
+    /// the first, `",\n"` before each other), such as features of ``appendPinFeature(id:name:latitude:longitude:to:)``.
+    package func append(raw text: String, rows: Int) {
+        emit(text)
+        count += rows
+    }
+
+    /// Appends one pin as the GeoJSON Feature that ``write(_:)`` writes for the columns
+    /// `id, name, lat, lon`, byte for byte, into a byte buffer.
+    ///
+    /// The hot path of a server's `items`: building the feature as `String`s through
+    /// ``feature(_:)`` took 18% of the server's time for city boxes (`perf`, `wells-bench serve`).
+    package static func appendPinFeature(id: Int64, name: String?, latitude: Double, longitude: Double, to out: inout [UInt8]) {
+        out.append(contentsOf: #"{"type":"Feature","id":"#.utf8)
+        out.append(contentsOf: String(id).utf8)
+        out.append(contentsOf: #","geometry":{"type":"Point","coordinates":["#.utf8)
+        out.append(contentsOf: number(longitude).utf8)
+        out.append(UInt8(ascii: ","))
+        out.append(contentsOf: number(latitude).utf8)
+        out.append(contentsOf: #"]},"properties":{"id":"#.utf8)
+        out.append(contentsOf: String(id).utf8)
+        out.append(contentsOf: #","name":"#.utf8)
+        if var name {
+            name.withUTF8 { ExtraJSON.appendQuoted($0, to: &out) }
+        } else {
+            out.append(contentsOf: "null".utf8)
+        }
+        out.append(contentsOf: "}}".utf8)
+    }
+
     // MARK: - Values
 
     /// A value as plain text: numbers in their shortest form, NULL as empty.

@@ -81,3 +81,27 @@ import Testing
         #expect(bytes.indices.contains { Array(bytes[$0...].prefix(7)) == geometry })
     }
 }
+
+@Suite struct PinFeatureTests {
+    /// The byte writer of `items` writes what ResultWriter writes for the same pins.
+    @Test func pinFeaturesMatchTheResultWriter() {
+        let pins: [(Int64, String?, Double, Double)] = [
+            (1, "Memphis #109", 35.165556, -90.027111), (2, nil, -14.3, -170.7), (3, "A \"quoted\" \\ name\n\u{1B}[31m", 0, 0),
+            (40, "Émile's Well 油井", 51.05000000000001, -114.0), (9_000_000_000, "", -90, 180),
+        ]
+        var reference = ""
+        let writer = ResultWriter(format: .geojson, columns: ["id", "name", "lat", "lon"]) { reference += $0 }
+        for (id, name, lat, lon) in pins { writer.write([.integer(id), name.map { .text($0) } ?? .null, .real(lat), .real(lon)]) }
+        writer.finish()
+        var fast = ""
+        let other = ResultWriter(format: .geojson, columns: ["id", "name", "lat", "lon"]) { fast += $0 }
+        var bytes: [UInt8] = []
+        for (k, (id, name, lat, lon)) in pins.enumerated() {
+            bytes += k == 0 ? [0x0A] : [0x2C, 0x0A]
+            ResultWriter.appendPinFeature(id: id, name: name, latitude: lat, longitude: lon, to: &bytes)
+        }
+        other.append(raw: String(decoding: bytes, as: UTF8.self), rows: pins.count)
+        other.finish()
+        #expect(fast == reference)
+    }
+}
