@@ -40,3 +40,14 @@ enum JSONText {
         ResultWriter.json(.text(text))
     }
 }
+
+/// Answers a path no route serves with a 404 problem document rather than an empty body.
+struct NotFoundMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            throw Problem(.notFound, "nothing at \(FeatureQuery.shown(request.uri.path)); the API's links are at /?f=json")
+        }
+    }
+}

@@ -61,6 +61,7 @@ package struct WellsServer: Sendable {
     /// Every route: the API, tiles, the page, its assets and the basemap.
     package func router() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: NotFoundMiddleware())
         if let origin = configuration.corsOrigins.first {
             router.add(middleware: CORSMiddleware(allowOrigin: origin == "*" ? .all : .custom(origin), allowMethods: [.get, .head]))
         }

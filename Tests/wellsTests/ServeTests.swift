@@ -105,6 +105,8 @@ import WellsServer
     @Test func missingThingsAnswer404AndLimitsAreCapped() async throws {
         let s = try await Self.served.value
         #expect(try await HTTP.get(s.url + "collections/nope/items").status == 404)
+        let nowhere = try await HTTP.get(s.url + "no/such/path")
+        #expect(nowhere.status == 404 && nowhere.headers["Content-Type"] == "application/problem+json")
         #expect(try await HTTP.get(s.url + "collections/wells/items/999999999").status == 404)
         let page = try await HTTP.json(s.url + "collections/wells/items?limit=50000")
         #expect(page["numberReturned"] as? Int == 10_000 && page["numberMatched"] as? Int == 20_000)
