@@ -129,14 +129,11 @@ package struct WellsServer: Sendable {
 
     private func respond(_ request: Request, contentType: String, variant: String, token: Int64?,
                          _ body: (Int64?) throws -> [UInt8]) throws -> Response {
-        let etag = token.map { "\"\(readers.runID)-\($0)\(variant.isEmpty ? "" : "-" + variant)\"" }
+        let etag = etag(token, variant)
         var headers: HTTPFields = [.cacheControl: "no-cache"]
         if let etag {
             headers[.eTag] = etag
-            let matches = request.headers[.ifNoneMatch].map { value in
-                value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == etag || $0.trimmingCharacters(in: .whitespaces) == "*" }
-            } ?? false
-            if matches { return Response(status: .notModified, headers: headers) }
+            if Self.request(request, holds: etag) { return Response(status: .notModified, headers: headers) }
         }
         headers[.contentType] = contentType
         if variant == "json" || variant == "html" { headers[.vary] = "Accept" }
@@ -148,14 +145,26 @@ package struct WellsServer: Sendable {
     private func respondOffLoop(_ request: Request, contentType: String, variant: String = "",
                                 _ body: @escaping @Sendable (Int64?) throws -> [UInt8]) async throws -> Response {
         let token = token(for: request)
-        let etag = token.map { "\"\(readers.runID)-\($0)\(variant.isEmpty ? "" : "-" + variant)\"" }
-        if let etag, request.headers[.ifNoneMatch]?.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) == true {
-            return try respond(request, contentType: contentType, variant: variant, token: token) { _ in [] }
+        var bytes: [UInt8] = []
+        if etag(token, variant).map({ !Self.request(request, holds: $0) }) ?? true {
+            bytes = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
+                DispatchQueue.global().async { continuation.resume(with: Result { try body(token) }) }
+            }
         }
-        let bytes = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
-            DispatchQueue.global().async { continuation.resume(with: Result { try body(token) }) }
-        }
-        return try respond(request, contentType: contentType, variant: variant, token: token) { _ in bytes }
+        return try respond(request, contentType: contentType, variant: variant, token: token) { [bytes] _ in bytes }
+    }
+
+    /// `"run-token-variant"`: the change token with this run's id and the representation.
+    private func etag(_ token: Int64?, _ variant: String) -> String? {
+        token.map { "\"\(readers.runID)-\($0)\(variant.isEmpty ? "" : "-" + variant)\"" }
+    }
+
+    /// Whether the request's `If-None-Match` names `etag` (or `*`).
+    private static func request(_ request: Request, holds etag: String) -> Bool {
+        request.headers[.ifNoneMatch]?.split(separator: ",").contains {
+            let tag = $0.trimmingCharacters(in: .whitespaces)
+            return tag == etag || tag == "*"
+        } ?? false
     }
 
     /// The change token to answer `request` with: read now for a conditional request, whose 304

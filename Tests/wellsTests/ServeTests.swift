@@ -149,7 +149,7 @@ import WellsServer
             let y = Int((1 - log(tan(lat) + 1 / cos(lat)) / .pi) / 2 * n)
             let (status, _, body) = try await HTTP.get(s.url + "tiles/\(z)/\(x)/\(y).mvt")
             #expect(status == 200)
-            let features = try await GDAL.decodeTile(body, z: z, x: x, y: y, in: s.directory)
+            let features = try await Tool.decodeTile(body, z: z, x: x, y: y, in: s.directory)
             let tile = try TileID(z: z, x: x, y: y)
             let request = WellFetchRequest(region: .box(TileOptions().countedBox(tile)))
             let counts = features.map { ($0["properties"] as? [String: Any])?["count"] as? Int ?? 0 }
@@ -171,13 +171,13 @@ import WellsServer
 
     @Test func gdalListsTheLayerAndCopiesABox() async throws {
         let s = try await Self.served.value
-        let info = try await GDAL.run("ogrinfo", ["-so", "OAPIF:" + s.url, "wells"])
+        let info = try await Tool.run("ogrinfo", ["-so", "OAPIF:" + s.url, "wells"])
         #expect(info.contains("Geometry: Point"))
         #expect(info.contains("Feature Count: 20000"))
         let box = try BoundingBox(parsing: "-115,52,-114,53")
         let gpkg = s.directory + "/box.gpkg"
-        _ = try await GDAL.run("ogr2ogr", ["-f", "GPKG", gpkg, "OAPIF:" + s.url, "wells", "-spat", "-115", "52", "-114", "53"])
-        let csv = try await GDAL.run("ogr2ogr", ["-f", "CSV", "/vsistdout/", gpkg, "-sql", "SELECT id FROM wells"])
+        _ = try await Tool.run("ogr2ogr", ["-f", "GPKG", gpkg, "OAPIF:" + s.url, "wells", "-spat", "-115", "52", "-114", "53"])
+        let csv = try await Tool.run("ogr2ogr", ["-f", "CSV", "/vsistdout/", gpkg, "-sql", "SELECT id FROM wells"])
         let copied = csv.split(separator: "\n").dropFirst().compactMap { Int64($0.trimmingCharacters(in: CharacterSet(charactersIn: "\" ,\r"))) }
         let expected = try s.store.fetchIDs(WellFetchRequest(region: .box(box)))
         #expect(!expected.isEmpty && copied.sorted() == expected.sorted())
@@ -203,7 +203,7 @@ import WellsServer
         let python = repository.appendingPathComponent("Tests/Browser/.venv/bin/python").path
         try #require(FileManager.default.isExecutableFile(atPath: python), "run `bash .ci/setup` to install Chromium and Selenium")
         let screenshots = ProcessInfo.processInfo.environment["WELLS_SCREENSHOTS"] ?? s.directory
-        let result = try await GDAL.execute(python, [repository.appendingPathComponent("Tests/Browser/map_test.py").path, "--url", s.url, "--out", screenshots])
+        let result = try await Tool.execute(python, [repository.appendingPathComponent("Tests/Browser/map_test.py").path, "--url", s.url, "--out", screenshots])
         #expect(result.status == 0, "\(result.output)")
         for name in ["map.png", "details.png", "list.png"] {
             #expect(FileManager.default.fileExists(atPath: screenshots + "/" + name))
@@ -290,8 +290,8 @@ enum HTTP {
     }
 }
 
-/// GDAL's command-line tools, as an independent client and decoder.
-enum GDAL {
+/// Programs the tests run: GDAL's command-line tools (an independent client and decoder) and the browser test.
+enum Tool {
     static func run(_ tool: String, _ arguments: [String]) async throws -> String {
         let result = try await execute("/usr/bin/" + tool, arguments)
         guard result.status == 0 else { throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "\(tool) \(arguments): \(result.output)"]) }
