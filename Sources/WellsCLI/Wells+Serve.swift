@@ -45,7 +45,7 @@ extension Wells {
         var leaflet = "/usr/share/javascript/leaflet"
 
         @Option(help: ArgumentHelp("A shapefile of country outlines for the map's background (Natural Earth, from Debian's python3-geopandas).", valueName: "file.shp"))
-        var basemap = ServerConfiguration(storePath: "").basemapPath
+        var basemap = ServerConfiguration.naturalEarthCountries
 
         @Option(name: .customLong("tile-cache-mb"), help: ArgumentHelp("Megabytes of encoded tiles kept in memory until the store changes; 0 encodes every request.", visibility: .hidden))
         var tileCacheMegabytes = 64

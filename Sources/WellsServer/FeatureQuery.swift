@@ -111,10 +111,9 @@ struct FeatureQuery {
         }
     }
 
-    /// A value as an error message shows it: control characters escaped, long text shortened.
+    /// A value as an error message shows it: control characters escaped (``SafeText``), long text shortened.
     static func shown(_ text: String) -> String {
-        let escaped = text.unicodeScalars.map { $0.properties.generalCategory == .control ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined()
-        return QueryError.shortened(escaped)
+        QueryError.shortened(SafeText.cell(text))
     }
 }
 

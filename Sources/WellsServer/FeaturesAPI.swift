@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Synchronization
 import WellKit
 
 /// OGC API – Features, Part 1 Core (https://docs.ogc.org/is/17-069r4/17-069r4.html), over one
@@ -9,6 +10,13 @@ import WellKit
 struct FeaturesAPI: Sendable {
     let readers: StoreReaders
     let configuration: ServerConfiguration
+    /// The store's extent and count as of a change token: a pass over every pin, so computed once per version.
+    private let extent = ExtentCache()
+
+    init(readers: StoreReaders, configuration: ServerConfiguration) {
+        self.readers = readers
+        self.configuration = configuration
+    }
 
     static let collectionID = "wells"
     static let geoJSON = "application/geo+json"
@@ -36,14 +44,15 @@ struct FeaturesAPI: Sendable {
         #"{"conformsTo":["# + Self.conformance.map { "\"\($0)\"" }.joined(separator: ",") + "]}"
     }
 
-    func collections(_ request: Request) throws -> String {
+    func collections(_ request: Request, token: Int64?) throws -> String {
         let base = Self.base(request)
-        return #"{"links":[\#(Self.link(base + "/collections", "self", "application/json", "Collections"))],"collections":[\#(try collection(request))]}"#
+        return #"{"links":[\#(Self.link(base + "/collections", "self", "application/json", "Collections"))],"collections":[\#(try collection(request, token: token))]}"#
     }
 
-    func collection(_ request: Request) throws -> String {
+    /// The collection document; its extent is the store's as of `token` (computed anew without one).
+    func collection(_ request: Request, token: Int64?) throws -> String {
         let base = Self.base(request) + "/collections/" + Self.collectionID
-        let (box, count) = try readers.read { try $0.fetchExtent() }
+        let (box, count) = try extent.value(for: token) { try readers.read { try $0.fetchExtent() } }
         let bbox = box.map { "[\(Self.number($0.minLongitude)),\(Self.number($0.minLatitude)),\(Self.number($0.maxLongitude)),\(Self.number($0.maxLatitude))]" } ?? "[-180,-90,180,90]"
         return """
             {"id":"\(Self.collectionID)","title":"Wells","description":"\(count) wells: pins (id, name, position) with their details","itemType":"feature",\
@@ -174,11 +183,11 @@ struct FeaturesAPI: Sendable {
     }
 
     static func link(_ href: String, _ rel: String, _ type: String, _ title: String, templated: Bool = false) -> String {
-        #"{"href":\#(JSONText.quoted(href)),"rel":"\#(rel)","type":"\#(type)","title":\#(JSONText.quoted(title))\#(templated ? #","templated":true"# : "")}"#
+        #"{"href":\#(ResultWriter.json(.text(href))),"rel":"\#(rel)","type":"\#(type)","title":\#(ResultWriter.json(.text(title)))\#(templated ? #","templated":true"# : "")}"#
     }
 
     static func escaped(_ text: String) -> String {
-        String(JSONText.quoted(text).dropFirst().dropLast())
+        String(ResultWriter.json(.text(text)).dropFirst().dropLast())
     }
 
     static func number(_ value: Double) -> String {
@@ -187,6 +196,18 @@ struct FeaturesAPI: Sendable {
 
     static func encoded(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .urlQueryValueAllowed) ?? text
+    }
+}
+
+/// One value kept for the change token it was computed at.
+private final class ExtentCache: Sendable {
+    private let kept = Mutex<(token: Int64, value: (box: BoundingBox?, count: Int))?>(nil)
+
+    func value(for token: Int64?, _ compute: () throws -> (box: BoundingBox?, count: Int)) rethrows -> (box: BoundingBox?, count: Int) {
+        if let token, let kept = kept.withLock({ $0 }), kept.token == token { return kept.value }
+        let value = try compute()
+        if let token { kept.withLock { $0 = (token, value) } }
+        return value
     }
 }
 

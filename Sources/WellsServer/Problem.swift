@@ -25,19 +25,12 @@ struct Problem: HTTPResponseError {
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var body = #"{"type":"about:blank","title":"#
-        body += JSONText.quoted(status.reasonPhrase)
-        body += #","status":\#(status.code),"detail":"# + JSONText.quoted(detail)
-        if let parameter { body += #","parameter":"# + JSONText.quoted(parameter) }
-        body += #","instance":"# + JSONText.quoted(request.uri.path) + "}\n"
+        body += ResultWriter.json(.text(status.reasonPhrase))
+        body += #","status":\#(status.code),"detail":"# + ResultWriter.json(.text(detail))
+        if let parameter { body += #","parameter":"# + ResultWriter.json(.text(parameter)) }
+        body += #","instance":"# + ResultWriter.json(.text(request.uri.path)) + "}\n"
         return Response(status: status, headers: [.contentType: "application/problem+json", .cacheControl: "no-store"],
                         body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
-    }
-}
-
-/// JSON string literals for hand-written documents.
-enum JSONText {
-    static func quoted(_ text: String) -> String {
-        ResultWriter.json(.text(text))
     }
 }
 

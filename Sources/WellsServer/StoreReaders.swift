@@ -11,8 +11,7 @@ import WellKit
 /// queue for the token kept the server switching threads: city-box `items` ran at 1,446 requests/s
 /// under wrk with 16 connections, against 21,500 for an empty response; see the README.)
 final class StoreReaders: Sendable {
-    private let stores: [WellStore]
-    /// One flag per connection, set while a request uses it; a request takes the first free one.
+    /// The connections, each with the flag set while a request uses it; a request takes the first free one.
     private let lanes: [Lane]
     private let next = Atomic<Int>(0)
     private let timeout: Duration
@@ -28,10 +27,9 @@ final class StoreReaders: Sendable {
     let runID: String
 
     init(path: String, count: Int, timeout: Duration) throws {
-        stores = try (0..<max(1, count)).map { _ in try WellStore(path: path, mode: .readOnly) }
-        lanes = stores.map { _ in Lane() }
+        lanes = try (0..<max(1, count)).map { _ in Lane(store: try WellStore(path: path, mode: .readOnly)) }
         self.timeout = timeout
-        changes = try? stores[0].changeTokens()
+        changes = try? lanes[0].store.changeTokens()
         runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)
         let check = min(timeout / 10, .milliseconds(100))
         Thread.detachNewThread { [weak self] in
@@ -65,8 +63,8 @@ final class StoreReaders: Sendable {
         let start = next.wrappingAdd(1, ordering: .relaxed).oldValue
         var attempt = 0
         while true {
-            for k in 0..<stores.count {
-                let index = abs((start &+ k) % stores.count)
+            for k in 0..<lanes.count {
+                let index = abs((start &+ k) % lanes.count)
                 if lanes[index].busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
                     defer { lanes[index].busy.store(false, ordering: .releasing) }
                     return try run(index, body)
@@ -86,7 +84,7 @@ final class StoreReaders: Sendable {
         }
         defer { inFlight.withLock { _ = $0.reads.removeValue(forKey: id) } }
         do {
-            return try body(stores[index])
+            return try body(lanes[index].store)
         } catch where inFlight.withLock({ $0.reads[id]?.timedOut ?? false }) {
             throw Problem(.serviceUnavailable, "the query ran longer than the server's limit of \(timeout) and was stopped; ask for a smaller box or fewer wells")
         }
@@ -99,13 +97,16 @@ final class StoreReaders: Sendable {
         inFlight.withLock { state in
             for (id, read) in state.reads where read.deadline < now && !read.timedOut {
                 state.reads[id]?.timedOut = true
-                stores[read.store].interrupt()
+                lanes[read.store].store.interrupt()
             }
         }
     }
 }
 
-/// Whether one connection is in use.
+/// One connection, and whether a request is using it.
 private final class Lane: Sendable {
+    let store: WellStore
     let busy = Atomic<Bool>(false)
+
+    init(store: WellStore) { self.store = store }
 }

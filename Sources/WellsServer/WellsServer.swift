@@ -77,11 +77,15 @@ package struct WellsServer: Sendable {
             try respond(request, contentType: "application/json") { Array(api.conformanceDocument().utf8) }
         }
         router.get("/collections") { request, _ in
-            try respond(request, contentType: "application/json") { Array(try api.collections(request).utf8) }
+            try respond(request, contentType: "application/json", variant: "", token: token(for: request)) { token in
+                Array(try api.collections(request, token: token).utf8)
+            }
         }
         router.get("/collections/:collection") { request, context in
             try Self.checkCollection(context)
-            return try respond(request, contentType: "application/json") { Array(try api.collection(request).utf8) }
+            return try respond(request, contentType: "application/json", variant: "", token: token(for: request)) { token in
+                Array(try api.collection(request, token: token).utf8)
+            }
         }
         router.get("/collections/:collection/items") { request, context in
             try Self.checkCollection(context)

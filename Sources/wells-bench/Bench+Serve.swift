@@ -110,12 +110,12 @@ extension Bench {
             }
             var rows: [Row] = []
             for c in Set([connections, 1]).sorted(by: >) {
-                let reference = Self.median(results["\(targets[0].0)|\(c)"]!.map(\.requestsPerSecond))
+                let reference = Statistics.median(results["\(targets[0].0)|\(c)"]!.map(\.requestsPerSecond))
                 for (name, _) in targets {
                     let runs = results["\(name)|\(c)"]!
-                    let rps = Self.median(runs.map(\.requestsPerSecond))
-                    rows.append(Row(target: name, connections: c, requestsPerSecond: rps, p50Milliseconds: Self.median(runs.map(\.p50)),
-                                    p99Milliseconds: Self.median(runs.map(\.p99)), bytesPerResponse: Int(Self.median(runs.map(\.bytesPerResponse))),
+                    let rps = Statistics.median(runs.map(\.requestsPerSecond))
+                    rows.append(Row(target: name, connections: c, requestsPerSecond: rps, p50Milliseconds: Statistics.median(runs.map(\.p50)),
+                                    p99Milliseconds: Statistics.median(runs.map(\.p99)), bytesPerResponse: Int(Statistics.median(runs.map(\.bytesPerResponse))),
                                     ratioToStatic: rps / reference))
                 }
             }
@@ -155,11 +155,6 @@ extension Bench {
         static func script(_ paths: [String]) -> String {
             "paths = {" + paths.map { "\"\($0)\"" }.joined(separator: ",") + "}\n"
                 + "i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format(\"GET\", paths[i])\nend\n"
-        }
-
-        static func median(_ values: [Double]) -> Double {
-            let sorted = values.sorted()
-            return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
         }
     }
 }

@@ -50,7 +50,7 @@ package struct TileID: Sendable, Hashable, CustomStringConvertible {
         let east = Self.longitude(column: Double(x + 1) + margin, n: n)
         let north = Self.latitude(row: Double(y) - margin, n: n)
         let south = Self.latitude(row: Double(y + 1) + margin, n: n)
-        // swiftlint:disable:next force_try
+        // The edges are clamped to the world, so the box is always valid.
         return try! BoundingBox(minLongitude: max(-180, west), minLatitude: max(-90, south),
                                 maxLongitude: min(180, east), maxLatitude: min(90, north))
     }
