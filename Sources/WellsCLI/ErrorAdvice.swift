@@ -32,6 +32,7 @@ extension Terminal {
         case .installPackage(let package) where error.code == .missingLibrary:
             "install it with `sudo apt-get install \(package)` or `bash .ci/setup`"
         case .installPackage(let package): "install \(package)"
+        case .runSQL(let sql): "run `psql \(shellQuoted(path)) -c \(shellQuoted(sql))` as a superuser or the database's owner, then try again"
         }
         var reason = error.reason
         if case .upgradeWellKit? = error.remedy, let version = error.schemaVersion {

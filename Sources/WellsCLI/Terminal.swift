@@ -23,8 +23,9 @@ package enum Terminal {
     }
 
     /// Exit codes, after BSD's sysexits: 64 bad arguments, 65 bad input data, 66 missing input,
-    /// 70 internal error, 71 too little memory for a load, 73 a store that cannot be created or written, 74 a disk full or an I/O
-    /// error, 75 a store locked by another process (try again).
+    /// 69 a PostgreSQL server that cannot be reached, lost, or lacks PostGIS, 70 internal error, 71 too little memory for a load,
+    /// 73 a store that cannot be created or written, 74 a disk full or an I/O error, 75 a store locked by another process
+    /// (try again), 77 a PostgreSQL server that refused the user or password.
     package static func exitCode(for error: any Error) -> ExitCode {
         switch error {
         case let error as ImportError: error.code == .cannotOpen ? ExitCode(66) : ExitCode(65)
@@ -37,6 +38,9 @@ package enum Terminal {
             case .busy: ExitCode(75)
             case .missingLibrary: ExitCode(70)
             case .outOfMemory: ExitCode(71)
+            case .connectionFailed, .connectionLost, .missingExtension, .serverError: ExitCode(69)
+            case .authenticationFailed: ExitCode(77)
+            case .unsupported: ExitCode(64)
             default: ExitCode(65)
             }
         case is CRSError, is QueryError: ExitCode(64)

@@ -57,6 +57,20 @@ struct BoundSQL: ExpressibleByStringInterpolation, Sendable {
     }
 }
 
+/// The SQL dialect a query is rendered in: SQLite's (with SpatiaLite's R*Tree) or PostgreSQL's
+/// (with PostGIS). ``QueryCompiler`` and ``WellPredicate/sql(_:)`` branch on it where the two differ.
+enum SQLDialect: Sendable {
+    case sqlite, postgres
+
+    /// The literal for a constant truth value: SQLite has no booleans.
+    func truth(_ value: Bool) -> String {
+        switch self {
+        case .sqlite: value ? "1" : "0"
+        case .postgres: value ? "TRUE" : "FALSE"
+        }
+    }
+}
+
 extension Array where Element == BoundSQL {
     /// The elements one after another, `separator` (trusted text) between them.
     func joined(separator: String) -> BoundSQL {

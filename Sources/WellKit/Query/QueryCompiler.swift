@@ -1,6 +1,7 @@
 import GRDB
 
-/// The one place that renders queries as SQL: SQLite's dialect, with SpatiaLite's R*Tree.
+/// The one place that renders queries as SQL: SQLite's dialect, with SpatiaLite's R*Tree, and
+/// PostgreSQL's, with PostGIS's GiST index.
 ///
 /// For example:
 ///
@@ -12,11 +13,16 @@ import GRDB
 /// Every query goes through here: the fetches, faults, ``BatchedResults``' id query and batch
 /// loads, suspects and sort indexes. It builds ``BoundSQL`` literals, so each value is bound where
 /// it appears and conditions and arguments cannot fall out of step. The tables keep their
-/// aliases: `p` pins, `d` details, `r` the R*Tree `idx_pins_geom`. A PostgreSQL/PostGIS engine
-/// would supply its own compiler for the same inputs (see <doc:StorageEngines>).
+/// aliases: `p` pins, `d` details, `r` the R*Tree `idx_pins_geom`. The PostgreSQL dialect renders
+/// the same inputs for PostGIS (see <doc:StorageEngines>); its `?` placeholders become `$n` when the
+/// engine sends the query.
 struct QueryCompiler: Sendable {
     /// SQLite with SpatiaLite's `idx_pins_geom`.
-    static let sqlite = QueryCompiler()
+    static let sqlite = QueryCompiler(dialect: .sqlite)
+    /// PostgreSQL with PostGIS: `geom && ST_MakeEnvelope(…)` on the GiST index `pins_geom`.
+    static let postgres = QueryCompiler(dialect: .postgres)
+
+    let dialect: SQLDialect
 
     /// The columns a query selects.
     enum Selection {
@@ -31,9 +37,13 @@ struct QueryCompiler: Sendable {
         /// Each field's qualified column, unnamed: `p."id", d."status"`.
         case columns([WellField])
 
-        var expressions: [String] {
+        var expressions: [String] { expressions(.sqlite) }
+
+        /// The expressions in `dialect`: PostgreSQL keeps `extra` as `jsonb`, read back as text.
+        func expressions(_ dialect: SQLDialect) -> [String] {
             switch self {
             case .pins: WellPin.selection
+            case .wells where dialect == .postgres: Well.selection.map { $0 == "d.\"extra\"" ? "d.\"extra\"::text" : $0 }
             case .wells: Well.selection
             case .ids: ["p.id"]
             case .named(let fields): fields.map { "\($0.qualifiedColumn) AS \($0.rawValue.quotedDatabaseIdentifier)" }
@@ -69,7 +79,14 @@ struct QueryCompiler: Sendable {
         var from = "pins p"
         let needsDetails = selection.readsDetails || request.fieldsUsed.contains { $0.table == .details }
         let boxes = try request.boxes()
-        if boxes.count == 1, let box = boxes.first {
+        if dialect == .postgres {
+            // The GiST index answers `&&` with float4 boxes rounded outwards; the exact test follows.
+            if !boxes.isEmpty {
+                let index: [BoundSQL] = boxes.map { "p.geom && ST_MakeEnvelope(\($0.minLongitude), \($0.minLatitude), \($0.maxLongitude), \($0.maxLatitude), 4326)" }
+                conditions.append(boxes.count == 1 ? index[0] : "(\(index.joined(separator: " OR ")))")
+                conditions.append(boxes.count == 1 ? Self.exact(boxes[0]) : "(\(boxes.map { "(\(Self.exact($0)))" as BoundSQL }.joined(separator: " OR ")))")
+            }
+        } else if boxes.count == 1, let box = boxes.first {
             from = "idx_pins_geom r JOIN pins p ON p.id = r.pkid"
             conditions.append("r.xmin <= \(box.maxLongitude) AND r.xmax >= \(box.minLongitude) AND r.ymin <= \(box.maxLatitude) AND r.ymax >= \(box.minLatitude)")
             conditions.append(Self.exact(box))
@@ -80,34 +97,61 @@ struct QueryCompiler: Sendable {
             conditions.append("p.id IN (\(index.joined(separator: " UNION ALL ")))")
             conditions.append("(\(boxes.map { "(\(Self.exact($0)))" as BoundSQL }.joined(separator: " OR ")))")
         }
-        switch request.region {
-        case .radius(let latitude, let longitude, let meters):
+        switch (request.region, dialect) {
+        case (.radius(let latitude, let longitude, let meters), .sqlite):
             conditions.append("wellkit_distance(\(latitude), \(longitude), p.lat, p.lon) <= \(meters)")
-        case .projectedBox(let crs, let minX, let minY, let maxX, let maxY):
+        case (.radius(let latitude, let longitude, let meters), .postgres):
+            // On the geography, geodesic on WGS 84 (GeographicLib, as the file's wellkit_distance);
+            // the box above keeps it on the index: a bare cast alone would read every pin.
+            conditions.append("ST_DWithin(p.geom::geography, \(Self.point(latitude, longitude)), \(meters))")
+        case (.projectedBox(let crs, let minX, let minY, let maxX, let maxY), .sqlite):
             conditions.append("wellkit_in_projected_box(p.lon, p.lat, \(crs), \(minX), \(minY), \(maxX), \(maxY))")
-        case .box, nil: break
+        case (.projectedBox(let crs, _, _, _, _), .postgres):
+            throw QueryError(.outOfRange, "a box in \(crs) is not supported on a PostgreSQL store yet; give the box in longitude and latitude (EPSG:4326)", subject: .boundingBox)
+        case (.box, _), (nil, _): break
         }
         if needsDetails { from += " JOIN details d ON d.pin_id = p.id" }
         if let predicate = request.predicate {
             try predicate.validate()
-            conditions.append(predicate.sql())
+            conditions.append(predicate.sql(dialect))
         }
-        if let ids { conditions.append("p.id IN (SELECT value FROM json_each(\(Self.jsonArray(ids))))") }
+        if let ids { conditions.append(idsCondition(ids)) }
 
-        var columns: [BoundSQL] = (selection.expressions + extra).map { BoundSQL(sql: $0) }
-        if let center { columns.append("wellkit_distance(\(center.latitude), \(center.longitude), p.lat, p.lon) AS distance") }
+        var columns: [BoundSQL] = (selection.expressions(dialect) + extra).map { BoundSQL(sql: $0) }
+        if let center { columns.append("\(distance(from: center)) AS distance") }
         var sql: BoundSQL = "SELECT \(columns.joined(separator: ", ")) FROM \(sql: from)"
         if !conditions.isEmpty { sql += " WHERE \(conditions.joined(separator: " AND "))" }
-        var order = Self.order(request.sortDescriptors)
+        var order = order(request.sortDescriptors)
         if center != nil && request.sortDescriptors.isEmpty { order.append("distance") }
         if !order.isEmpty { sql += BoundSQL(sql: " ORDER BY " + (order + ["p.id"]).joined(separator: ", ")) }
-        sql += try Self.limit(request)
+        sql += try limit(request)
         return CompiledFetch(literal: sql)
     }
 
     /// `SELECT count(*)` of what `compiled` selects.
     func count(_ compiled: CompiledFetch) -> CompiledFetch {
-        CompiledFetch(literal: "SELECT count(*) FROM (\(compiled.literal))")
+        CompiledFetch(literal: "SELECT count(*) FROM (\(compiled.literal)) q")
+    }
+
+    /// The geodesic distance in metres from `center` to the pin `p`.
+    private func distance(from center: Coordinate) -> BoundSQL {
+        switch dialect {
+        case .sqlite: "wellkit_distance(\(center.latitude), \(center.longitude), p.lat, p.lon)"
+        case .postgres: "ST_Distance(p.geom::geography, \(Self.point(center.latitude, center.longitude)))"
+        }
+    }
+
+    /// A PostGIS geography point.
+    private static func point(_ latitude: Double, _ longitude: Double) -> BoundSQL {
+        "ST_SetSRID(ST_MakePoint(\(longitude), \(latitude)), 4326)::geography"
+    }
+
+    /// Keeps only the wells of `ids`, bound as one value: a JSON array for SQLite, an `int8[]` for PostgreSQL.
+    private func idsCondition(_ ids: [Int64]) -> BoundSQL {
+        switch dialect {
+        case .sqlite: "p.id IN (SELECT value FROM json_each(\("[" + ids.map(String.init).joined(separator: ",") + "]")))"
+        case .postgres: "p.id = ANY(\("{" + ids.map(String.init).joined(separator: ",") + "}")::int8[])"
+        }
     }
 
     /// The id query of ``BatchedResults``: `p.id` and the section key, in sort order; or, when the
@@ -125,10 +169,10 @@ struct QueryCompiler: Sendable {
         var sql = BoundSQL(sql: "SELECT " + (["d.pin_id"] + sectionColumn).joined(separator: ", ") + " FROM details d")
         if let predicate = request.predicate {
             try predicate.validate()
-            sql += " WHERE \(predicate.sql())"
+            sql += " WHERE \(predicate.sql(dialect))"
         }
-        sql += BoundSQL(sql: " ORDER BY " + (Self.order(request.sortDescriptors) + ["d.pin_id"]).joined(separator: ", "))
-        sql += try Self.limit(request)
+        sql += BoundSQL(sql: " ORDER BY " + (order(request.sortDescriptors) + ["d.pin_id"]).joined(separator: ", "))
+        sql += try limit(request)
         return CompiledFetch(literal: sql)
     }
 
@@ -161,7 +205,7 @@ struct QueryCompiler: Sendable {
         let column = BoundSQL(sql: sectionKey.column.quotedDatabaseIdentifier)
         let condition: BoundSQL = value.map { "\(column) = \($0)" } ?? "\(column) IS NULL"
         var sql: BoundSQL = "SELECT pin_id FROM details WHERE \(condition) ORDER BY "
-        sql += BoundSQL(sql: (Self.order(Array(request.sortDescriptors.dropFirst()), qualified: false) + ["pin_id"]).joined(separator: ", "))
+        sql += BoundSQL(sql: (order(Array(request.sortDescriptors.dropFirst()), qualified: false) + ["pin_id"]).joined(separator: ", "))
         return CompiledFetch(literal: sql)
     }
 
@@ -175,7 +219,8 @@ struct QueryCompiler: Sendable {
         if let reason { conditions.append("s.reason = \(reason)") }
         if let pinID { conditions.append("s.pin_id = \(pinID)") }
         if !conditions.isEmpty { sql += " WHERE \(conditions.joined(separator: " AND "))" }
-        sql += " ORDER BY s.pin_id LIMIT \(limit ?? -1)"
+        sql += " ORDER BY s.pin_id"
+        if let limit { sql += " LIMIT \(limit)" }
         return CompiledFetch(literal: sql)
     }
 
@@ -196,13 +241,16 @@ struct QueryCompiler: Sendable {
     /// `CREATE INDEX IF NOT EXISTS wellkit_sort_… ON details(…, pin_id)`, or nil when no index serves the sort.
     func createSortIndex(_ sortDescriptors: [WellSortDescriptor]) -> (name: String, sql: BoundSQL)? {
         guard let name = sortIndexName(sortDescriptors) else { return nil }
-        let columns = sortDescriptors.map { "\($0.field.column.quotedDatabaseIdentifier) \($0.ascending ? "ASC" : "DESC")" } + ["pin_id"]
+        let columns = order(sortDescriptors, qualified: false) + ["pin_id"]
         return (name, BoundSQL(sql: "CREATE INDEX IF NOT EXISTS \(name.quotedDatabaseIdentifier) ON details(\(columns.joined(separator: ", ")))"))
     }
 
     /// Whether the store has an index named `name`.
     func indexExists(_ name: String) -> CompiledFetch {
-        CompiledFetch(literal: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = \(name))")
+        switch dialect {
+        case .sqlite: CompiledFetch(literal: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = \(name))")
+        case .postgres: CompiledFetch(literal: "SELECT EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = \(name))")
+        }
     }
 
     // MARK: - Pieces
@@ -212,22 +260,30 @@ struct QueryCompiler: Sendable {
         "p.lon BETWEEN \(box.minLongitude) AND \(box.maxLongitude) AND p.lat BETWEEN \(box.minLatitude) AND \(box.maxLatitude)"
     }
 
-    /// `column ASC|DESC` per sort descriptor.
-    private static func order(_ sortDescriptors: [WellSortDescriptor], qualified: Bool = true) -> [String] {
-        sortDescriptors.map { "\(qualified ? $0.field.qualifiedColumn : $0.field.column.quotedDatabaseIdentifier) \($0.ascending ? "ASC" : "DESC")" }
+    /// `column ASC|DESC` per sort descriptor. PostgreSQL is told SQLite's order of nulls: first
+    /// ascending, last descending.
+    private func order(_ sortDescriptors: [WellSortDescriptor], qualified: Bool = true) -> [String] {
+        sortDescriptors.map {
+            let column = qualified ? $0.field.qualifiedColumn : $0.field.column.quotedDatabaseIdentifier
+            return switch dialect {
+            case .sqlite: "\(column) \($0.ascending ? "ASC" : "DESC")"
+            case .postgres: "\(column) \($0.ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST")"
+            }
+        }
     }
 
     /// ` LIMIT ? OFFSET ?` when the request limits or skips rows.
-    private static func limit(_ request: WellFetchRequest) throws -> BoundSQL {
+    private func limit(_ request: WellFetchRequest) throws -> BoundSQL {
         if let limit = request.limit, limit < 0 { throw QueryError(.outOfRange, "limit \(limit) must be zero or more", subject: .limit) }
         if let offset = request.offset, offset < 0 { throw QueryError(.outOfRange, "offset \(offset) must be zero or more", subject: .offset) }
         guard request.limit != nil || (request.offset ?? 0) > 0 else { return "" }
-        return " LIMIT \(request.limit ?? -1) OFFSET \(request.offset ?? 0)"
-    }
-
-    /// Ids as one JSON array, bound as a single value: `[3,1,2]`.
-    private static func jsonArray(_ ids: [Int64]) -> String {
-        "[" + ids.map(String.init).joined(separator: ",") + "]"
+        var limit: BoundSQL = switch (request.limit, dialect) {
+        case (let limit?, _): " LIMIT \(limit)"
+        case (nil, .sqlite): " LIMIT -1"
+        case (nil, .postgres): " LIMIT ALL"
+        }
+        limit += " OFFSET \(request.offset ?? 0)"
+        return limit
     }
 }
 

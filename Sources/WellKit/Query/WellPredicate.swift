@@ -180,48 +180,71 @@ extension WellPredicate {
     ///
     /// Rendered here rather than in ``QueryCompiler`` because the fuzz build compiles this file
     /// alone (with a stand-in `SQL`) to check that no value reaches the SQL text.
-    func sql() -> BoundSQL {
+    ///
+    /// The two dialects give the same answers: text columns of a PostgreSQL store compare bytes
+    /// (`COLLATE "C"`, as SQLite's BINARY), and the string operators keep SQLite's results even for
+    /// an empty value (`endswith ''` matches only an empty text, as `substr(x, -0)` is all of `x`).
+    func sql(_ dialect: SQLDialect = .sqlite) -> BoundSQL {
         switch self {
         case .compare(let field, let op, let value):
             return "\(sql: field.qualifiedColumn) \(sql: op.rawValue) \(value.bound(for: field))"
         case .string(let field, let op, let text, let options):
-            let column: BoundSQL = options.isEmpty ? "\(sql: field.qualifiedColumn)" : "wellkit_fold(\(sql: field.qualifiedColumn), \(sql: String(options.rawValue)))"
-            let value = { () -> BoundSQL in options.isEmpty ? "\(text)" : "wellkit_fold(\(text), \(sql: String(options.rawValue)))" }
-            switch op {
-            case .contains: return "instr(\(column), \(value())) > 0"
-            case .beginsWith: return "substr(\(column), 1, length(\(value()))) = \(value())"
-            case .endsWith: return "substr(\(column), -length(\(value()))) = \(value())"
+            let column = Self.folded(BoundSQL(sql: field.qualifiedColumn), options, dialect)
+            let value = { Self.folded("\(text)", options, dialect) }
+            switch (op, dialect) {
+            case (.contains, .sqlite): return "instr(\(column), \(value())) > 0"
+            case (.beginsWith, .sqlite): return "substr(\(column), 1, length(\(value()))) = \(value())"
+            case (.endsWith, .sqlite): return "substr(\(column), -length(\(value()))) = \(value())"
+            case (.contains, .postgres): return "strpos(\(column), \(value())) > 0"
+            case (.beginsWith, .postgres): return "starts_with(\(column), \(value()))"
+            case (.endsWith, .postgres):
+                return text.isEmpty ? "\(column) = ''" : "right(\(column), length(\(value()))) = \(value())"
             }
         case .between(let field, let low, let high):
             return "\(sql: field.qualifiedColumn) BETWEEN \(low.bound(for: field)) AND \(high.bound(for: field))"
         case .in(let field, let values):
-            guard !values.isEmpty else { return "0" }
+            guard !values.isEmpty else { return BoundSQL(sql: dialect.truth(false)) }
             let list: [BoundSQL] = values.map { "\($0.bound(for: field))" }
             return "\(sql: field.qualifiedColumn) IN (\(list.joined(separator: ", ")))"
         case .isNull(let field):
             return "\(sql: field.qualifiedColumn) IS NULL"
         case .and(let predicates):
-            return predicates.isEmpty ? "1" : Self.group(predicates, "AND")
+            return predicates.isEmpty ? BoundSQL(sql: dialect.truth(true)) : Self.group(predicates, "AND", dialect)
         case .or(let predicates):
-            return predicates.isEmpty ? "0" : Self.group(predicates, "OR")
+            return predicates.isEmpty ? BoundSQL(sql: dialect.truth(false)) : Self.group(predicates, "OR", dialect)
         case .not(let predicate):
             switch predicate {
-            case .and, .or, .not: return "NOT \(predicate.sql())"  // already parenthesised, or a NOT
-            default: return "NOT (\(predicate.sql()))"
+            case .and, .or, .not: return "NOT \(predicate.sql(dialect))"  // already parenthesised, or a NOT
+            default: return "NOT (\(predicate.sql(dialect)))"
             }
+        }
+    }
+
+    /// `[c]`/`[d]` folding of `text`: SQLite's `wellkit_fold` (Swift's folding), or PostgreSQL's
+    /// `lower` and `unaccent` under ICU's root collation, which folds beyond ASCII.
+    private static func folded(_ text: BoundSQL, _ options: StringOptions, _ dialect: SQLDialect) -> BoundSQL {
+        guard !options.isEmpty else { return text }
+        switch dialect {
+        case .sqlite:
+            return "wellkit_fold(\(text), \(sql: String(options.rawValue)))"
+        case .postgres:
+            var folded = text
+            if options.contains(.diacriticInsensitive) { folded = "unaccent(\(folded))" }
+            if options.contains(.caseInsensitive) { folded = "lower(\(folded) COLLATE \"und-x-icu\")" }
+            return "(\(folded) COLLATE \"C\")"
         }
     }
 
     /// `(a AND b …)` with the most deeply nested operand first, so that SQLite's parser, whose stack
     /// holds 100 entries, keeps only the open parentheses and NOTs of the nesting on it rather than
     /// also an operand and an operator for each level (`a OR (b AND (c …` overflowed it at 16 levels).
-    private static func group(_ predicates: [WellPredicate], _ op: String) -> BoundSQL {
+    private static func group(_ predicates: [WellPredicate], _ op: String, _ dialect: SQLDialect) -> BoundSQL {
         var ordered = predicates
         if let deepest = predicates.indices.max(by: { predicates[$0].nesting < predicates[$1].nesting }),
            deepest > 0, predicates[deepest].nesting > 0 {
             ordered.insert(ordered.remove(at: deepest), at: 0)
         }
-        return "(\(ordered.map { $0.sql() }.joined(separator: " \(op) ")))"
+        return "(\(ordered.map { $0.sql(dialect) }.joined(separator: " \(op) ")))"
     }
 
     /// The nesting of the predicate's SQL: one per NOT and per and/or group, as ``measure()`` counts it.

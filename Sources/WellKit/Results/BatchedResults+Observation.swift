@@ -77,12 +77,18 @@ extension BatchedResults {
             guard let self else { return }
             check(self)
         }
-        let region = DatabaseRegionObservation(tracking: Table("pins"), Table("details"))
-        let cancellable = region.start(in: store.pool, onError: { onError?($0) }) { [weak self] _ in
-            guard let self else { return }
-            queue.async { check(self) }
+        let cancel: @Sendable () -> Void
+        do {
+            cancel = try store.engine.observeCommits(onError: { onError?($0) }) { [weak self] in
+                guard let self else { return }
+                queue.async { check(self) }
+            }
+        } catch {
+            // The polling still sees every commit, later.
+            onError?(error)
+            cancel = {}
         }
-        let observation = Observation(timer: PollTimer(timer), cancellable: cancellable)
+        let observation = Observation(timer: PollTimer(timer), cancel: cancel)
         withLock { $0.observation = observation }
         timer.resume()
     }
@@ -103,20 +109,20 @@ extension BatchedResults {
     /// The shared `data_version` connection for the store file, opened on first use.
     func changeMonitor(_ state: inout State) throws -> ChangeMonitor {
         if let monitor = state.monitor { return monitor }
-        let opened = try ChangeMonitor.shared(path: store.path)
+        let opened = try store.engine.changeMonitor()
         state.monitor = opened
         return opened
     }
 }
 
-/// A running observation: the polling timer and the region observation.
+/// A running observation: the polling timer and the engine's commit observation.
 struct Observation: Sendable {
     let timer: PollTimer
-    let cancellable: AnyDatabaseCancellable
+    let cancel: @Sendable () -> Void
 
     func stop() {
         timer.cancel()
-        cancellable.cancel()
+        cancel()
     }
 }
 
@@ -132,38 +138,45 @@ final class PollTimer: @unchecked Sendable {
     func cancel() { source.cancel() }
 }
 
-/// A read-only connection that only reads `PRAGMA data_version`, one per store file per process.
+/// The reader of a store's change token, one per store per process: for a file, a read-only
+/// connection that only reads `PRAGMA data_version`; for PostgreSQL, the engine's counter.
 final class ChangeMonitor: Sendable {
-    let queue: DatabaseQueue
+    private let read: @Sendable () throws -> Int64
     /// Distinguishes monitors, whose versions are not comparable with each other's.
     let generation: UInt64
 
     private static let registry = Mutex<(monitors: [String: WeakMonitor], next: UInt64)>(([:], 0))
 
-    private init(path: String, generation: UInt64) throws {
-        var configuration = Configuration()
-        configuration.readonly = true
-        configuration.label = "WellKit.ChangeMonitor"
-        queue = try DatabaseQueue(path: path, configuration: configuration)
+    private init(generation: UInt64, read: @escaping @Sendable () throws -> Int64) {
+        self.read = read
         self.generation = generation
     }
 
-    /// The monitor of `path`, shared while any controller holds it.
+    /// The monitor of the store file at `path`, shared while any controller holds it.
     static func shared(path: String) throws -> ChangeMonitor {
+        try shared(key: path) {
+            var configuration = Configuration()
+            configuration.readonly = true
+            configuration.label = "WellKit.ChangeMonitor"
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            return { try queue.inDatabase { try Int64.fetchOne($0, sql: "PRAGMA data_version") ?? 0 } }
+        }
+    }
+
+    /// The monitor under `key`, made by `reader` on first use and shared while any holder keeps it.
+    static func shared(key: String, reader: () throws -> @Sendable () throws -> Int64) throws -> ChangeMonitor {
         try registry.withLock { state in
-            if let monitor = state.monitors[path]?.monitor { return monitor }
+            if let monitor = state.monitors[key]?.monitor { return monitor }
             state.next += 1
-            let monitor = try ChangeMonitor(path: path, generation: state.next)
-            state.monitors[path] = WeakMonitor(monitor: monitor)
+            let monitor = ChangeMonitor(generation: state.next, read: try reader())
+            state.monitors[key] = WeakMonitor(monitor: monitor)
             return monitor
         }
     }
 
-    /// `PRAGMA data_version`: it changes when another connection commits to the file.
-    ///
-    /// The only read of the change check: another engine provides its own here.
+    /// The token: it changes when another connection commits to the store.
     func version() throws -> Int64 {
-        try queue.inDatabase { try Int64.fetchOne($0, sql: "PRAGMA data_version") ?? 0 }
+        try read()
     }
 }
 

@@ -12,7 +12,8 @@ import Foundation
 /// - ID-first snapshots with sections, and batch loads by ids (``snapshot(_:sectionKey:)``, ``load(_:as:)``);
 /// - a change token that moves when anyone commits to the store (``changeToken()``).
 ///
-/// ``SQLiteEngine`` (SQLite with SpatiaLite, through GRDB) is the first. See <doc:StorageEngines>.
+/// ``SQLiteEngine`` (SQLite with SpatiaLite, through GRDB) is the first, ``PostgresEngine``
+/// (PostgreSQL with PostGIS, through postgres-nio) the second. See <doc:StorageEngines>.
 protocol StorageEngine: Sendable {
     /// The schema version this build creates and reads.
     static var schemaVersion: Int32 { get }
@@ -58,4 +59,16 @@ protocol StorageEngine: Sendable {
     func sortIndex(for sortDescriptors: [WellSortDescriptor]) throws -> String?
     /// Creates the index that serves `sortDescriptors` if missing; nil when no index can serve it.
     func ensureSortIndex(_ sortDescriptors: [WellSortDescriptor]) throws -> String?
+
+    // MARK: Housekeeping
+
+    /// Whether any load has been recorded.
+    func hasLoads() throws -> Bool
+    /// Closes the connections; later use fails.
+    func close() throws
+    /// The reader of ``changeToken()`` that batched results and servers share, one per store per process.
+    func changeMonitor() throws -> ChangeMonitor
+    /// Calls `onCommit` soon after each commit to pins or details by this process (SQLite) or by
+    /// any (PostgreSQL's `NOTIFY`), until the returned closure is called.
+    func observeCommits(onError: @escaping @Sendable (any Error) -> Void, _ onCommit: @escaping @Sendable () -> Void) throws -> @Sendable () -> Void
 }

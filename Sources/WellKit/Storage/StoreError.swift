@@ -28,6 +28,18 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case missingLibrary
         /// A load would need more memory than the machine (or the process's limits) has free.
         case outOfMemory
+        /// A PostgreSQL server cannot be reached: nothing listens there, or the host is unknown.
+        case connectionFailed
+        /// A PostgreSQL server refused the user or the password.
+        case authenticationFailed
+        /// The connection to a PostgreSQL server closed during the work; a load rolled back.
+        case connectionLost
+        /// A PostgreSQL database lacks an extension WellKit needs (PostGIS), and the user cannot create it.
+        case missingExtension
+        /// A PostgreSQL server failed a statement for a reason none of the other codes names.
+        case serverError
+        /// The store's engine does not do this (an SQLite-only maintenance command on a PostgreSQL store).
+        case unsupported
     }
 
     /// How to fix the error, as data; ``message`` says it in the API's words.
@@ -47,6 +59,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case rollBackJournal
         /// Install the named system package (a Debian package name, such as libspatialite-dev).
         case installPackage(String)
+        /// Run this SQL as a user allowed to, such as `CREATE EXTENSION postgis;` as a superuser.
+        case runSQL(String)
     }
 
     /// The SQLite failure behind a store error, as plain values.
@@ -116,6 +130,7 @@ extension StoreError.Remedy {
         case .upgradeWellKit: "upgrade WellKit to open it"
         case .rollBackJournal: "open it for writing as that user to roll it back"
         case .installPackage(let package): "install \(package)"
+        case .runSQL(let sql): "run \(sql) as a user allowed to (a superuser or the database's owner), then try again"
         }
     }
 }

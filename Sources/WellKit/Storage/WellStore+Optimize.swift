@@ -28,7 +28,7 @@ extension WellStore {
     /// must be fetched again.
     public func optimize() throws -> OptimizeSummary {
         let clock = ContinuousClock.now
-        return try pool.writeWithoutTransaction { db in
+        return try sqlite(for: "wells optimize").pool.writeWithoutTransaction { db in
             // Details refer to pins by id; the renumbering rewrites both sides itself.
             try db.execute(sql: "PRAGMA foreign_keys = OFF")
             defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }

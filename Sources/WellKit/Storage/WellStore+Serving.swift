@@ -7,13 +7,14 @@ extension WellStore {
     ///
     /// Safe from any thread. With no statement running it does nothing.
     package func interrupt() {
-        engine.pool.interrupt()
+        // A PostgreSQL store's queries end by the server's statement_timeout instead.
+        (engine as? SQLiteEngine)?.pool.interrupt()
     }
 
     /// A reader of ``StorageEngine/changeToken()`` that keeps its connection open while held,
     /// so that each read costs one `PRAGMA data_version`, not an open.
     package func changeTokens() throws -> ChangeTokens {
-        ChangeTokens(monitor: try ChangeMonitor.shared(path: path))
+        ChangeTokens(monitor: try engine.changeMonitor())
     }
 }
 

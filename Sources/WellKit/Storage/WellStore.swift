@@ -2,7 +2,8 @@ import Foundation
 import GRDB
 import Synchronization
 
-/// A WellKit store: one SQLite file with SpatiaLite, holding pins, details, loads and rejects.
+/// A WellKit store: one SQLite file with SpatiaLite, or a PostgreSQL database with PostGIS,
+/// holding pins, details, loads and rejects.
 ///
 /// For example:
 ///
@@ -10,6 +11,13 @@ import Synchronization
 /// let store = try WellStore(path: "wells.sqlite")
 /// let summary = try store.load(csvAt: "tn-oilgas-wells.csv")
 /// print(summary.inserted, "wells loaded")
+/// ```
+///
+/// A `postgresql://` URL as the path opens a PostgreSQL store instead; the API is the same
+/// (see <doc:StorageEngines>):
+///
+/// ```swift
+/// let shared = try WellStore(path: "postgresql://wells@localhost/wells")
 /// ```
 ///
 /// Every connection of a read-write store initialises SpatiaLite (``OpenMode/readOnly`` skips it),
@@ -35,16 +43,25 @@ public final class WellStore: Sendable {
     /// How long a connection waits for another's lock before it fails with SQLITE_BUSY.
     static let busyTimeout: TimeInterval = 10
 
-    /// The path of the store file.
+    /// The path of the store file, or a PostgreSQL store's URL without its password.
     public let path: String
-    /// The storage engine: SQLite with SpatiaLite. Every query and write goes through it.
-    let engine: SQLiteEngine
-    /// The engine's GRDB connections, for the SQLite-specific code of this package (the loader,
-    /// optimize, tests). Not public: writes must keep the store's invariants (suspended triggers,
-    /// the packed R*Tree, the `loads` bookkeeping), which only ``WellStore`` methods do.
-    package var pool: any DatabaseWriter { engine.pool }
-    /// Receives each SQL statement with its values, and fetch summaries, when tracing is on.
-    var trace: (@Sendable (String) -> Void)? { engine.trace }
+    /// The storage engine: SQLite with SpatiaLite, or PostgreSQL with PostGIS. Every query and write goes through it.
+    let engine: any StorageEngine
+    /// Whether the store is a PostgreSQL database rather than a file.
+    public var isPostgreSQL: Bool { engine is PostgresEngine }
+    /// The engine's GRDB connections, for the SQLite-specific code of this package (optimize,
+    /// tests). Not public: writes must keep the store's invariants (suspended triggers, the packed
+    /// R*Tree, the `loads` bookkeeping), which only ``WellStore`` methods do. A PostgreSQL store
+    /// has none: the callers check ``sqlite(for:)`` first.
+    package var pool: any DatabaseWriter { (engine as! SQLiteEngine).pool }
+
+    /// The SQLite engine, for work only a file does; a PostgreSQL store throws ``StoreError/Code/unsupported``.
+    func sqlite(for work: String) throws -> SQLiteEngine {
+        guard let sqlite = engine as? SQLiteEngine else {
+            throw StoreError(.unsupported, "\(work) is for a store file; a PostgreSQL store does not need it", path: path)
+        }
+        return sqlite
+    }
 
     /// Opens the store at `path`, creating and migrating it as needed.
     ///
@@ -56,6 +73,12 @@ public final class WellStore: Sendable {
     /// - Throws: ``StoreError`` when the file is not an SQLite database, is not a WellKit store,
     ///   or was written by a newer schema version.
     public init(path: String, mode: OpenMode = .create, trace: (@Sendable (String) -> Void)? = nil, traceValues: Bool = true) throws {
+        if PostgresLocation.isURL(path) {
+            let location = try PostgresLocation(url: path)
+            self.path = location.description
+            engine = try PostgresEngine(location: location, mode: mode, trace: trace)
+            return
+        }
         self.path = path
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)

@@ -164,4 +164,15 @@ final class SQLiteEngine: StorageEngine {
     func close() throws {
         try pool.close()
     }
+
+    func changeMonitor() throws -> ChangeMonitor {
+        try ChangeMonitor.shared(path: path)
+    }
+
+    /// A GRDB region observation of pins and details: this process's commits through the pool.
+    func observeCommits(onError: @escaping @Sendable (any Error) -> Void, _ onCommit: @escaping @Sendable () -> Void) throws -> @Sendable () -> Void {
+        let region = DatabaseRegionObservation(tracking: Table("pins"), Table("details"))
+        let cancellable = region.start(in: pool, onError: onError) { _ in onCommit() }
+        return { cancellable.cancel() }
+    }
 }

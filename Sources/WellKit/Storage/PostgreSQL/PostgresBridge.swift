@@ -1,0 +1,165 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import Synchronization
+
+/// Runs postgres-nio's async calls for the engine's synchronous API: the caller's thread waits
+/// while the call runs on the connection's event loop.
+///
+/// The task runs with the event loop as its executor, never on Swift's cooperative pool: a
+/// caller that blocks a cooperative thread (a test, a server's request) cannot then starve the
+/// call it waits for, which on two cores it otherwise did.
+final class EventLoopBridge: TaskExecutor, @unchecked Sendable {
+    let loop: any EventLoop
+
+    init(_ loop: any EventLoop) { self.loop = loop }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+
+    /// Runs `body` on the event loop and waits for its result.
+    func wait<T>(_ body: () async throws -> T) throws -> T {
+        precondition(!loop.inEventLoop, "WellKit's PostgreSQL engine was called on its own event loop")
+        return try withoutActuallyEscaping(body) { body in
+            let call = UncheckedBox<(() async throws -> T)?>(body)
+            let outcome = UncheckedBox<Result<T, any Error>?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            Task(executorPreference: self) {
+                await Self.run(call, into: outcome)
+                done.signal()
+            }
+            done.wait()
+            return try outcome.value!.get()
+        }
+    }
+
+    /// Runs the call in `call` and lets go of it before returning, so that it does not outlive
+    /// ``wait(_:)``, which lent it without letting it escape.
+    private static func run<T>(_ call: UncheckedBox<(() async throws -> T)?>, into outcome: UncheckedBox<Result<T, any Error>?>) async {
+        let body = call.value!
+        call.value = nil
+        do { outcome.value = .success(try await body()) } catch { outcome.value = .failure(error) }
+    }
+}
+
+extension EventLoopBridge {
+    /// Starts `body` on the event loop and returns at once: ``Pending/wait()`` waits for its result.
+    func start<T>(_ body: @escaping @Sendable () async throws -> T) -> Pending<T> {
+        precondition(!loop.inEventLoop, "WellKit's PostgreSQL engine was called on its own event loop")
+        let pending = Pending<T>()
+        Task(executorPreference: self) {
+            do { pending.complete(.success(try await body())) } catch { pending.complete(.failure(error)) }
+        }
+        return pending
+    }
+}
+
+/// The result of a call ``EventLoopBridge/start(_:)`` started, once it finishes.
+final class Pending<T>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var outcome: Result<T, any Error>?
+    private let finished = Atomic<Bool>(false)
+
+    /// Whether the call has finished, with a result or an error.
+    var isFinished: Bool { finished.load(ordering: .acquiring) }
+
+    fileprivate func complete(_ result: Result<T, any Error>) {
+        outcome = result
+        finished.store(true, ordering: .releasing)
+        done.signal()
+    }
+
+    /// Waits for the call to finish and returns its result or throws its error.
+    func wait() throws -> T {
+        done.wait()
+        done.signal()
+        return try outcome!.get()
+    }
+}
+
+/// Hands a value to the task that ``EventLoopBridge/wait(_:)`` starts while the caller waits for
+/// it: one side uses it at a time, ordered by the semaphore.
+final class UncheckedBox<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+extension Logger {
+    /// postgres-nio's logger for WellKit: quiet but for critical events (errors reach the caller as ``StoreError``).
+    static let wellKitPostgres: Logger = {
+        var logger = Logger(label: "WellKit.PostgreSQL")
+        logger.logLevel = .critical
+        return logger
+    }()
+}
+
+extension PostgresEngine {
+    /// Opens a connection to `location` on `loop`, translating failures into ``StoreError``s that
+    /// name the server and the cause, never the password.
+    static func connect(_ location: PostgresLocation, on loop: any EventLoop, bridge: EventLoopBridge) throws -> PostgresConnection {
+        var configuration: PostgresConnection.Configuration
+        if let directory = location.socketDirectory {
+            configuration = .init(unixSocketPath: location.socketPath(directory), username: location.user,
+                                  password: location.password, database: location.database)
+        } else {
+            configuration = .init(host: location.host!, port: location.port, username: location.user,
+                                  password: location.password, database: location.database, tls: .disable)
+        }
+        configuration.options.connectTimeout = .seconds(10)
+        do {
+            return try bridge.wait {
+                try await PostgresConnection.connect(on: loop, configuration: configuration, id: nextConnectionID(), logger: .wellKitPostgres)
+            }
+        } catch {
+            throw translate(error, location, connecting: true)
+        }
+    }
+
+    private static let connectionIDs = Atomic<Int>(0)
+    private static func nextConnectionID() -> Int { connectionIDs.add(1, ordering: .relaxed).newValue }
+
+    /// A ``StoreError`` for a PostgreSQL failure: the server's message and SQLSTATE, or the
+    /// network's cause, with what to do.
+    static func translate(_ error: any Error, _ location: PostgresLocation, connecting: Bool = false, during: String? = nil) -> any Error {
+        if error is StoreError || error is QueryError { return error }
+        let path = location.description
+        guard let psql = error as? PSQLError else {
+            return StoreError(.connectionFailed, "PostgreSQL at \(location.server): \(error)", path: path)
+        }
+        let state = psql.serverInfo?[.sqlState]
+        let message = psql.serverInfo?[.message] ?? "\(psql.code)"
+        let doing = during.map { " while \($0)" } ?? ""
+        switch (psql.code, state) {
+        case (.server, "28P01"?), (.server, "28000"?):
+            return StoreError(.authenticationFailed, "PostgreSQL at \(location.server) refused user \(location.user): \(message); "
+                                + "check the user and the password (in the URL or $PGPASSWORD) and the server's pg_hba.conf", path: path)
+        case (.authMechanismRequiresPassword, _):
+            return StoreError(.authenticationFailed, "PostgreSQL at \(location.server) wants a password for user \(location.user); "
+                                + "give it in the URL (postgresql://user:password@host/db) or in $PGPASSWORD", path: path)
+        case (.server, "3D000"?):
+            return StoreError(.notFound, "PostgreSQL at \(location.server) has no database \(location.database); create it with: createdb \(location.database)", path: path)
+        case (.server, "57P01"?), (.server, "57P02"?), (.server, "57P03"?), (.serverClosedConnection, _), (.uncleanShutdown, _):
+            return StoreError(.connectionLost, "the connection to PostgreSQL at \(location.server) was closed\(doing) (\(message))", path: path)
+        case (.connectionError, _):
+            let cause = psql.underlying.map { "\($0)" } ?? message
+            return StoreError(connecting ? .connectionFailed : .connectionLost,
+                              "cannot \(connecting ? "connect to" : "reach") PostgreSQL at \(location.server)\(doing): \(cause); is the server running, and does it listen there?",
+                              path: path)
+        case (.server, let state?) where state.hasPrefix("08"):
+            return StoreError(.connectionLost, "the connection to PostgreSQL at \(location.server) failed\(doing): \(message)", path: path)
+        case (.server, "25006"?):
+            return StoreError(.readOnly, "PostgreSQL at \(location.server) is read-only (a hot standby?)\(doing): \(message); load into the primary", path: path)
+        case (.server, "42501"?):
+            return StoreError(.readOnly, "PostgreSQL at \(location.server) denied user \(location.user)\(doing): \(message)", path: path)
+        case (.server, "53100"?):
+            return StoreError(.diskFull, "PostgreSQL at \(location.server) is out of disk space\(doing): \(message); nothing was changed", path: path)
+        case (.server, let state):
+            return StoreError(.serverError, "PostgreSQL at \(location.server)\(doing): \(message)\(state.map { " (SQLSTATE \($0))" } ?? "")", path: path)
+        default:
+            return StoreError(.connectionLost, "PostgreSQL at \(location.server)\(doing): \(psql.code)\(psql.underlying.map { " (\($0))" } ?? "")", path: path)
+        }
+    }
+}

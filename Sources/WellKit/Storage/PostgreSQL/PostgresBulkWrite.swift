@@ -1,0 +1,290 @@
+import Foundation
+import NIOCore
+import PostgresNIO
+
+/// The write phase of a load into a PostgreSQL/PostGIS store: COPY, in one transaction.
+///
+/// Everything before it (reading, inference, validation, CRS, duplicates, rejects) is the
+/// shared ``WellStore/prepareLoad(csvAt:options:)``. The rows are built by the same
+/// ``RowPipeline`` as the file's, encoded as COPY text on this thread and streamed to the server
+/// by a task on the connection's event loop, so building and sending overlap.
+///
+/// - A **first load** (an empty store) copies straight into `details` and `pins`, the new wells
+///   numbered in Hilbert order as in a file, so the table is in spatial order. Its foreign keys
+///   are added back after the copy (one join, rather than a lookup per row), and the GiST and
+///   identifier indexes are built then (sorted builds).
+/// - A **reload** copies into a temporary table, then matches identifiers and upserts with one
+///   `INSERT … ON CONFLICT … DO UPDATE` per table.
+///
+/// Loads take an advisory lock for their transaction, so two loads into one store serialise.
+/// If anything fails, the server going away included, the transaction rolls back and the
+/// store is as it was; the error says so.
+struct PostgresBulkWrite {
+    let engine: PostgresEngine
+
+    /// Bytes of COPY text per message to the server.
+    static let chunkBytes = 1 << 20
+
+    func write(_ load: PreparedLoad) throws -> LoadSummary {
+        let scan = load.scan, options = load.options, clock = load.clock
+        var summary = scan.summary
+        summary.journal = "postgresql"
+        let location = engine.location
+        let connection = try PostgresEngine.connect(location, on: engine.bridge.loop, bridge: engine.bridge)
+        defer { try? engine.bridge.wait { try await connection.close() } }
+        let sql = { (text: String) in try engine.bridge.wait { try await engine.execute(text, on: connection) } }
+        do {
+            try sql("BEGIN")
+            try sql("SELECT pg_advisory_xact_lock(\(PostgresSchema.loadLock))")
+            let (empty, maxID, maxLoad) = try engine.bridge.wait {
+                try await connection.query("""
+                    SELECT NOT EXISTS (SELECT 1 FROM pins), coalesce((SELECT max(id) FROM pins), 0), coalesce((SELECT max(id) FROM loads), 0)
+                    """, logger: .wellKitPostgres).collect()[0].decode((Bool, Int64, Int64).self)
+            }
+            let loadID = maxLoad + 1
+            try sql("""
+                INSERT INTO loads(id, file, sha256, started_at, seconds, records, inserted, updated, rejected, bad_values,
+                  duplicates, generated_ids, mapping, crs) VALUES (\(loadID), '', '', '', 0, 0, 0, 0, 0, 0, 0, 0, '{}', 'EPSG:4326')
+                """)
+            let records = scan.records
+            // Wells in Hilbert order: new ones take their ids in it, after the largest in use.
+            var order: [(UInt64, Int)] = records.indices.map { (SpatialIndex.hilbertKey(longitude: records[$0].lon, latitude: records[$0].lat), $0) }
+            order.sort { (a: (UInt64, Int), b: (UInt64, Int)) in a.0 < b.0 || (a.0 == b.0 && a.1 < b.1) }
+            let builder = scan.makeBuilder()
+            let rowsClock = ContinuousClock.now
+            if empty {
+                try sql("ALTER TABLE details DROP CONSTRAINT IF EXISTS details_pin_id_fkey")
+                try sql("ALTER TABLE details DROP CONSTRAINT IF EXISTS details_load_id_fkey")
+                var pins = ByteBuffer()
+                try copy(into: "details", on: connection, records: records, order: order, builder: builder, progress: options.progress) { rows, k, position, out in
+                    let id = maxID + 1 + Int64(position)
+                    out.writeString(String(id))
+                    rows.appendCopyText(row: k, RowBatch.Column.detail..<RowBatch.Column.width, to: &out)
+                    out.writeString("\t\(loadID)\n")
+                    pins.writeString(String(id))
+                    rows.appendCopyText(row: k, 0..<RowBatch.Column.detail, to: &pins)
+                    pins.writeInteger(UInt8(ascii: "\n"))
+                }
+                let pinsBuffer = pins
+                try engine.bridge.wait {
+                    try await connection.copyFrom(table: "pins", columns: ["id", "name", "lat", "lon"], logger: .wellKitPostgres) { writer in
+                        try await writer.write(pinsBuffer)
+                    }
+                }
+                summary.phases["rows"] = (ContinuousClock.now - rowsClock).seconds
+                options.progress?(LoadProgress(phase: .indexing, done: 0, total: 3))
+                let indexClock = ContinuousClock.now
+                try sql("ALTER TABLE details ADD CONSTRAINT details_pin_id_fkey FOREIGN KEY (pin_id) REFERENCES pins(id) ON DELETE CASCADE")
+                try sql("ALTER TABLE details ADD CONSTRAINT details_load_id_fkey FOREIGN KEY (load_id) REFERENCES loads(id)")
+                for index in PostgresSchema.indexes { try sql(index) }
+                summary.phases["index"] = (ContinuousClock.now - indexClock).seconds
+                summary.inserted = records.count
+                summary.updated = 0
+            } else {
+                let detailColumns = DetailColumn.all.filter { $0.content != .loadID }.map(\.name.quotedDatabaseIdentifier)
+                try sql("""
+                    CREATE TEMPORARY TABLE wellkit_incoming(seq bigint, name text COLLATE "C", lat double precision, lon double precision,
+                      \(DetailColumn.all.filter { $0.content != .loadID }.map { "\($0.name.quotedDatabaseIdentifier) \(PostgresSchema.type(of: $0.content))" }.joined(separator: ", "))) ON COMMIT DROP
+                    """)
+                try copy(into: "wellkit_incoming", on: connection, records: records, order: order, builder: builder, progress: options.progress) { rows, k, position, out in
+                    out.writeString(String(position))
+                    rows.appendCopyText(row: k, 0..<RowBatch.Column.width, to: &out)
+                    out.writeInteger(UInt8(ascii: "\n"))
+                }
+                summary.phases["rows"] = (ContinuousClock.now - rowsClock).seconds
+                options.progress?(LoadProgress(phase: .indexing, done: 0, total: 3))
+                let upsertClock = ContinuousClock.now
+                // Stored wells keep their ids; new ones are numbered in the copy's (Hilbert) order.
+                let updated = detailColumns.dropFirst().map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
+                try sql("""
+                    CREATE TEMPORARY TABLE wellkit_rows ON COMMIT DROP AS
+                      SELECT coalesce(d.pin_id, \(maxID) + row_number() OVER (PARTITION BY d.pin_id IS NULL ORDER BY i.seq)) AS id,
+                             d.pin_id IS NOT NULL AS stored, i.*
+                      FROM wellkit_incoming i LEFT JOIN details d ON d.uwi = i.uwi
+                    """)
+                try sql("""
+                    INSERT INTO pins(id, name, lat, lon) SELECT id, name, lat, lon FROM wellkit_rows ORDER BY id
+                      ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, lat = EXCLUDED.lat, lon = EXCLUDED.lon
+                    """)
+                try sql("""
+                    INSERT INTO details(pin_id, \(detailColumns.joined(separator: ", ")), load_id)
+                      SELECT id, \(detailColumns.joined(separator: ", ")), \(loadID) FROM wellkit_rows ORDER BY id
+                      ON CONFLICT (pin_id) DO UPDATE SET \(updated), load_id = EXCLUDED.load_id
+                    """)
+                let (stored, new) = try engine.bridge.wait {
+                    try await connection.query("SELECT count(*) FILTER (WHERE stored), count(*) FILTER (WHERE NOT stored) FROM wellkit_rows",
+                                               logger: .wellKitPostgres).collect()[0].decode((Int, Int).self)
+                }
+                summary.inserted = new
+                summary.updated = stored
+                summary.phases["upsert"] = (ContinuousClock.now - upsertClock).seconds
+            }
+            summary.count(badValues: builder.badValues)
+            options.progress?(LoadProgress(phase: .indexing, done: 1, total: 3))
+            try record(summary, loadID: loadID, startedAt: load.startedAt, rejects: scan.rejects, on: connection)
+            try sql("ANALYZE pins")
+            try sql("ANALYZE details")
+            options.progress?(LoadProgress(phase: .indexing, done: 2, total: 3))
+            let commitClock = ContinuousClock.now
+            try sql("COMMIT")
+            summary.phases["commit"] = (ContinuousClock.now - commitClock).seconds
+            summary.loadID = loadID
+        } catch {
+            try? sql("ROLLBACK")
+            let translated = PostgresEngine.translate(error, location, during: "loading \(summary.file)")
+            if var storeError = translated as? StoreError {
+                storeError = StoreError(storeError.code, storeError.reason + "; the load was rolled back and the store is unchanged",
+                                        remedy: storeError.remedy, path: storeError.path)
+                throw storeError
+            }
+            throw translated
+        }
+        options.progress?(LoadProgress(phase: .indexing, done: 3, total: 3))
+        summary.seconds = (ContinuousClock.now - clock).seconds
+        return summary
+    }
+
+    /// Streams `records` in `order` into `table` by COPY: this thread builds and encodes the rows
+    /// (`encode` appends row `k` of a batch, the `position`-th in order, to the chunk) while a
+    /// task on the event loop sends the chunks.
+    private func copy(into table: String, on connection: PostgresConnection, records: [ScannedRecord], order: [(UInt64, Int)],
+                      builder: RowBuilder, progress: (@Sendable (LoadProgress) -> Void)?,
+                      encode: (BindableRows, Int, Int, inout ByteBuffer) -> Void) throws {
+        let (chunks, continuation) = AsyncStream<ByteBuffer>.makeStream()
+        // At most 8 chunks (8 MB) wait to be sent: the builder waits for the network rather than fill memory.
+        let room = DispatchSemaphore(value: 8)
+        let sending = engine.bridge.start {
+            try await connection.copyFrom(table: table, logger: .wellKitPostgres) { writer in
+                for await chunk in chunks {
+                    room.signal()
+                    try await writer.write(chunk)
+                }
+            }
+        }
+        var chunk = ByteBuffer()
+        chunk.reserveCapacity(Self.chunkBytes + 4096)
+        /// Hands the chunk to the sender, waiting for room; throws when the sender has stopped (its error is the one to report).
+        func send() throws {
+            while room.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
+                if sending.isFinished { throw CancellationError() }
+            }
+            continuation.yield(chunk)
+            chunk = ByteBuffer()
+            chunk.reserveCapacity(Self.chunkBytes + 4096)
+        }
+        do {
+            try RowPipeline.run(records, count: records.count, order: { [order] in order[$0].1 }, builder: builder) { batch in
+                try batch.withRows { rows in
+                    for (k, position) in batch.rows.enumerated() {
+                        encode(rows, k, position, &chunk)
+                        if chunk.readableBytes >= Self.chunkBytes { try send() }
+                    }
+                }
+                progress?(LoadProgress(phase: .writing, done: batch.rows.upperBound, total: records.count))
+            }
+            if chunk.readableBytes > 0 { try send() }
+        } catch {
+            continuation.finish()
+            // The sender's failure (a lost connection, a server error) is the cause to report.
+            try sending.wait()
+            throw error
+        }
+        continuation.finish()
+        try sending.wait()
+    }
+
+    /// Fills in the load's row, and writes its rejects and suspects, as the file's writer does.
+    private func record(_ summary: LoadSummary, loadID id: Int64, startedAt: Date, rejects: [Reject], on connection: PostgresConnection) throws {
+        let mappingJSON = try String(decoding: JSONEncoder.sorted.encode(summary.mapping), as: UTF8.self)
+        let inferences = summary.inferences.isEmpty ? nil : String(decoding: try JSONEncoder.sorted.encode(summary.inferences), as: UTF8.self)
+        let update: BoundSQL = """
+            UPDATE loads SET file = \(summary.file), sha256 = \(summary.sha256), started_at = \(ISO8601DateFormatter().string(from: startedAt)),
+              seconds = \(summary.seconds), records = \(summary.records), inserted = \(summary.inserted), updated = \(summary.updated),
+              rejected = \(summary.rejected), bad_values = \(summary.badValues), duplicates = \(summary.duplicates),
+              generated_ids = \(summary.generatedIdentifiers), mapping = \(mappingJSON), crs = \(summary.crs),
+              transformation = \(summary.transformations.isEmpty ? nil : summary.transformations.map(\.description).joined(separator: "; ")),
+              accuracy_m = \(summary.transformations.compactMap(\.accuracyMeters).max()),
+              warnings = \(summary.warnings.isEmpty ? nil : summary.warnings.joined(separator: "\n")),
+              inferences = \(inferences), suspects = \(summary.suspects.count)
+            WHERE id = \(id)
+            """
+        try engine.bridge.wait {
+            try await connection.query(PostgresEngine.query(update), logger: .wellKitPostgres)
+            if !rejects.isEmpty {
+                var text = ByteBuffer()
+                for reject in rejects {
+                    text.writeString("\(id)\t\(reject.line)\t")
+                    if let column = reject.column { text.appendCopyEscaped(column) } else { text.writeString("\\N") }
+                    text.writeString("\t")
+                    text.appendCopyEscaped(reject.reason)
+                    text.writeString("\t")
+                    text.appendCopyEscaped(reject.raw)
+                    text.writeString("\n")
+                }
+                try await connection.copyFrom(table: "rejects", columns: ["load_id", "line", "\"column\"", "reason", "raw"], logger: .wellKitPostgres) {
+                    try await $0.write(text)
+                }
+            }
+            // A well's flag belongs to the load that last wrote it, as in the file.
+            if summary.updated > 0 {
+                try await connection.query("DELETE FROM suspects s USING details d WHERE d.pin_id = s.pin_id AND d.load_id = \(id)",
+                                           logger: .wellKitPostgres)
+            }
+            if !summary.suspects.isEmpty {
+                let suspects = summary.suspects
+                try await connection.query("""
+                    INSERT INTO suspects(pin_id, load_id, line, reason, detail)
+                    SELECT d.pin_id, \(id), s.line, s.reason, s.detail
+                    FROM unnest(\(suspects.map { Int64($0.line) }), \(suspects.map(\.reason)), \(suspects.map(\.detail)), \(suspects.map(\.identifier)))
+                      AS s(line, reason, detail, uwi)
+                    JOIN details d ON d.uwi = s.uwi
+                    ON CONFLICT (pin_id) DO UPDATE SET load_id = EXCLUDED.load_id, line = EXCLUDED.line, reason = EXCLUDED.reason, detail = EXCLUDED.detail
+                    """, logger: .wellKitPostgres)
+            }
+        }
+    }
+}
+
+extension BindableRows {
+    /// Appends the cells `columns` of row `k` as COPY text, each after a tab: `\N` for null.
+    @inline(__always)
+    func appendCopyText(row k: Int, _ columns: Range<Int>, to buffer: inout ByteBuffer) {
+        for column in columns {
+            let cell = cells[k * RowBatch.Column.width + column]
+            buffer.writeInteger(UInt8(ascii: "\t"))
+            switch cell.kind {
+            case .null:
+                buffer.writeStaticString("\\N")
+            case .real:
+                buffer.writeString(String(Double(bitPattern: cell.payload)))
+            case .mappedText:
+                buffer.appendCopyEscaped(UnsafeBufferPointer(start: UnsafePointer<UInt8>(bitPattern: UInt(cell.payload)), count: Int(cell.count)))
+            case .arenaText:
+                buffer.appendCopyEscaped(UnsafeBufferPointer(start: arena! + Int(cell.payload), count: Int(cell.count)))
+            }
+        }
+    }
+}
+
+extension ByteBuffer {
+    /// Appends UTF-8 text escaped for COPY's text format: backslash, tab, newline and carriage return.
+    mutating func appendCopyEscaped(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var start = 0
+        for (k, byte) in bytes.enumerated() where byte == UInt8(ascii: "\\") || byte == 9 || byte == 10 || byte == 13 {
+            writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start..<k]))
+            switch byte {
+            case 9: writeStaticString("\\t")
+            case 10: writeStaticString("\\n")
+            case 13: writeStaticString("\\r")
+            default: writeStaticString("\\\\")
+            }
+            start = k + 1
+        }
+        writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start...]))
+    }
+
+    mutating func appendCopyEscaped(_ text: String) {
+        var text = text
+        text.withUTF8 { appendCopyEscaped($0) }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// Where a PostgreSQL store is: a `postgresql://` (or `postgres://`) URL, as libpq reads it.
+///
+/// For example `postgresql://wells@localhost:5432/wells`, or for a Unix socket
+/// `postgresql://wells@/wells?host=/var/run/postgresql`. A missing user is `$PGUSER` or the
+/// login name, a missing database the user's name, a missing password `$PGPASSWORD`.
+///
+/// Its ``description`` never holds the password: it is what errors, the SQL log and the
+/// `loads` table name the store by.
+struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
+    /// A TCP host name or address; nil with ``socketDirectory``.
+    var host: String?
+    /// The directory of the server's Unix socket, from `?host=/dir`.
+    var socketDirectory: String?
+    var port: Int
+    var user: String
+    var password: String?
+    var database: String
+
+    /// Whether `text` names a PostgreSQL store rather than a file.
+    static func isURL(_ text: String) -> Bool {
+        text.hasPrefix("postgresql://") || text.hasPrefix("postgres://")
+    }
+
+    init(url text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        guard Self.isURL(text), let components = URLComponents(string: text) else {
+            throw StoreError(.invalidArgument, "not a PostgreSQL URL; give one such as postgresql://user@localhost:5432/wells",
+                             path: Self.redacted(text))
+        }
+        let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
+        for name in query.keys where !["host", "port", "sslmode", "user", "password", "dbname", "application_name"].contains(name) {
+            throw StoreError(.invalidArgument, "the URL has a parameter \(name) that WellKit does not know; "
+                                + "use host, port, user, password, dbname or sslmode", path: Self.redacted(text))
+        }
+        if let mode = query["sslmode"], !["disable", "allow", "prefer"].contains(mode) {
+            throw StoreError(.invalidArgument, "sslmode=\(mode) is not supported yet: WellKit connects without TLS "
+                                + "(use sslmode=disable on loopback or a Unix socket)", path: Self.redacted(text))
+        }
+        let hostParameter = query["host"] ?? components.percentEncodedHost.flatMap { $0.removingPercentEncoding }
+        if let hostParameter, hostParameter.hasPrefix("/") {
+            socketDirectory = hostParameter
+            host = nil
+        } else if let hostParameter, !hostParameter.isEmpty {
+            host = hostParameter
+        } else {
+            // libpq's default: the Unix socket in /var/run/postgresql (Debian's directory).
+            socketDirectory = environment["PGHOST"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/var/run/postgresql"
+            if let envHost = environment["PGHOST"], !envHost.hasPrefix("/") { host = envHost; socketDirectory = nil }
+        }
+        guard let port = Int(query["port"] ?? components.port.map(String.init) ?? environment["PGPORT"] ?? "5432"), (1...65535).contains(port) else {
+            throw StoreError(.invalidArgument, "the URL's port is not a number from 1 to 65535", path: Self.redacted(text))
+        }
+        self.port = port
+        user = query["user"] ?? components.user.flatMap { $0.removingPercentEncoding }.flatMap { $0.isEmpty ? nil : $0 }
+            ?? environment["PGUSER"] ?? NSUserName()
+        password = query["password"] ?? components.password.flatMap { $0.removingPercentEncoding } ?? environment["PGPASSWORD"]
+        let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        database = query["dbname"] ?? (path.isEmpty ? nil : path.removingPercentEncoding) ?? environment["PGDATABASE"] ?? user
+    }
+
+    /// The URL without its password: `postgresql://wells@127.0.0.1:5432/wells`.
+    var description: String {
+        if let socketDirectory {
+            return "postgresql://\(user)@/\(database)?host=\(socketDirectory)"
+        }
+        let shownHost = host!.contains(":") ? "[\(host!)]" : host!
+        return "postgresql://\(user)@\(shownHost):\(port)/\(database)"
+    }
+
+    /// Where the server is, for a connection error: `127.0.0.1:5432` or the socket's path.
+    var server: String {
+        if let socketDirectory { return "the Unix socket \(socketPath(socketDirectory))" }
+        return "\(host!):\(port)"
+    }
+
+    /// `dir/.s.PGSQL.port`, the socket's file.
+    func socketPath(_ directory: String) -> String { "\(directory)/.s.PGSQL.\(port)" }
+
+    /// `text` with any password replaced, for a message about a URL that did not parse.
+    static func redacted(_ text: String) -> String {
+        guard var components = URLComponents(string: text) else {
+            // No password can be told apart: keep only the scheme.
+            return text.components(separatedBy: "://").first.map { $0 + "://…" } ?? "…"
+        }
+        if components.password != nil { components.password = "****" }
+        if let items = components.queryItems, items.contains(where: { $0.name == "password" }) {
+            components.queryItems = items.map { $0.name == "password" ? URLQueryItem(name: "password", value: "****") : $0 }
+        }
+        return components.string ?? "…"
+    }
+}
