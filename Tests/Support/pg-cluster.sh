@@ -19,6 +19,8 @@
 #   role wells_secret    LOGIN, not superuser, password 'right-password'; the only role that needs a
 #                        password over TCP (scram-sha-256), for authentication-failure tests
 #   database wells       owned by wells, with the postgis and unaccent extensions
+#   database wellkit_template  owned by wells, with postgis and unaccent, never connected to: tests
+#                        make a database per test with CREATE DATABASE name TEMPLATE wellkit_template
 #   database plain       owned by postgres, no PostGIS; wells_secret may CONNECT and CREATE but,
 #                        not being a superuser, cannot CREATE EXTENSION postgis there
 # Replication connections from 127.0.0.1 are trusted, so `standby` needs no password.
@@ -273,8 +275,13 @@ CREATE ROLE wells_secret LOGIN PASSWORD 'right-password';
 CREATE DATABASE wells OWNER wells;
 CREATE DATABASE plain OWNER postgres;
 GRANT CONNECT, CREATE ON DATABASE plain TO wells_secret;
+CREATE DATABASE wellkit_template OWNER wells;
 EOF
   sql "$port" wells <<'EOF'
+CREATE EXTENSION postgis;
+CREATE EXTENSION unaccent;
+EOF
+  sql "$port" wellkit_template <<'EOF'
 CREATE EXTENSION postgis;
 CREATE EXTENSION unaccent;
 EOF

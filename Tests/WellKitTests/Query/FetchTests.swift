@@ -4,8 +4,8 @@ import Testing
 @testable import WellKit
 
 
-/// A store of 3,000 seeded wells, shared by the fetch tests (read-only).
-private let fixture: (store: WellStore, rows: [OracleRow]) = {
+/// 3,000 seeded wells as CSV, with the rows the oracles filter.
+private let seeded: (csv: String, rows: [OracleRow]) = {
     var random = SplitMix(seed: 42)
     var csv = "uwi,name,lat,lon,status,operator,spud_date,total_depth\n"
     var rows: [OracleRow] = []
@@ -22,26 +22,49 @@ private let fixture: (store: WellStore, rows: [OracleRow]) = {
         csv += "W\(k),Well \(k),\(lat),\(lon),\(status),\(CSVWriter.field(op)),\(spud),\(depth)\n"
         rows.append(OracleRow(uwi: "W\(k)", lat: lat, lon: lon, status: status, op: op, spud: spud.isEmpty ? nil : spud, depth: Double(depth)))
     }
-    let store = try! Fixtures.makeStore()
-    _ = try! store.load(csvAt: try! Fixtures.file(csv))
-    return (store, rows)
+    return (csv, rows)
 }()
+
+/// A store of the seeded wells per engine, shared by the fetch tests (read-only).
+private let fileFixture: (store: WellStore, rows: [OracleRow]) = {
+    let store = try! Fixtures.makeStore()
+    _ = try! store.load(csvAt: try! Fixtures.file(seeded.csv))
+    return (store, seeded.rows)
+}()
+
+private let postgisFixture: Result<(store: WellStore, rows: [OracleRow]), any Error> = Result {
+    let store = try PostGIS.makeStore()
+    _ = try store.load(csvAt: try Fixtures.file(seeded.csv))
+    return (store, seeded.rows)
+}
+
+private func fixture(_ engine: Engine) throws -> (store: WellStore, rows: [OracleRow]) {
+    switch engine {
+    case .file: fileFixture
+    case .postgis: try postgisFixture.get()
+    }
+}
 
 struct OracleRow {
     var uwi: String, lat: Double, lon: Double, status: String, op: String, spud: String?, depth: Double?
 }
 
+/// The oracle tests run against both engines: the same wells, compared by identifier.
 @Suite struct FetchTests {
-    let store = fixture.store
-    let rows = fixture.rows
+    let store = fileFixture.store
+    let rows = fileFixture.rows
 
-    private func uwis(_ request: WellFetchRequest) throws -> [String] {
+    private func uwis(_ request: WellFetchRequest, in store: WellStore) throws -> [String] {
         try store.fetchDictionaries(request, properties: [.identifier]).map { $0["uwi"]!.string! }
     }
 
+    private func uwis(_ request: WellFetchRequest) throws -> [String] { try uwis(request, in: store) }
+
     // MARK: - Regions against a brute-force oracle
 
-    @Test func twoHundredRandomBoxesMatchBruteForce() throws {
+    @Test(arguments: Engine.allCases) func twoHundredRandomBoxesMatchBruteForce(engine: Engine) throws {
+        let (store, rows) = try fixture(engine)
+        func uwis(_ request: WellFetchRequest) throws -> [String] { try self.uwis(request, in: store) }
         var random = SplitMix(seed: 1)
         for _ in 0..<200 {
             let size = [0.05, 0.5, 2.0][Int(random.next() % 3)]
@@ -52,14 +75,18 @@ struct OracleRow {
         }
     }
 
-    @Test func boxEdgesAreIncluded() throws {
+    @Test(arguments: Engine.allCases) func boxEdgesAreIncluded(engine: Engine) throws {
+        let (store, rows) = try fixture(engine)
+        func uwis(_ request: WellFetchRequest) throws -> [String] { try self.uwis(request, in: store) }
         let box = try BoundingBox(minLongitude: -114.0, minLatitude: 51.0, maxLongitude: -113.5, maxLatitude: 51.5)
         let onEdge = rows.filter { $0.lat == 51.0 && $0.lon == -114.0 }.map(\.uwi)
         #expect(!onEdge.isEmpty)
         #expect(Set(onEdge).isSubset(of: Set(try uwis(WellFetchRequest(region: .box(box))))))
     }
 
-    @Test func twoHundredRandomRadiiMatchBruteForce() throws {
+    @Test(arguments: Engine.allCases) func twoHundredRandomRadiiMatchBruteForce(engine: Engine) throws {
+        let (store, rows) = try fixture(engine)
+        func uwis(_ request: WellFetchRequest) throws -> [String] { try self.uwis(request, in: store) }
         var random = SplitMix(seed: 2)
         for _ in 0..<200 {
             let center = Coordinate(latitude: 49 + random.unit() * 11, longitude: -120 + random.unit() * 10)
@@ -70,7 +97,9 @@ struct OracleRow {
         }
     }
 
-    @Test func twoHundredNearestQueriesMatchBruteForce() throws {
+    @Test(arguments: Engine.allCases) func twoHundredNearestQueriesMatchBruteForce(engine: Engine) throws {
+        let (store, rows) = try fixture(engine)
+        func uwis(_ request: WellFetchRequest) throws -> [String] { try self.uwis(request, in: store) }
         var random = SplitMix(seed: 3)
         for _ in 0..<200 {
             let center = Coordinate(latitude: 45 + random.unit() * 20, longitude: -125 + random.unit() * 20)
@@ -83,7 +112,9 @@ struct OracleRow {
         }
     }
 
-    @Test func antimeridianBoxesSplitOrThrow() throws {
+    @Test(arguments: Engine.allCases) func antimeridianBoxesSplitOrThrow(engine: Engine) throws {
+        let (store, rows) = try fixture(engine)
+        func uwis(_ request: WellFetchRequest) throws -> [String] { try self.uwis(request, in: store) }
         let box = try BoundingBox(minLongitude: 170, minLatitude: -10, maxLongitude: -170, maxLatitude: 10)
         #expect(try box.parts(.split).count == 2)
         #expect(throws: QueryError.self) { try box.parts(.reject) }
@@ -138,7 +169,9 @@ struct OracleRow {
 
     // MARK: - Predicates and sorts
 
-    @Test func everyOperatorMatchesAnOracle() throws {
+    @Test(arguments: Engine.allCases) func everyOperatorMatchesAnOracle(engine: Engine) throws {
+        let (store, rows) = try fixture(engine)
+        func uwis(_ request: WellFetchRequest) throws -> [String] { try self.uwis(request, in: store) }
         let cases: [(String, (OracleRow) -> Bool)] = [
             ("status = Abandoned", { $0.status == "Abandoned" }),
             ("status != Abandoned", { $0.status != "Abandoned" }),
@@ -166,7 +199,9 @@ struct OracleRow {
         }
     }
 
-    @Test func sortsOnPinAndDetailKeyPathsTogether() throws {
+    @Test(arguments: Engine.allCases) func sortsOnPinAndDetailKeyPathsTogether(engine: Engine) throws {
+        let (store, rows) = try fixture(engine)
+        func uwis(_ request: WellFetchRequest) throws -> [String] { try self.uwis(request, in: store) }
         let request = WellFetchRequest(predicate: try WellPredicate(parsing: "spud_date is not null"),
                                    sortDescriptors: [try WellSortDescriptor(parsing: "detail.status"), try WellSortDescriptor(parsing: "detail.spud_date:desc"), try WellSortDescriptor(parsing: "pin.name")])
         let expected = rows.filter { $0.spud != nil }.sorted {
@@ -175,7 +210,9 @@ struct OracleRow {
         #expect(try uwis(request) == expected)
     }
 
-    @Test func limitAndOffsetPage() throws {
+    @Test(arguments: Engine.allCases) func limitAndOffsetPage(engine: Engine) throws {
+        let (store, rows) = try fixture(engine)
+        func uwis(_ request: WellFetchRequest) throws -> [String] { try self.uwis(request, in: store) }
         let all = try uwis(WellFetchRequest(sortDescriptors: [WellSortDescriptor(.identifier)]))
         let page = try uwis(WellFetchRequest(sortDescriptors: [WellSortDescriptor(.identifier)], limit: 10, offset: 20))
         #expect(page == Array(all[20..<30]))

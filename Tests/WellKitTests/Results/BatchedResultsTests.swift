@@ -204,7 +204,7 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
         let world = try World(count: 400, seed: 7)
         var request = Self.byDate
         request.sortDescriptors.insert(WellSortDescriptor(.status, ascending: ascending), at: 0)
-        let engine = world.store.engine
+        let engine = try world.store.sqlite(for: "the section walk")
         let single = try engine.snapshot(request, sectionKey: .status)
         #expect(try world.store.ensureSortIndex(request.sortDescriptors) != nil)
         #expect(engine.compiler.walksSections(request, sectionKey: .status))

@@ -1,0 +1,1087 @@
+import ArgumentParser
+import Foundation
+import Synchronization
+import WellKit
+import WellsCLI
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Bench {
+    /// `wells-bench postgis`: the PostgreSQL/PostGIS engine beside ogr2ogr, a hand-written psql load,
+    /// pgbench on the SQL WellKit sends, and the file engine, in one run.
+    struct PostGISSpeed: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "postgis",
+            abstract: "Measure the PostgreSQL/PostGIS engine: loads beside ogr2ogr, psql and the file engine; queries beside pgbench.",
+            discussion: """
+                Starts a throwaway cluster (Tests/Support/pg-cluster.sh start, in a temporary folder; stopped and removed \
+                at the end, also when interrupted) unless --server names one; every load goes into a fresh database made \
+                with CREATE DATABASE … TEMPLATE wellkit_template (PostGIS and unaccent installed). The input is --csv, or, \
+                without it, the 244,292-well file gen_wells.py makes (seed 42) in the temporary folder (about 25 s).
+
+                1. Loads, --rounds rounds, the tools taking turns in each round; the median, least and greatest wall time \
+                (posix_spawn to wait4, the whole process) of each:
+                  wells load CSV --db postgresql://…/fresh    (the wells built beside wells-bench)
+                  psql reference: one `psql -v ON_ERROR_STOP=1 -f` run of one transaction doing the SQL work of a first \
+                WellKit load: CREATE TABLE pins, details (the column list and types read from a database WellKit loaded) \
+                and a one-row loads; \\copy of two tab-separated files (pins: id 1..n, name, lat, lon; details: pin_id, uwi, \
+                the mapped columns, the unmapped ones as jsonb extra), split from the CSV by Python before the first \
+                round, untimed; the two foreign keys; USING gist(geom) and the unique index on details(uwi); ANALYZE.
+                  ogr2ogr -f PostgreSQL PG:… CSV -nln wells_ogr -oo X/Y_POSSIBLE_NAMES=<lon/lat columns> -a_srs EPSG:4326 \
+                --config PG_USE_COPY YES -lco GEOMETRY_NAME=geom -lco SPATIAL_INDEX=GIST (one table, its GiST index)
+                  wells load CSV --db FILE.sqlite    (the file engine, for context)
+                After each load the rows are counted (pins and details, wells_ogr, the file's wells) against the records \
+                wells read less those it rejected; a mismatch is reported under "problems". Client peak RSS: ru_maxrss of the loading process from wait4 (not the \
+                server's; as in `scale`, never below wells-bench's own resident set). Size: the database's bytes \
+                beyond the empty template's (pg_database_size), or the store file's. Ratios: of the medians, and the \
+                median of the per-round ratios.
+
+                2. Latency, on the database of the last round's WellKit load (after a VACUUM of pins and details, what \
+                autovacuum would do next, so that none runs while timing), for the 200 city boxes (0.05°) of \
+                make_bbox_queries.py and points at their centres: WellKit in-process (WellStore(path: url, mode: \
+                .readOnly)) times fetchPins of each box, fetchNearest(to:count: 10) and fetchPins of a 5 km radius, one \
+                warm-up pass then --passes passes; p50, p99 and mean over every timed call. Beside them, pgbench \
+                (one client, --pgbench-seconds each) runs the SQL WellKit sent for the same queries, captured with \
+                WellStore's trace: one statement text per kind, its bound values picked per transaction by \
+                `\\set i random(0, n-1)` and CASEs nested as a binary search over the queries' values (a few µs in the \
+                client), so each transaction is that one statement. \
+                Reported: pgbench -r's average latency of the statement, and p50 and p99 of its per-transaction log (-l). \
+                Modes: -M prepared (parsed once) and -M extended (parsed each time, as postgres-nio sends an unnamed \
+                statement). fetchNearest may send more than one statement (it widens a radius from 1 km until 10 wells \
+                lie within it): SQL/call says how many, and pgbench replays each statement sent. The textbook \
+                nearest-neighbour form, ORDER BY p.geom <-> point LIMIT 10 (planar order on the GiST index, with the \
+                geodesic distance selected), is a second reference for nearest.
+
+                3. Throughput for 1, 2, 4 and 8 clients (--clients), city boxes: WellKit with one thread per client, each \
+                with its own read-only WellStore (one connection), queries/s over --throughput-seconds; and pgbench -c N \
+                -j N -M prepared on WellKit's box SQL, tps.
+
+                Examples:
+                  wells-bench postgis --csv /tmp/wells.csv
+                  wells-bench postgis --csv /tmp/wells.csv --rounds 5 --format json
+                  wells-bench postgis --csv /tmp/wells.csv --server postgresql://wells@127.0.0.1:5432/wells
+                """)
+
+        @Option(help: ArgumentHelp("The well list to load (default: gen_wells.py's 244,292 wells, seed 42, generated into the temporary folder).",
+                                   valueName: "path"))
+        var csv: String?
+
+        @Option(help: ArgumentHelp("A PostgreSQL server to use instead of a throwaway cluster: a URL of a database on it, as a user that may CREATE DATABASE.",
+                                   valueName: "url"))
+        var server: String?
+
+        @Option(help: ArgumentHelp("The template of the fresh databases, with PostGIS installed.", valueName: "name"))
+        var template = "wellkit_template"
+
+        @Option(help: "Load rounds, the tools taking turns; medians are reported.")
+        var rounds = 3
+
+        @Option(help: "Timed passes over the queries in-process, after a warm-up pass.")
+        var passes = 3
+
+        @Option(help: ArgumentHelp("Seconds of each pgbench latency run.", valueName: "seconds"))
+        var pgbenchSeconds = 5
+
+        @Option(help: ArgumentHelp("Seconds of each throughput run, WellKit's and pgbench's.", valueName: "seconds"))
+        var throughputSeconds = 5
+
+        @Option(help: ArgumentHelp("Client counts of the throughput runs, comma-separated.", valueName: "list"))
+        var clients = "1,2,4,8"
+
+        @Option(help: ArgumentHelp("A file of viewports (label minLon minLat maxLon maxLat); the city_ ones are used (default: make_bbox_queries.py on the CSV).",
+                                   valueName: "path"))
+        var queries: String?
+
+        @Option(help: ArgumentHelp("gen_wells.py, run when --csv is not given.", valueName: "path"))
+        var generator = "../shared/tools/gen_wells.py"
+
+        @Option(name: .customLong("query-maker"), help: ArgumentHelp("make_bbox_queries.py, run when --queries is not given.", valueName: "path"))
+        var queryMaker = "../shared/tools/make_bbox_queries.py"
+
+        @Option(name: .customLong("cluster-script"), help: ArgumentHelp("pg-cluster.sh, which starts the throwaway cluster.", valueName: "path"))
+        var clusterScript = "Tests/Support/pg-cluster.sh"
+
+        @Option(help: "The Python that runs the generators and the CSV split.")
+        var python = "python3"
+
+        @Option(help: "The report format.")
+        var format: ReportFormat = .table
+
+        func clientList() throws -> [Int] {
+            try clients.split(separator: ",", omittingEmptySubsequences: false).map { part in
+                let text = part.trimmingCharacters(in: .whitespaces)
+                guard let count = Int(text), (1...256).contains(count) else {
+                    throw ValidationError("--clients must be numbers from 1 to 256, comma-separated; \(SafeText.quoted(text)) is not")
+                }
+                return count
+            }
+        }
+
+        func validate() throws {
+            try CountLimits.check("--rounds", rounds, in: 1...CountLimits.maximumRepeats)
+            try CountLimits.check("--passes", passes, in: 1...CountLimits.maximumRepeats)
+            try CountLimits.check("--pgbench-seconds", pgbenchSeconds, in: 1...3_600)
+            try CountLimits.check("--throughput-seconds", throughputSeconds, in: 1...3_600)
+            _ = try clientList()
+            if let server, !server.hasPrefix("postgresql://"), !server.hasPrefix("postgres://") {
+                throw ValidationError("--server must be a postgresql:// URL")
+            }
+        }
+
+        func run() async throws {
+            for tool in ["psql", "pgbench", "ogr2ogr", python] where Subprocess.which(tool) == nil {
+                throw StoreError(.notFound, "\(tool) is not installed or not on PATH")
+            }
+            let wells = Subprocess.sibling("wells")
+            guard FileManager.default.isExecutableFile(atPath: wells) else {
+                throw StoreError(.notFound, "no wells executable beside wells-bench at \(wells)")
+            }
+            if let csv, !FileManager.default.isReadableFile(atPath: csv) {
+                throw StoreError(.notFound, "--csv \(SafeText.quoted(csv)): no readable file there")
+            }
+            if let queries, !FileManager.default.isReadableFile(atPath: queries) {
+                throw StoreError(.notFound, "--queries \(SafeText.quoted(queries)): no readable file there")
+            }
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wells-bench-postgis-\(getpid())")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            // Readable by the server's user (the cluster runs as wellkit-pg when we are root) is not needed:
+            // psql reads the \copy files itself. The cluster gets its own folder under /tmp (short socket paths).
+            let postgres: BenchPostgres
+            if let server {
+                postgres = try BenchPostgres(server: server)
+            } else {
+                guard FileManager.default.isReadableFile(atPath: clusterScript) else {
+                    throw StoreError(.notFound, "--cluster-script \(SafeText.quoted(clusterScript)): no pg-cluster.sh there; run from the package folder or give its path")
+                }
+                PostGISBenchmark.progress("starting a throwaway PostgreSQL cluster")
+                postgres = try BenchPostgres(clusterScript: clusterScript, directory: "/tmp/wells-bench-pg-\(getpid())")
+            }
+            let interruptions = ScaleBenchmark.onInterrupt {
+                postgres.tearDown()
+                try? FileManager.default.removeItem(at: directory)
+            }
+            defer {
+                for source in interruptions { source.cancel() }
+                postgres.tearDown()
+                try? FileManager.default.removeItem(at: directory)
+            }
+
+            var input = csv ?? directory.appendingPathComponent("wells.csv").path
+            if csv == nil {
+                guard FileManager.default.isReadableFile(atPath: generator) else {
+                    throw StoreError(.notFound, "--generator \(SafeText.quoted(generator)): no gen_wells.py there; give its path or --csv")
+                }
+                PostGISBenchmark.progress("generating 244,292 wells with gen_wells.py into \(input)")
+                try Spawn.run(python, [generator, "--out", input])
+            }
+            input = URL(fileURLWithPath: input).standardizedFileURL.path
+            var queryFile = queries ?? directory.appendingPathComponent("queries.tsv").path
+            if queries == nil {
+                guard FileManager.default.isReadableFile(atPath: queryMaker) else {
+                    throw StoreError(.notFound, "--query-maker \(SafeText.quoted(queryMaker)): no make_bbox_queries.py there; give its path or --queries")
+                }
+                try Spawn.run(python, [queryMaker, input, "--out", queryFile])
+            }
+            queryFile = URL(fileURLWithPath: queryFile).standardizedFileURL.path
+            let boxes = try BBoxBenchmark.viewports(file: queryFile).filter { $0.label.hasPrefix("city") }.map(\.box)
+            guard !boxes.isEmpty else { throw StoreError(.invalidArgument, "\(queryFile) has no city_ viewports") }
+
+            let benchmark = PostGISBenchmark(postgres: postgres, template: template, wells: wells, csv: input, directory: directory,
+                                             python: python, rounds: rounds, passes: passes, pgbenchSeconds: pgbenchSeconds,
+                                             throughputSeconds: throughputSeconds, clients: try clientList(), boxes: boxes,
+                                             queryFile: queries == nil ? nil : queryFile)
+            let report = try benchmark.run()
+            if format == .json {
+                print(String(decoding: try JSONEncoder.pretty.encode(report), as: UTF8.self))
+            } else {
+                print(PostGISBenchmark.table(report))
+            }
+        }
+    }
+}
+
+// MARK: - The server
+
+/// A PostgreSQL server for the benchmark: a throwaway cluster of pg-cluster.sh, or one given by `--server`.
+final class BenchPostgres: Sendable {
+    /// The URL of the administrative database, as given or as pg-cluster.sh printed it.
+    let base: String
+    let host: String
+    let port: Int
+    let user: String
+    let password: String?
+    /// The cluster's folder and pg-cluster.sh, for a throwaway cluster.
+    let cluster: (directory: String, script: String)?
+    /// The databases made by ``createDatabase(_:template:)`` and not yet dropped, and whether the server is gone.
+    private let state = Mutex<(databases: [String], stopped: Bool)>(([], false))
+
+    init(server: String) throws {
+        base = server
+        cluster = nil
+        let parts = try Self.parts(server)
+        host = parts.0
+        port = parts.1
+        user = parts.2
+        password = parts.3
+    }
+
+    init(clusterScript: String, directory: String) throws {
+        let script = URL(fileURLWithPath: clusterScript).standardizedFileURL.path
+        cluster = (directory, script)
+        let output = try Spawn.run("bash", [script, "start", directory])
+        base = output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let parts = try Self.parts(base)
+        host = parts.0
+        port = parts.1
+        user = parts.2
+        password = parts.3
+    }
+
+    private static func parts(_ url: String) throws -> (String, Int, String, String?) {
+        guard let components = URLComponents(string: url), let host = components.host else {
+            throw StoreError(.invalidArgument, "not a postgresql:// URL: \(url)")
+        }
+        return (host.isEmpty ? "127.0.0.1" : host, components.port ?? 5432, components.user ?? NSUserName(), components.password)
+    }
+
+    /// The URL of `database` on this server.
+    func url(_ database: String) -> String {
+        var components = URLComponents(string: base)!
+        components.path = "/" + database
+        return components.string!
+    }
+
+    /// `url(database)` (the server's own database when nil) without its password, for reports.
+    func displayURL(_ database: String?) -> String {
+        var components = URLComponents(string: database.map(url) ?? base)!
+        components.password = nil
+        return components.string!
+    }
+
+    /// The libpq keyword string of `database`, for ogr2ogr's `PG:`.
+    func keywords(_ database: String) -> String {
+        var text = "host=\(host) port=\(port) user=\(user) dbname=\(database)"
+        if let password { text += " password=\(password)" }
+        return text
+    }
+
+    /// Runs `sql` in `database` (the server's own when nil) with psql: the rows, unaligned, tab-separated.
+    @discardableResult
+    func psql(_ database: String?, _ sql: String) throws -> [[String]] {
+        let output = try Spawn.run("psql", ["-X", "-q", "-A", "-t", "-F", "\t", "-v", "ON_ERROR_STOP=1", "-d", database.map(url) ?? base, "-c", sql])
+        return output.stdout.split(separator: "\n", omittingEmptySubsequences: true).map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+    }
+
+    /// One number from `sql`.
+    func number(_ database: String?, _ sql: String) throws -> Int {
+        guard let text = try psql(database, sql).first?.first, let value = Int(text) else {
+            throw StoreError(.invalidArgument, "psql gave no number for \(sql)")
+        }
+        return value
+    }
+
+    func createDatabase(_ name: String, template: String) throws {
+        dropDatabase(name)
+        try psql(nil, "CREATE DATABASE \(name) TEMPLATE \(template)")
+        state.withLock { $0.databases.append(name) }
+    }
+
+    func dropDatabase(_ name: String) {
+        _ = try? psql(nil, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+        state.withLock { $0.databases.removeAll { $0 == name } }
+    }
+
+    /// Stops and removes a throwaway cluster; on a given server, drops the databases made here. Runs once.
+    func tearDown() {
+        let (databases, stopped) = state.withLock { state in
+            defer { state = ([], true) }
+            return state
+        }
+        guard !stopped else { return }
+        if let cluster {
+            _ = try? Spawn.run("bash", [cluster.script, "stop", cluster.directory])
+        } else {
+            for name in databases { _ = try? psql(nil, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+        }
+    }
+}
+
+// MARK: - The benchmark
+
+struct PostGISBenchmark {
+    let postgres: BenchPostgres
+    let template: String
+    let wells: String
+    let csv: String
+    let directory: URL
+    let python: String
+    let rounds: Int
+    let passes: Int
+    let pgbenchSeconds: Int
+    let throughputSeconds: Int
+    let clients: [Int]
+    let boxes: [BoundingBox]
+    /// The viewport file, when given (nil: generated by make_bbox_queries.py).
+    let queryFile: String?
+
+    static let radiusMeters = 5_000.0
+    static let nearestCount = 10
+
+    struct LoadTool: Codable {
+        var name: String
+        var command: String
+        var seconds: [Double]
+        var medianSeconds: Double
+        var minSeconds: Double
+        var maxSeconds: Double
+        /// Rows counted after each round's load (pins; wells_ogr; the file's wells).
+        var rows: [Int]
+        var peakRSSBytes: Int
+        /// The last round's database bytes beyond the empty template's, or the store file's bytes.
+        var bytes: Int
+    }
+
+    struct Ratio: Codable {
+        var name: String
+        var ofMedians: Double
+        var medianPerRound: Double
+    }
+
+    struct PgbenchRun: Codable {
+        var name: String
+        var mode: String
+        var clients: Int
+        var seconds: Int
+        var transactions: Int
+        var tps: Double
+        /// pgbench -r: the statement's average latency.
+        var statementAverageMs: Double?
+        /// From the per-transaction log (-l): each transaction is the one statement (and the client-side \set).
+        var p50Ms: Double?
+        var p99Ms: Double?
+        var meanMs: Double?
+    }
+
+    struct Latency: Codable {
+        var query: String
+        var calls: Int
+        var rowsP50: Double
+        var rowsMin: Int
+        var rowsMax: Int
+        /// Statements WellKit sent per call (fetchNearest widens its radius until it has k wells).
+        var statementsPerCall: Double
+        var p50Ms: Double
+        var p99Ms: Double
+        var meanMs: Double
+        /// WellKit's statement, placeholders as pgbench variables.
+        var sql: String
+        var references: [PgbenchRun]
+    }
+
+    struct Throughput: Codable {
+        var clients: Int
+        var wellKitQueriesPerSecond: Double
+        var wellKitQueries: Int
+        var pgbenchTPS: Double
+        var pgbenchTransactions: Int
+    }
+
+    struct Report: Codable {
+        var csv: String
+        var csvBytes: Int
+        var records: Int
+        var rejected: Int
+        var expectedRows: Int
+        var server: String
+        var throwawayCluster: Bool
+        var postgresVersion: String
+        var postgisVersion: String
+        var gdalVersion: String
+        var rounds: Int
+        var loads: [LoadTool]
+        var ratios: [Ratio]
+        var queryDatabase: String
+        var queryFile: String
+        var passes: Int
+        var latency: [Latency]
+        var throughputSeconds: Int
+        var throughput: [Throughput]
+        var problems: [String]
+    }
+
+    /// What `wells load --format json` prints that the benchmark reads.
+    struct LoadOutput: Decodable {
+        var records: Int
+        var inserted: Int
+        var updated: Int
+        var rejected: Int
+        var mapping: [String: String]
+        var extraColumns: [String]?
+    }
+
+    static func progress(_ text: String) {
+        Terminal.error("postgis: \(text)")
+    }
+
+    // MARK: Running
+
+    func run() throws -> Report {
+        var problems: [String] = []
+        let csvBytes = (try? FileManager.default.attributesOfItem(atPath: csv)[.size] as? Int) ?? 0
+        try ScaleBenchmark.readThrough(csv)
+        let templateBytes = try postgres.number(nil, "SELECT pg_database_size('\(template)')")
+        let gdal = (try? Spawn.run("ogr2ogr", ["--version"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? "?"
+
+        // 1. Loads.
+        let names = ["WellKit → PostgreSQL (wells load --db postgresql://…)", "psql reference (same SQL work, one transaction)",
+                     "ogr2ogr → PostgreSQL (one table + GiST)", "WellKit → file (wells load --db FILE.sqlite)"]
+        var seconds = [[Double]](repeating: [], count: 4), rows = [[Int]](repeating: [], count: 4)
+        var peaks = [Int](repeating: 0, count: 4), bytes = [Int](repeating: 0, count: 4)
+        var summary: LoadOutput?
+        var reference: (script: String, rows: Int)?
+        var queryDatabase = ""
+        let pinsFile = directory.appendingPathComponent("pins.tsv").path, detailsFile = directory.appendingPathComponent("details.tsv").path
+        let scriptFile = directory.appendingPathComponent("reference.sql").path
+        var commands = [String](repeating: "", count: 4)
+        for round in 1...rounds {
+            var line = "load round \(round) of \(rounds):"
+            // WellKit into PostgreSQL.
+            let wellKitDatabase = "wb_wellkit_\(round)"
+            try postgres.createDatabase(wellKitDatabase, template: template)
+            let arguments = ["load", csv, "--db", postgres.url(wellKitDatabase), "--format", "json", "--quiet"]
+            commands[0] = ([wells] + arguments).joined(separator: " ")
+            let load = try Subprocess.measure(wells, arguments)
+            guard let output = try? JSONDecoder().decode(LoadOutput.self, from: load.stdout) else {
+                throw StoreError(.invalidArgument, "wells load into PostgreSQL printed no load summary: \(String(decoding: load.stdout.prefix(300), as: UTF8.self)) \(load.stderr.suffix(300))")
+            }
+            summary = output
+            let expected = output.records - output.rejected
+            let counts = try postgres.psql(wellKitDatabase, "SELECT (SELECT count(*) FROM pins), (SELECT count(*) FROM details)").first?.compactMap { Int($0) } ?? []
+            if counts != [expected, expected] || output.inserted != expected {
+                problems.append("round \(round): wells load into PostgreSQL: read \(output.records), rejected \(output.rejected), inserted \(output.inserted); counted pins, details = \(counts)")
+            }
+            seconds[0].append(load.seconds)
+            rows[0].append(counts.first ?? -1)
+            peaks[0] = max(peaks[0], load.peakResidentBytes)
+            bytes[0] = try postgres.number(wellKitDatabase, "SELECT pg_database_size(current_database())") - templateBytes
+            line += String(format: " WellKit-PG %.2f s", load.seconds)
+            if reference == nil {
+                reference = try prepareReference(from: wellKitDatabase, summary: output, pins: pinsFile, details: detailsFile, script: scriptFile)
+                if reference!.rows != output.records {
+                    problems.append("the CSV split for the psql reference has \(reference!.rows) rows; wells read \(output.records) records")
+                }
+            }
+            if round == rounds {
+                // Kept for the queries; vacuumed now, as autovacuum would do soon, so that it does not run while timing.
+                queryDatabase = wellKitDatabase
+                try postgres.psql(wellKitDatabase, "VACUUM pins")
+                try postgres.psql(wellKitDatabase, "VACUUM details")
+            } else {
+                postgres.dropDatabase(wellKitDatabase)
+            }
+
+            // The psql reference.
+            let referenceDatabase = "wb_psql_\(round)"
+            try postgres.createDatabase(referenceDatabase, template: template)
+            let psqlArguments = ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", postgres.url(referenceDatabase), "-f", scriptFile]
+            commands[1] = (["psql"] + psqlArguments).joined(separator: " ")
+            let psqlRun = try Subprocess.measure("psql", psqlArguments)
+            let referenceCounts = try postgres.psql(referenceDatabase, "SELECT (SELECT count(*) FROM pins), (SELECT count(*) FROM details)").first?.compactMap { Int($0) } ?? []
+            if referenceCounts != [reference!.rows, reference!.rows] {
+                problems.append("round \(round): psql reference: counted pins, details = \(referenceCounts), expected \(reference!.rows)")
+            }
+            seconds[1].append(psqlRun.seconds)
+            rows[1].append(referenceCounts.first ?? -1)
+            peaks[1] = max(peaks[1], psqlRun.peakResidentBytes)
+            bytes[1] = try postgres.number(referenceDatabase, "SELECT pg_database_size(current_database())") - templateBytes
+            postgres.dropDatabase(referenceDatabase)
+            line += String(format: ", psql %.2f s", psqlRun.seconds)
+
+            // ogr2ogr.
+            let ogrDatabase = "wb_ogr_\(round)"
+            try postgres.createDatabase(ogrDatabase, template: template)
+            let ogrArguments = ["-f", "PostgreSQL", "PG:" + postgres.keywords(ogrDatabase), csv, "-nln", "wells_ogr",
+                                "-oo", "X_POSSIBLE_NAMES=\(output.mapping["lon"] ?? "longitude")", "-oo", "Y_POSSIBLE_NAMES=\(output.mapping["lat"] ?? "latitude")",
+                                "-a_srs", "EPSG:4326", "--config", "PG_USE_COPY", "YES", "-lco", "GEOMETRY_NAME=geom", "-lco", "SPATIAL_INDEX=GIST"]
+            commands[2] = "ogr2ogr " + ogrArguments.map { $0.contains(" ") ? "\"\($0)\"" : $0 }.joined(separator: " ")
+            let ogr = try Subprocess.measure("ogr2ogr", ogrArguments)
+            let ogrCount = try postgres.number(ogrDatabase, "SELECT count(*) FROM wells_ogr")
+            let ogrIndexed = try postgres.number(ogrDatabase, "SELECT count(*) FROM pg_indexes WHERE tablename = 'wells_ogr' AND indexdef LIKE '%USING gist%'")
+            if ogrCount != output.records { problems.append("round \(round): ogr2ogr: counted \(ogrCount) rows in wells_ogr, expected \(output.records)") }
+            if ogrIndexed != 1 { problems.append("round \(round): ogr2ogr: wells_ogr has \(ogrIndexed) GiST indexes, expected 1") }
+            seconds[2].append(ogr.seconds)
+            rows[2].append(ogrCount)
+            peaks[2] = max(peaks[2], ogr.peakResidentBytes)
+            bytes[2] = try postgres.number(ogrDatabase, "SELECT pg_database_size(current_database())") - templateBytes
+            postgres.dropDatabase(ogrDatabase)
+            line += String(format: ", ogr2ogr %.2f s", ogr.seconds)
+
+            // WellKit into a file.
+            let file = directory.appendingPathComponent("wellkit-\(round).sqlite").path
+            ScaleBenchmark.removeStore(file)
+            let fileArguments = ["load", csv, "--db", file, "--format", "json", "--quiet"]
+            commands[3] = ([wells] + fileArguments).joined(separator: " ")
+            let fileLoad = try Subprocess.measure(wells, fileArguments)
+            let fileOutput = try? JSONDecoder().decode(LoadOutput.self, from: fileLoad.stdout)
+            let fileCount = try WellStore(path: file, mode: .readOnly).fetchCount(WellFetchRequest())
+            if fileCount != expected || fileOutput?.inserted != expected {
+                problems.append("round \(round): wells load into a file: inserted \(fileOutput?.inserted ?? -1), counted \(fileCount), expected \(expected)")
+            }
+            seconds[3].append(fileLoad.seconds)
+            rows[3].append(fileCount)
+            peaks[3] = max(peaks[3], fileLoad.peakResidentBytes)
+            bytes[3] = ScaleBenchmark.storeBytes(file)
+            ScaleBenchmark.removeStore(file)
+            line += String(format: ", WellKit-file %.2f s", fileLoad.seconds)
+            Self.progress(line)
+        }
+        let loads = (0..<4).map { k in
+            LoadTool(name: names[k], command: commands[k], seconds: seconds[k], medianSeconds: Statistics.median(seconds[k]),
+                     minSeconds: seconds[k].min() ?? 0, maxSeconds: seconds[k].max() ?? 0, rows: rows[k], peakRSSBytes: peaks[k], bytes: bytes[k])
+        }
+        func ratio(_ name: String, _ a: Int, _ b: Int) -> Ratio {
+            Ratio(name: name, ofMedians: loads[a].medianSeconds / loads[b].medianSeconds,
+                  medianPerRound: Statistics.median(zip(seconds[a], seconds[b]).map { $0 / $1 }))
+        }
+        let ratios = [ratio("WellKit-PG ÷ psql reference", 0, 1), ratio("ogr2ogr ÷ WellKit-PG", 2, 0), ratio("WellKit-PG ÷ WellKit-file", 0, 3)]
+
+        // 2. Latency, and 3. throughput, on the last WellKit database.
+        let versions = try postgres.psql(queryDatabase, "SELECT current_setting('server_version'), postgis_lib_version()").first ?? ["?", "?"]
+        let url = postgres.url(queryDatabase)
+        Self.progress("capturing WellKit's SQL")
+        let captured = try captureSQL(url: url)
+        Self.progress("timing WellKit in-process: \(boxes.count) queries of each kind, a warm-up pass and \(passes) passes")
+        var latency = try wellKitLatency(url: url, captured: captured)
+        for k in latency.indices {
+            let kind = captured[k]
+            var scripts: [(name: String, file: String, modes: [String])] = []
+            if kind.uniform {
+                let file = directory.appendingPathComponent("\(kind.tag).pgbench").path
+                try Self.pgbenchScript(sql: kind.sql, values: kind.values).write(toFile: file, atomically: true, encoding: .utf8)
+                scripts.append(("pgbench, WellKit's SQL", file, ["prepared", "extended"]))
+            } else {
+                problems.append("\(kind.query): WellKit sent different statement texts, so pgbench cannot replay them: \(Set(kind.texts).prefix(3).joined(separator: " | "))")
+            }
+            if kind.tag == "nearest" {
+                let file = directory.appendingPathComponent("knn.pgbench").path
+                let centres = boxes.map { [String(($0.minLongitude + $0.maxLongitude) / 2), String(($0.minLatitude + $0.maxLatitude) / 2)] }
+                try Self.pgbenchScript(sql: Self.knnSQL, values: centres).write(toFile: file, atomically: true, encoding: .utf8)
+                scripts.append(("pgbench, KNN ORDER BY geom <-> point LIMIT 10", file, ["prepared"]))
+            }
+            for script in scripts {
+                for mode in script.modes {
+                    Self.progress("pgbench -M \(mode), \(kind.query): \(pgbenchSeconds) s")
+                    latency[k].references.append(try pgbench(name: script.name, script: script.file, database: queryDatabase, mode: mode,
+                                                             clients: 1, seconds: pgbenchSeconds, latencies: true))
+                }
+            }
+        }
+        var throughput: [Throughput] = []
+        if let box = captured.first, box.uniform {
+            let file = directory.appendingPathComponent("\(box.tag).pgbench").path
+            for count in clients {
+                Self.progress("throughput, \(count) client\(count == 1 ? "" : "s"): WellKit, then pgbench, \(throughputSeconds) s each")
+                let ours = try wellKitThroughput(url: url, clients: count, seconds: Double(throughputSeconds))
+                let theirs = try pgbench(name: "pgbench, WellKit's SQL", script: file, database: queryDatabase, mode: "prepared",
+                                         clients: count, seconds: throughputSeconds, latencies: false)
+                throughput.append(Throughput(clients: count, wellKitQueriesPerSecond: ours.rate, wellKitQueries: ours.queries,
+                                             pgbenchTPS: theirs.tps, pgbenchTransactions: theirs.transactions))
+            }
+        }
+        postgres.dropDatabase(queryDatabase)
+
+        return Report(csv: csv, csvBytes: csvBytes, records: summary?.records ?? 0, rejected: summary?.rejected ?? 0,
+                      expectedRows: (summary?.records ?? 0) - (summary?.rejected ?? 0), server: postgres.displayURL(nil),
+                      throwawayCluster: postgres.cluster != nil, postgresVersion: versions.first ?? "?", postgisVersion: versions.dropFirst().first ?? "?",
+                      gdalVersion: gdal, rounds: rounds, loads: loads, ratios: ratios, queryDatabase: postgres.displayURL(queryDatabase),
+                      queryFile: queryFile ?? "make_bbox_queries.py on the CSV (city_0.05)", passes: passes, latency: latency,
+                      throughputSeconds: throughputSeconds, throughput: throughput, problems: problems)
+    }
+
+    // MARK: The psql reference
+
+    /// Splits the CSV into the COPY files of the psql reference and writes its script, with the details
+    /// columns and types of `database`, which WellKit loaded, and the column mapping of its load.
+    ///
+    /// - Returns: the script's path and the rows of the split.
+    func prepareReference(from database: String, summary: LoadOutput, pins: String, details: String, script: String) throws -> (script: String, rows: Int) {
+        let columns = try postgres.psql(database, """
+            SELECT quote_ident(a.attname), format_type(a.atttypid, a.atttypmod),
+                   CASE WHEN a.attcollation <> 0 AND a.attcollation <> t.typcollation THEN quote_ident(c.collname) ELSE '' END,
+                   a.attnotnull, a.attname
+            FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid LEFT JOIN pg_collation c ON c.oid = a.attcollation
+            WHERE a.attrelid = 'details'::regclass AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
+            """)
+        guard columns.first?.last == "pin_id", columns.allSatisfy({ $0.count == 5 }) else {
+            throw StoreError(.invalidArgument, "unexpected details table in \(database): \(columns.prefix(3))")
+        }
+        let declarations = columns.map { column -> String in
+            if column[4] == "pin_id" { return "  pin_id bigint PRIMARY KEY" }
+            return "  \(column[0]) \(column[1])" + (column[2].isEmpty ? "" : " COLLATE \(column[2])") + (column[3] == "t" ? " NOT NULL" : "")
+        }
+        let detailNames = columns.dropFirst().map { $0[4] }
+        let mapping = String(decoding: try JSONEncoder().encode(summary.mapping), as: UTF8.self)
+        let names = String(decoding: try JSONEncoder().encode(detailNames), as: UTF8.self)
+        Self.progress("splitting the CSV into COPY files for the psql reference (untimed)")
+        let split = try Spawn.run(python, ["-c", Self.splitScript, csv, mapping, names, pins, details])
+        guard let count = Int(split.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw StoreError(.invalidArgument, "the CSV split printed no row count: \(split.stdout.prefix(200)) \(split.stderr.prefix(300))")
+        }
+        let text = """
+            BEGIN;
+            CREATE TABLE loads(id bigint PRIMARY KEY);
+            INSERT INTO loads VALUES (1);
+            CREATE TABLE pins(
+              id bigint PRIMARY KEY,
+              name text COLLATE "C",
+              lat double precision NOT NULL CHECK (lat BETWEEN -90 AND 90),
+              lon double precision NOT NULL CHECK (lon BETWEEN -180 AND 180),
+              geom geometry(Point, 4326) GENERATED ALWAYS AS (ST_SetSRID(ST_MakePoint(lon, lat), 4326)) STORED);
+            CREATE TABLE details(
+            \(declarations.joined(separator: ",\n")));
+            \\copy pins(id, name, lat, lon) FROM '\(pins)'
+            \\copy details FROM '\(details)'
+            ALTER TABLE details ADD CONSTRAINT details_pin_id_fkey FOREIGN KEY (pin_id) REFERENCES pins(id) ON DELETE CASCADE;
+            ALTER TABLE details ADD CONSTRAINT details_load_id_fkey FOREIGN KEY (load_id) REFERENCES loads(id);
+            CREATE INDEX pins_geom ON pins USING gist(geom);
+            CREATE UNIQUE INDEX details_uwi ON details(uwi);
+            ANALYZE pins;
+            ANALYZE details;
+            COMMIT;
+
+            """
+        try text.write(toFile: script, atomically: true, encoding: .utf8)
+        return (script, count)
+    }
+
+    /// Python: CSV → pins.tsv (id, name, lat, lon; ids 1..n) and details.tsv (pin_id, then the details
+    /// columns named in argv[3]: mapped CSV columns, `extra` the unmapped ones as JSON, `load_id` 1,
+    /// others null), in COPY text format. Prints the rows.
+    static let splitScript = #"""
+        import csv, json, sys
+        src, mapping, columns, pins_out, details_out = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4], sys.argv[5]
+        def esc(v):
+            if v is None or v == "":
+                return "\\N"
+            return v.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+        n = 0
+        with open(src, newline="", encoding="utf-8-sig") as f, open(pins_out, "w", encoding="utf-8") as p, open(details_out, "w", encoding="utf-8") as d:
+            r = csv.reader(f)
+            header = next(r)
+            pos = {name: k for k, name in enumerate(header)}
+            used = set(mapping.values())
+            extra = [(name, k) for k, name in enumerate(header) if name not in used]
+            def at(field):
+                return pos.get(mapping.get(field, ""))
+            name_k, lat_k, lon_k = at("name"), at("lat"), at("lon")
+            plan = []
+            for c in columns:
+                if c == "extra":
+                    plan.append(("extra", None))
+                elif c == "load_id":
+                    plan.append(("const", "1"))
+                elif at(c) is not None:
+                    plan.append(("col", at(c)))
+                else:
+                    plan.append(("const", "\\N"))
+            for row in r:
+                n += 1
+                get = lambda k: row[k] if k is not None and k < len(row) else ""
+                p.write("%d\t%s\t%s\t%s\n" % (n, esc(get(name_k)), esc(get(lat_k)), esc(get(lon_k))))
+                out = [str(n)]
+                for kind, k in plan:
+                    if kind == "col":
+                        out.append(esc(get(k)))
+                    elif kind == "extra":
+                        obj = {name: row[j] for name, j in extra if j < len(row) and row[j] != ""}
+                        out.append(esc(json.dumps(obj, ensure_ascii=False)) if obj else "\\N")
+                    else:
+                        out.append(k)
+                d.write("\t".join(out) + "\n")
+        print(n)
+        """#
+
+    // MARK: Queries
+
+    /// The SQL WellKit sent for one kind of query, over all the queries.
+    struct CapturedKind {
+        var tag: String
+        var query: String
+        /// Each statement's text, placeholders as pgbench variables `:v1…`.
+        var texts: [String]
+        /// Each statement's bound values, as text.
+        var values: [[String]]
+        var calls: Int
+        var sql: String { texts.first ?? "" }
+        var uniform: Bool { Set(texts).count == 1 && Set(values.map(\.count)).count == 1 }
+    }
+
+    /// The nearest-neighbour reference: the KNN operator on the GiST index, with the geodesic distance selected.
+    static let knnSQL = "SELECT p.id, p.name, p.lat, p.lon, ST_Distance(p.geom::geography, ST_SetSRID(ST_MakePoint(:v1, :v2), 4326)::geography) AS distance "
+        + "FROM pins p ORDER BY p.geom <-> ST_SetSRID(ST_MakePoint(:v1, :v2), 4326) LIMIT 10"
+
+    func centre(_ box: BoundingBox) -> Coordinate {
+        Coordinate(latitude: (box.minLatitude + box.maxLatitude) / 2, longitude: (box.minLongitude + box.maxLongitude) / 2)
+    }
+
+    /// The three queries of one box: its pins, the 10 nearest its centre, the pins within 5 km of its centre. Returns the rows.
+    func perform(_ kind: Int, _ box: BoundingBox, on store: WellStore) throws -> Int {
+        switch kind {
+        case 0: return try store.fetchPins(WellFetchRequest(region: .box(box))).count
+        case 1: return try store.fetchNearest(to: centre(box), count: Self.nearestCount).count
+        default:
+            let c = centre(box)
+            return try store.fetchPins(WellFetchRequest(region: .radius(latitude: c.latitude, longitude: c.longitude, meters: Self.radiusMeters))).count
+        }
+    }
+
+    static let kinds = [("box", "city box 0.05°"), ("nearest", "nearest 10"), ("radius", "radius 5 km")]
+
+    /// Runs every query once on a store opened with a trace, and keeps the SELECTs each sent.
+    func captureSQL(url: String) throws -> [CapturedKind] {
+        final class Log: Sendable {
+            let lines = Mutex<[String]>([])
+            func take() -> [String] { lines.withLock { lines in let taken = lines; lines = []; return taken } }
+        }
+        let log = Log()
+        let store = try WellStore(path: url, mode: .readOnly, trace: { line in log.lines.withLock { $0.append(line) } })
+        _ = log.take()
+        return try Self.kinds.enumerated().map { kind, names in
+            var captured = CapturedKind(tag: names.0, query: names.1, texts: [], values: [], calls: boxes.count)
+            for box in boxes {
+                _ = try perform(kind, box, on: store)
+                for line in log.take() where line.hasPrefix("SELECT") {
+                    let (text, values) = try Self.parseTrace(line)
+                    captured.texts.append(text)
+                    captured.values.append(values)
+                }
+            }
+            return captured
+        }
+    }
+
+    /// A traced statement, `SQL -- ["v1", "v2"]`, as pgbench SQL (`$n` → `:vn`) and its values.
+    static func parseTrace(_ line: String) throws -> (String, [String]) {
+        var sql = line, values: [String] = []
+        if let marker = line.range(of: " -- [", options: .backwards) {
+            sql = String(line[..<marker.lowerBound])
+            let list = "[" + line[marker.upperBound...]
+            guard let strings = try? JSONSerialization.jsonObject(with: Data(list.utf8)) as? [String] else {
+                throw StoreError(.invalidArgument, "cannot read the bound values of a traced statement: \(line.prefix(300))")
+            }
+            for value in strings where Double(value) == nil {
+                throw StoreError(.invalidArgument, "a traced statement binds a value that is not a number (\(value)), which pgbench's \\set cannot give: \(line.prefix(300))")
+            }
+            values = strings
+        }
+        // `$12` → `:v12`: scan digits after each `$`.
+        var text = "", characters = Array(sql), k = 0
+        while k < characters.count {
+            if characters[k] == "$", k + 1 < characters.count, characters[k + 1].isNumber {
+                var j = k + 1
+                while j < characters.count, characters[j].isNumber { j += 1 }
+                text += ":v" + String(characters[(k + 1)..<j])
+                k = j
+            } else {
+                text.append(characters[k])
+                k += 1
+            }
+        }
+        characters = []
+        return (text, values)
+    }
+
+    /// A pgbench script that runs `sql` once per transaction with the values of a random one of `values`:
+    /// `\set i random(0, n-1)`, then each variable `vk` as a constant when all are equal, else as
+    /// CASEs nested as a binary search over `i` (about log2 n comparisons, a few µs per transaction).
+    static func pgbenchScript(sql: String, values: [[String]]) -> String {
+        func search(_ all: [String], _ low: Int, _ high: Int) -> String {
+            guard low < high else { return all[low] }
+            let middle = (low + high) / 2
+            return "case when :i <= \(middle) then \(search(all, low, middle)) else \(search(all, middle + 1, high)) end"
+        }
+        var lines = ["\\set i random(0, \(values.count - 1))"]
+        for column in 0..<(values.first?.count ?? 0) {
+            let all = values.map { $0[column] }
+            lines.append("\\set v\(column + 1) " + (Set(all).count == 1 ? all[0] : search(all, 0, all.count - 1)))
+        }
+        lines.append(sql + ";")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// WellKit in-process: a warm-up pass, then `passes` passes, each query of each kind in turn.
+    func wellKitLatency(url: String, captured: [CapturedKind]) throws -> [Latency] {
+        let store = try WellStore(path: url, mode: .readOnly)
+        for box in boxes { for kind in 0..<3 { _ = try perform(kind, box, on: store) } }
+        var times = [[Double]](repeating: [], count: 3), rows = [[Int]](repeating: [], count: 3)
+        for pass in 0..<passes {
+            for box in boxes {
+                for kind in 0..<3 {
+                    let start = ContinuousClock.now
+                    let count = try perform(kind, box, on: store)
+                    times[kind].append((ContinuousClock.now - start).seconds * 1000)
+                    if pass == 0 { rows[kind].append(count) }
+                }
+            }
+        }
+        return (0..<3).map { kind in
+            Latency(query: captured[kind].query, calls: boxes.count, rowsP50: Statistics.median(rows[kind].map(Double.init)),
+                    rowsMin: rows[kind].min() ?? 0, rowsMax: rows[kind].max() ?? 0,
+                    statementsPerCall: Double(captured[kind].texts.count) / Double(max(1, captured[kind].calls)),
+                    p50Ms: Statistics.median(times[kind]), p99Ms: Statistics.percentile(times[kind], 0.99),
+                    meanMs: times[kind].reduce(0, +) / Double(max(1, times[kind].count)), sql: captured[kind].sql, references: [])
+        }
+    }
+
+    /// City boxes from `clients` threads, each with its own read-only store (one connection), for `seconds`.
+    func wellKitThroughput(url: String, clients: Int, seconds: Double) throws -> (rate: Double, queries: Int) {
+        let stores = try (0..<clients).map { _ in try WellStore(path: url, mode: .readOnly) }
+        let boxes = self.boxes
+        for (k, store) in stores.enumerated() {
+            for j in 0..<3 { _ = try store.fetchPins(WellFetchRequest(region: .box(boxes[(k * 17 + j) % boxes.count]))) }
+        }
+        final class Tally: Sendable {
+            let counts: Mutex<[Int]>
+            let failure = Mutex<String?>(nil)
+            init(_ n: Int) { counts = Mutex([Int](repeating: 0, count: n)) }
+        }
+        let tally = Tally(clients)
+        let group = DispatchGroup()
+        let start = ContinuousClock.now
+        let deadline = start + .milliseconds(Int(seconds * 1000))
+        for (k, store) in stores.enumerated() {
+            group.enter()
+            let thread = Thread {
+                var i = k * boxes.count / clients, done = 0
+                do {
+                    while ContinuousClock.now < deadline {
+                        _ = try store.fetchPins(WellFetchRequest(region: .box(boxes[i % boxes.count])))
+                        i += 1
+                        done += 1
+                    }
+                } catch {
+                    tally.failure.withLock { $0 = "\(error)" }
+                }
+                tally.counts.withLock { $0[k] = done }
+                group.leave()
+            }
+            thread.start()
+        }
+        group.wait()
+        let elapsed = (ContinuousClock.now - start).seconds
+        if let failure = tally.failure.withLock({ $0 }) {
+            throw StoreError(.invalidArgument, "a WellKit client failed during the throughput run: \(failure)")
+        }
+        let total = tally.counts.withLock { $0.reduce(0, +) }
+        return (Double(total) / elapsed, total)
+    }
+
+    /// Runs pgbench on `script`; with `latencies`, with -r and a per-transaction log (-l) read for p50 and p99.
+    func pgbench(name: String, script: String, database: String, mode: String, clients: Int, seconds: Int, latencies: Bool) throws -> PgbenchRun {
+        let prefix = directory.appendingPathComponent("pgbench-log-\(UUID().uuidString.prefix(8))").path
+        var arguments = ["-n", "-M", mode, "-c", "\(clients)", "-j", "\(clients)", "-T", "\(seconds)", "-f", script]
+        if latencies { arguments += ["-r", "-l", "--log-prefix=\(prefix)"] }
+        arguments.append(postgres.url(database))
+        let output = try Spawn.run("pgbench", arguments).stdout
+        func number(after label: String) -> Double? {
+            guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix(label) }) else { return nil }
+            return line.dropFirst(label.count).split(separator: " ").first.flatMap { Double($0) }
+        }
+        guard let tps = number(after: "tps = "), let transactions = number(after: "number of transactions actually processed: ") else {
+            throw StoreError(.invalidArgument, "cannot read pgbench's output: \(output.prefix(600))")
+        }
+        var run = PgbenchRun(name: name, mode: mode, clients: clients, seconds: seconds, transactions: Int(transactions), tps: tps)
+        if latencies {
+            // -r: "   0.412   0  SELECT …", after "statement latencies in milliseconds…".
+            let lines = output.split(separator: "\n")
+            if let header = lines.firstIndex(where: { $0.hasPrefix("statement latencies") }) {
+                for line in lines[(header + 1)...] {
+                    let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                    if let command = fields.first(where: { Double($0) == nil }), command.hasPrefix("SELECT"), let average = fields.first.flatMap({ Double($0) }) {
+                        run.statementAverageMs = average
+                    }
+                }
+            }
+            // -l: "client transaction latency_us script epoch us" per transaction, one file per thread.
+            let folder = directory.path, base = URL(fileURLWithPath: prefix).lastPathComponent
+            // Each client's first transaction, which prepares the statement, is left out.
+            var micros: [Double] = []
+            for file in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where file.hasPrefix(base + ".") {
+                let path = folder + "/" + file
+                let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+                var seen = Set<Substring>()
+                for line in text.split(separator: "\n") {
+                    let fields = line.split(separator: " ")
+                    guard fields.count >= 3, let value = Double(fields[2]) else { continue }
+                    if seen.insert(fields[0]).inserted { continue }
+                    micros.append(value)
+                }
+                try? FileManager.default.removeItem(atPath: path)
+            }
+            if !micros.isEmpty {
+                run.p50Ms = Statistics.median(micros) / 1000
+                run.p99Ms = Statistics.percentile(micros, 0.99) / 1000
+                run.meanMs = micros.reduce(0, +) / Double(micros.count) / 1000
+            }
+        }
+        return run
+    }
+
+    // MARK: Report
+
+    static func table(_ report: Report) -> String {
+        func mb(_ bytes: Int) -> String { String(format: "%.0f MB", Double(bytes) / 1_048_576) }
+        func ms(_ value: Double?) -> String { value.map { String(format: "%.3f", $0) } ?? "–" }
+        func ratio(_ a: Double?, _ b: Double?) -> String {
+            guard let a, let b, b > 0 else { return "–" }
+            return String(format: "%.2f", a / b)
+        }
+        var lines: [String] = []
+        lines.append("PostgreSQL \(report.postgresVersion), PostGIS \(report.postgisVersion), \(report.gdalVersion); "
+            + (report.throwawayCluster ? "throwaway cluster (fsync off) at \(report.server)" : "server \(report.server)"))
+        lines.append("Load of \(report.csv) (\(grouped(report.records)) records, \(grouped(report.rejected)) rejected, \(mb(report.csvBytes))), "
+            + "each into a fresh database (or file), median of \(report.rounds) round\(report.rounds == 1 ? "" : "s") (tools interleaved):")
+        lines += BenchTables.grid([["tool", "median", "min", "max", "rows/s", "rows counted", "size", "client peak RSS"]] + report.loads.map { tool in
+            [tool.name, String(format: "%.2f s", tool.medianSeconds), String(format: "%.2f s", tool.minSeconds), String(format: "%.2f s", tool.maxSeconds),
+             String(format: "%.0f", Double(report.expectedRows) / tool.medianSeconds),
+             Set(tool.rows).count == 1 ? grouped(tool.rows[0]) : tool.rows.map(grouped).joined(separator: "/"),
+             mb(tool.bytes), mb(tool.peakRSSBytes)]
+        })
+        lines.append("")
+        lines += BenchTables.grid([["ratio", "of medians", "median per round"]] + report.ratios.map {
+            [$0.name, String(format: "%.2f", $0.ofMedians), String(format: "%.2f", $0.medianPerRound)]
+        })
+        lines.append("")
+        lines.append("Query latency on \(report.queryDatabase), \(report.latency.first?.calls ?? 0) queries of each kind (centres: the city boxes'); "
+            + "WellKit in-process over \(report.passes) passes after a warm-up; pgbench one client, its statement average (-r) and per-transaction p50/p99 (-l):")
+        var rows = [["query", "rows p50 (min–max)", "SQL/call", "WellKit p50 ms", "p99 ms", "mean ms", "reference", "avg ms", "p50 ms", "p99 ms", "WK÷ref p50", "WK÷ref mean"]]
+        for row in report.latency {
+            let ours = [row.query, String(format: "%.0f (%d–%d)", row.rowsP50, row.rowsMin, row.rowsMax), String(format: "%.2f", row.statementsPerCall),
+                        ms(row.p50Ms), ms(row.p99Ms), ms(row.meanMs)]
+            if row.references.isEmpty { rows.append(ours + ["(none)"]) }
+            for (k, reference) in row.references.enumerated() {
+                let prefix = k == 0 ? ours : ["", "", "", "", "", ""]
+                rows.append(prefix + ["\(reference.name), -M \(reference.mode)", ms(reference.statementAverageMs), ms(reference.p50Ms), ms(reference.p99Ms),
+                                      ratio(row.p50Ms, reference.p50Ms), ratio(row.meanMs, reference.statementAverageMs)])
+            }
+        }
+        lines += BenchTables.grid(rows)
+        lines.append("avg ms: pgbench -r, the SELECT's average. p50/p99 ms: pgbench -l, per transaction (the SELECT and the client's \\set of its values), "
+            + "each client's first (preparing) transaction left out. WK÷ref: WellKit p50 ÷ reference p50; WellKit mean ÷ reference avg. "
+            + "SQL/call: statements per WellKit call; pgbench runs one statement per transaction.")
+        if let box = report.latency.first {
+            lines.append("box SQL (WellKit's, as pgbench runs it): \(box.sql)")
+        }
+        if !report.throughput.isEmpty {
+            lines.append("")
+            lines.append("Throughput, city boxes, \(report.throughputSeconds) s per run: WellKit one thread and one read-only WellStore per client; pgbench -c N -j N -M prepared, WellKit's box SQL:")
+            lines += BenchTables.grid([["clients", "WellKit q/s", "pgbench tps", "WellKit ÷ pgbench"]] + report.throughput.map {
+                ["\($0.clients)", String(format: "%.0f", $0.wellKitQueriesPerSecond), String(format: "%.0f", $0.pgbenchTPS),
+                 String(format: "%.2f", $0.wellKitQueriesPerSecond / max($0.pgbenchTPS, 1e-9))]
+            })
+        }
+        lines.append("")
+        lines.append("Commands (last round):")
+        for tool in report.loads { lines.append("  \(tool.command)") }
+        if report.problems.isEmpty {
+            lines.append("Counts: every load has the expected rows (\(grouped(report.expectedRows)); ogr2ogr \(grouped(report.records)) records).")
+        } else {
+            lines.append("Problems:")
+            for problem in report.problems { lines.append("  " + problem) }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+// MARK: - Running the PostgreSQL tools
+
+/// Runs a program with `posix_spawn` and `waitpid`, for the tools of this benchmark.
+///
+/// Not ``Subprocess/run(_:_:stdin:)``: Foundation's `Process` was seen to miss the exit of
+/// pg-cluster.sh (whose server outlives it), leaving it a zombie and `waitUntilExit` waiting forever;
+/// and its children inherit this thread's blocked signals.
+/// Not ``Subprocess/measure(_:_:)`` either: once interrupted it starts nothing, and stopping the
+/// cluster is then what must run. Standard input is /dev/null, standard output a pipe read to its
+/// end, standard error an unlinked temporary file.
+enum Spawn {
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// - Throws: a ``StoreError`` when the program cannot start or exits non-zero.
+    @discardableResult
+    static func run(_ program: String, _ arguments: [String]) throws -> Output {
+        guard let path = Subprocess.which(program) else {
+            throw StoreError(.notFound, "\(program) is not installed or not on PATH")
+        }
+        var output: [Int32] = [-1, -1]
+        guard pipe(&output) == 0 else { throw StoreError(.ioError, "cannot create a pipe: \(String(cString: strerror(errno)))") }
+        var template = Array((FileManager.default.temporaryDirectory.path + "/wells-bench-stderr-XXXXXX").utf8CString)
+        let errorFile = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard errorFile >= 0 else {
+            close(output[0]); close(output[1])
+            throw StoreError(.ioError, "cannot create a temporary file: \(String(cString: strerror(errno)))")
+        }
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        defer { close(errorFile) }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errorFile, 2)
+        posix_spawn_file_actions_addclose(&actions, output[0])
+        posix_spawn_file_actions_addclose(&actions, output[1])
+        posix_spawn_file_actions_addclose(&actions, errorFile)
+        // The child starts with no signal blocked and every signal at its default: this thread, one of
+        // the concurrency pool's, blocks signals, and an interrupted run ignores SIGINT and SIGTERM;
+        // inherited, pgbench -T (SIGALRM) would never stop.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        sigdelset(&all, SIGKILL)
+        sigdelset(&all, SIGSTOP)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = argv.withUnsafeBufferPointer { posix_spawn(&pid, path, &actions, &attributes, $0.baseAddress!, environ) }
+        close(output[1])
+        guard spawned == 0 else {
+            close(output[0])
+            throw StoreError(.notFound, "cannot start \(path): \(String(cString: strerror(spawned)))")
+        }
+        var stdout = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(output[0], $0.baseAddress, $0.count) }
+            if count > 0 { stdout.append(buffer, count: count) } else if count == 0 || errno != EINTR { break }
+        }
+        close(output[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        var stderr = Data()
+        lseek(errorFile, 0, SEEK_SET)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(errorFile, $0.baseAddress, $0.count) }
+            if count > 0 { stderr.append(buffer, count: count) } else if count == 0 || errno != EINTR { break }
+        }
+        let signal = status & 0x7f
+        let result = Output(status: signal == 0 ? (status >> 8) & 0xff : 128 + signal,
+                            stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        guard result.status == 0 else {
+            let how = signal == 0 ? "exited \(result.status)" : "was killed by signal \(signal)"
+            throw StoreError(.invalidArgument, "\(program) \(arguments.joined(separator: " ").prefix(300)) \(how): \(result.stderr.suffix(800))")
+        }
+        return result
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+@testable import WellKit
+
+/// A throwaway PostgreSQL/PostGIS cluster for the tests, started once per test process by
+/// `Tests/Support/pg-cluster.sh` (initdb into a temporary directory, loopback, a non-root server
+/// user) and stopped when the process exits; or the server of `$WELLKIT_TEST_POSTGRES`.
+///
+/// Nothing is skipped: when no server can be started the tests that need one fail, naming why.
+enum PostGIS {
+    /// The script that starts and stops clusters.
+    static let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Support/pg-cluster.sh").path
+
+    /// The cluster's superuser URL to the `wells` database; started on first use.
+    static let serverURL: Result<String, PostGISUnavailable> = {
+        if let url = ProcessInfo.processInfo.environment["WELLKIT_TEST_POSTGRES"] { return .success(url) }
+        let directory = "/tmp/wellkit-pg-\(getpid())"
+        let (status, out, err) = run(["bash", script, "start", directory])
+        guard status == 0, let url = out.split(separator: "\n").last.map(String.init), url.hasPrefix("postgresql://") else {
+            return .failure(PostGISUnavailable(reason: "pg-cluster.sh start failed (\(status)): \(err.suffix(2000))"))
+        }
+        clusters.append(directory)
+        atexit { for directory in PostGIS.clusters { _ = PostGIS.run(["bash", PostGIS.script, "stop", directory]) } }
+        return .success(url)
+    }()
+
+    nonisolated(unsafe) static var clusters: [String] = []
+
+    /// The URL of database `name` on the test server.
+    static func url(database name: String) throws -> String {
+        let base = try serverURL.get()
+        return String(base[..<base.lastIndex(of: "/")!]) + "/" + name
+    }
+
+    /// A new empty database with PostGIS (made from `wellkit_template`), its URL.
+    static func makeDatabase() throws -> String {
+        let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
+        try psql("CREATE DATABASE \(name) TEMPLATE wellkit_template")
+        return try url(database: String(name))
+    }
+
+    /// A new PostgreSQL store in a new database.
+    static func makeStore() throws -> WellStore {
+        try WellStore(path: try makeDatabase())
+    }
+
+    /// Runs `sql` with psql on `database` (default: `wells`) and returns its unaligned output.
+    @discardableResult
+    static func psql(_ sql: String, database: String = "wells") throws -> String {
+        let (status, out, err) = run(["psql", try url(database: database), "-v", "ON_ERROR_STOP=1", "-At", "-c", sql])
+        guard status == 0 else { throw PostGISUnavailable(reason: "psql failed: \(err)") }
+        return out.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Runs a program to its end and returns its status and output.
+    ///
+    /// posix_spawn and waitpid rather than Foundation's Process: the cluster script leaves a
+    /// server running that would hold a pipe open, and the child must start with no signal
+    /// blocked (pg_ctl waits with signals), which a thread of Swift's pool does not give it.
+    static func run(_ arguments: [String]) -> (Int32, String, String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wellkit-run-\(UUID().uuidString)")
+        let outPath = directory.path + ".out", errPath = directory.path + ".err"
+        defer { unlink(outPath); unlink(errPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        sigdelset(&all, SIGKILL)
+        sigdelset(&all, SIGSTOP)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv: [UnsafeMutablePointer<CChar>?] = (["/usr/bin/env"] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = argv.withUnsafeBufferPointer { posix_spawn(&pid, "/usr/bin/env", &actions, &attributes, $0.baseAddress!, environ) }
+        guard spawned == 0 else { return (-1, "", String(cString: strerror(spawned))) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let out = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
+        let err = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+        let exited = status & 0x7f == 0
+        return (exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), out, err)
+    }
+}
+
+/// Why the tests have no PostgreSQL server.
+struct PostGISUnavailable: Error, CustomStringConvertible {
+    var reason: String
+    var description: String { "no PostgreSQL/PostGIS server for the tests: \(reason); run bash .ci/setup" }
+}
+
+/// The storage engines the engine-independent tests run against.
+enum Engine: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case file, postgis
+
+    var testDescription: String { rawValue }
+
+    /// A new empty store of this engine.
+    func makeStore() throws -> WellStore {
+        switch self {
+        case .file: try Fixtures.makeStore()
+        case .postgis: try PostGIS.makeStore()
+        }
+    }
+}
