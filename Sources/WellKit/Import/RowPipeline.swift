@@ -19,7 +19,10 @@ enum RowPipeline {
                     consume: (RowBatch) throws -> Void) throws {
         let batches = (0..<depth).map { _ in RowBatch() }
         // A producer/consumer hand-off, not a lock: `free` counts empty batches, `ready` built ones; the group joins the builder.
-        let free = DispatchSemaphore(value: depth), ready = DispatchSemaphore(value: 0)
+        // `free` starts at 0 and is signalled `depth` times: libdispatch traps when a semaphore is
+        // released below the value it was made with, which a consumer that throws leaves behind.
+        let free = DispatchSemaphore(value: 0), ready = DispatchSemaphore(value: 0)
+        for _ in 0..<depth { free.signal() }
         let stop = Stop()
         let chunks = stride(from: 0, to: count, by: RowBatch.capacity).map { $0..<min($0 + RowBatch.capacity, count) }
         let group = DispatchGroup()

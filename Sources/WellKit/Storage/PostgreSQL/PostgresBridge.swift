@@ -72,6 +72,13 @@ final class Pending<T>: @unchecked Sendable {
         done.signal()
     }
 
+    /// Waits up to `seconds` for the call to finish; false if it has not.
+    func wait(seconds: Double) -> Bool {
+        guard done.wait(timeout: .now() + seconds) == .success else { return false }
+        done.signal()
+        return true
+    }
+
     /// Waits for the call to finish and returns its result or throws its error.
     func wait() throws -> T {
         done.wait()
@@ -126,12 +133,12 @@ extension PostgresEngine {
     static func translate(_ error: any Error, _ location: PostgresLocation, connecting: Bool = false, during: String? = nil) -> any Error {
         if error is StoreError || error is QueryError { return error }
         let path = location.description
+        let doing = during.map { " while \($0)" } ?? ""
         guard let psql = error as? PSQLError else {
-            return StoreError(.connectionFailed, "PostgreSQL at \(location.server): \(error)", path: path)
+            return StoreError(connecting ? .connectionFailed : .connectionLost, "PostgreSQL at \(location.server)\(doing): \(error)", path: path)
         }
         let state = psql.serverInfo?[.sqlState]
         let message = psql.serverInfo?[.message] ?? "\(psql.code)"
-        let doing = during.map { " while \($0)" } ?? ""
         switch (psql.code, state) {
         case (.server, "28P01"?), (.server, "28000"?):
             return StoreError(.authenticationFailed, "PostgreSQL at \(location.server) refused user \(location.user): \(message); "

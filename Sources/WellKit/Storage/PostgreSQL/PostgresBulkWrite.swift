@@ -31,7 +31,7 @@ struct PostgresBulkWrite {
         summary.journal = "postgresql"
         let location = engine.location
         let connection = try PostgresEngine.connect(location, on: engine.bridge.loop, bridge: engine.bridge)
-        defer { try? engine.bridge.wait { try await connection.close() } }
+        defer { PostgresEngine.close(connection) }
         let sql = { (text: String) in try engine.bridge.wait { try await engine.execute(text, on: connection) } }
         do {
             try sql("BEGIN")
@@ -130,8 +130,10 @@ struct PostgresBulkWrite {
             summary.phases["commit"] = (ContinuousClock.now - commitClock).seconds
             summary.loadID = loadID
         } catch {
-            try? sql("ROLLBACK")
             let translated = PostgresEngine.translate(error, location, during: "loading \(summary.file)")
+            // A server that closed the connection has rolled the transaction back itself, and a
+            // query on a closed connection may never answer: the ROLLBACK gets a few seconds.
+            _ = engine.bridge.start { try await connection.query("ROLLBACK", logger: .wellKitPostgres) }.wait(seconds: 5)
             if var storeError = translated as? StoreError {
                 storeError = StoreError(storeError.code, storeError.reason + "; the load was rolled back and the store is unchanged",
                                         remedy: storeError.remedy, path: storeError.path)
@@ -152,7 +154,9 @@ struct PostgresBulkWrite {
                       encode: (BindableRows, Int, Int, inout ByteBuffer) -> Void) throws {
         let (chunks, continuation) = AsyncStream<ByteBuffer>.makeStream()
         // At most 8 chunks (8 MB) wait to be sent: the builder waits for the network rather than fill memory.
-        let room = DispatchSemaphore(value: 8)
+        // (Made at 0 and signalled: libdispatch traps when a semaphore made with a value is released below it.)
+        let room = DispatchSemaphore(value: 0)
+        for _ in 0..<8 { room.signal() }
         let sending = engine.bridge.start {
             try await connection.copyFrom(table: table, logger: .wellKitPostgres) { writer in
                 for await chunk in chunks {
@@ -221,7 +225,7 @@ struct PostgresBulkWrite {
                     text.appendCopyEscaped(reject.raw)
                     text.writeString("\n")
                 }
-                try await connection.copyFrom(table: "rejects", columns: ["load_id", "line", "\"column\"", "reason", "raw"], logger: .wellKitPostgres) {
+                try await connection.copyFrom(table: "rejects", columns: ["load_id", "line", "column", "reason", "raw"], logger: .wellKitPostgres) {
                     try await $0.write(text)
                 }
             }

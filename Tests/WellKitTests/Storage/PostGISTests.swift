@@ -1,0 +1,200 @@
+import Foundation
+import Testing
+@testable import WellKit
+
+/// The PostgreSQL/PostGIS engine against a real server: real files, reloads, bad URLs and
+/// credentials, a killed connection mid-load, change notifications and a hot standby.
+/// (The oracle tests of ``FetchTests`` run against it too.)
+@Suite(.serialized) struct PostGISTests {
+    /// Every identifier with its coordinates, the wells of a store as a set.
+    private func wells(_ store: WellStore) throws -> [String: [Double]] {
+        var result: [String: [Double]] = [:]
+        try store.forEachRow(WellFetchRequest(), fields: [.identifier, .latitude, .longitude]) { row in
+            result[row[0]] = [row[1], row[2]]
+        }
+        return result
+    }
+
+    @Test(arguments: ["tn-oilgas-wells.csv", "al-sogb-wells-multiline.csv",
+                      "usgs-nwis-hi-pacific-gw-sites.tsv", "usgs-nwis-pa-gw-sites.tsv"])
+    func realFilesLoadAsIntoAFile(name: String) throws {
+        let path = Fixtures.sharedData(name)
+        let file = try Fixtures.makeStore(), server = try PostGIS.makeStore()
+        let a = try file.load(csvAt: path), b = try server.load(csvAt: path)
+        #expect(b.records == a.records && b.inserted == a.inserted && b.rejected == a.rejected && b.updated == 0)
+        #expect(b.inserted > 0)
+        let fileWells = try wells(file), serverWells = try wells(server)
+        #expect(serverWells.count == fileWells.count)
+        #expect(serverWells == fileWells, "the same identifiers at the same coordinates")
+        #expect(try server.fetchExtent().count == a.inserted)
+        // The full wells agree too, extra columns included (jsonb keeps the pairs, not the text).
+        let ids = Array(fileWells.keys.sorted().prefix(50))
+        for id in ids {
+            let x = try file.well(identifier: id)!, y = try server.well(identifier: id)!
+            #expect(x.detail.extra == y.detail.extra && x.pin == y.pin && x.detail.values == y.detail.values && x.detail.sourceX == y.detail.sourceX, "\(id)")
+        }
+    }
+
+    @Test func aReloadUpdatesByIdentifierAndKeepsIDs() throws {
+        let store = try PostGIS.makeStore()
+        let first = try store.load(csvAt: try Fixtures.file("uwi,name,lat,lon,status\nA,One,50,-114,Active\nB,Two,51,-115,Active\n"))
+        #expect(first.inserted == 2)
+        let before = try store.well(identifier: "A")!.pin.id
+        let second = try store.load(csvAt: try Fixtures.file("uwi,name,lat,lon,status\nA,One,50.5,-114,Abandoned\nC,Three,52,-116,Active\n"))
+        #expect(second.inserted == 1 && second.updated == 1)
+        let a = try store.well(identifier: "A")!
+        #expect(a.pin.id == before && a.pin.latitude == 50.5 && a.detail.values[.status] == .text("Abandoned"))
+        // The moved well is found at its new place through the GiST index, not at the old one.
+        #expect(try store.fetchIDs(WellFetchRequest(region: .box(try BoundingBox(parsing: "-114.1,50.4,-113.9,50.6")))) == [before])
+        #expect(try store.fetchIDs(WellFetchRequest(region: .box(try BoundingBox(parsing: "-114.1,49.9,-113.9,50.1")))).isEmpty)
+        #expect(try store.fetchCount(WellFetchRequest()) == 3)
+    }
+
+    @Test func twoLoadsAtOnceSerialise() async throws {
+        let url = try PostGIS.makeDatabase()
+        _ = try WellStore(path: url)
+        let csv = try Fixtures.file((0..<2_000).reduce("uwi,lat,lon\n") { $0 + "W\($1),\(40 + Double($1) / 1000),-100\n" })
+        async let one = Task.detached { try WellStore(path: url).load(csvAt: csv) }.value
+        async let two = Task.detached { try WellStore(path: url).load(csvAt: csv) }.value
+        let (a, b) = try await (one, two)
+        #expect(a.inserted + b.inserted == 2_000 && a.updated + b.updated == 2_000)
+        #expect(Set([a.loadID, b.loadID]) == [1, 2])
+        #expect(try WellStore(path: url).fetchCount(WellFetchRequest()) == 2_000)
+    }
+
+    // MARK: - Bad URLs, credentials and databases
+
+    @Test func aServerThatDoesNotListenIsNamedWithoutThePassword() throws {
+        do {
+            _ = try WellStore(path: "postgresql://wells:s3cret-pw@127.0.0.1:1/wells")
+            Issue.record("connected to port 1")
+        } catch let error as StoreError {
+            #expect(error.code == .connectionFailed)
+            #expect(error.message.contains("127.0.0.1:1"))
+            #expect(!error.message.contains("s3cret-pw") && !(error.path ?? "").contains("s3cret-pw"))
+        }
+    }
+
+    @Test func aWrongPasswordIsAnAuthenticationFailure() throws {
+        let url = try PostGIS.url(database: "plain").replacingOccurrences(of: "wells@", with: "wells_secret:wrong-pw@")
+        do {
+            _ = try WellStore(path: url)
+            Issue.record("a wrong password was accepted")
+        } catch let error as StoreError {
+            #expect(error.code == .authenticationFailed)
+            #expect(error.message.contains("wells_secret"))
+            #expect(!"\(error.message) \(error.path ?? "")".contains("wrong-pw"))
+        }
+    }
+
+    @Test func aDatabaseWithoutPostGISSaysWhatToRun() throws {
+        let url = try PostGIS.url(database: "plain").replacingOccurrences(of: "wells@", with: "wells_secret:right-password@")
+        do {
+            _ = try WellStore(path: url)
+            Issue.record("opened a database without PostGIS")
+        } catch let error as StoreError {
+            #expect(error.code == .missingExtension)
+            #expect(error.remedy == .runSQL("CREATE EXTENSION postgis;"))
+            #expect(!error.message.contains("right-password"))
+        }
+        // A superuser's first open creates it.
+        let fresh = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+        try PostGIS.psql("CREATE DATABASE \(fresh)")
+        #expect(try WellStore(path: try PostGIS.url(database: String(fresh))).fetchCount(WellFetchRequest()) == 0)
+    }
+
+    @Test func aDatabaseWithOtherTablesOfTheSameNamesIsRefused() throws {
+        let url = try PostGIS.makeDatabase()
+        try PostGIS.psql("CREATE TABLE pins(x int)", database: String(url.split(separator: "/").last!))
+        #expect { try WellStore(path: url) } throws: { ($0 as? StoreError)?.code == .notAWellStore }
+        #expect { try WellStore(path: try PostGIS.makeDatabase(), mode: .readOnly) } throws: { ($0 as? StoreError)?.code == .notFound }
+    }
+
+    // MARK: - Faults
+
+    @Test func aConnectionKilledMidLoadRollsBack() throws {
+        let url = try PostGIS.makeDatabase()
+        let database = String(url.split(separator: "/").last!)
+        let store = try WellStore(path: url)
+        _ = try store.load(csvAt: try Fixtures.file("uwi,lat,lon\nKEEP,50,-114\n"))
+        let big = try Fixtures.file((0..<300_000).reduce(into: "uwi,lat,lon,status\n") { $0 += "B\($1),\(30 + Double($1 % 20_000) / 1000),-\(90 + Double($1 / 20_000)),Active\n" })
+        // Kill the load's backend once its COPY is running.
+        let killer = Thread {
+            for _ in 0..<400 {
+                let killed = (try? PostGIS.psql("""
+                    SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                    WHERE datname = '\(database)' AND query LIKE 'COPY%' AND pid <> pg_backend_pid()
+                    """)) ?? "0"
+                if killed != "0" { return }
+                usleep(20_000)
+            }
+        }
+        killer.start()
+        do {
+            _ = try store.load(csvAt: big)
+            Issue.record("the load finished although its connection was killed")
+        } catch let error as StoreError {
+            #expect(error.code == .connectionLost, "\(error)")
+            #expect(error.message.contains("rolled back"))
+        }
+        let after = try WellStore(path: url, mode: .readOnly)
+        #expect(try after.fetchCount(WellFetchRequest()) == 1)
+        #expect(try PostGIS.psql("SELECT count(*) FROM loads", database: database) == "1")
+    }
+
+    // MARK: - Changes and replicas
+
+    @Test func anotherProcessLoadIsNotified() async throws {
+        let url = try PostGIS.makeDatabase()
+        let store = try WellStore(path: url)
+        _ = try store.load(csvAt: try Fixtures.file("uwi,lat,lon\nA,50,-114\n"))
+        let results = try BatchedResults<WellPin>(store: store, request: WellFetchRequest(sortDescriptors: [WellSortDescriptor(.id)]))
+        try results.performFetch()
+        let before = try store.engine.changeToken()
+        let (changes, continuation) = AsyncStream<ResultsDiff>.makeStream()
+        // A poll once a minute: the notification, not the poll, has to deliver this change.
+        results.startObserving(interval: .seconds(60)) { continuation.yield($0) }
+        defer { results.stopObserving() }
+        try await Task.sleep(for: .milliseconds(300))
+        _ = try WellStore(path: url).load(csvAt: try Fixtures.file("uwi,lat,lon\nB,51,-115\n"))
+        #expect(try store.engine.changeToken() != before)
+        let diff = try await withThrowingTaskGroup(of: ResultsDiff?.self) { group in
+            group.addTask { await changes.first { _ in true } }
+            group.addTask { try await Task.sleep(for: .seconds(10)); return nil }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+        #expect(diff?.rowChanges.count == 1, "a LISTEN/NOTIFY change within 10 s")
+    }
+
+    @Test func aHotStandbyAnswersTheSameWellsOnceReplayed() throws {
+        let primary = try PostGIS.makeDatabase()
+        let database = String(primary.split(separator: "/").last!)
+        let store = try WellStore(path: primary)
+        _ = try store.load(csvAt: Fixtures.sharedData("tn-oilgas-wells.csv"))
+        // The standby of this process's cluster, made by pg_basebackup (streaming, hot standby).
+        let primaryDirectory = try #require(PostGIS.clusters.first, "the test cluster is external; a standby needs its directory")
+        let standbyDirectory = primaryDirectory + "-standby"
+        let (status, out, err) = PostGIS.run(["bash", PostGIS.script, "standby", primaryDirectory, standbyDirectory])
+        try #require(status == 0, "pg-cluster.sh standby: \(err)")
+        PostGIS.clusters.append(standbyDirectory)
+        let standbyServer = out.split(separator: "\n").last.map(String.init)!
+        let standbyURL = String(standbyServer[..<standbyServer.lastIndex(of: "/")!]) + "/" + database
+        // A load on the primary after the copy; the standby shows it once replayed.
+        _ = try store.load(csvAt: try Fixtures.file("uwi,lat,lon\nNEW-ON-PRIMARY,36.1,-86.7\n"))
+        let replica = try WellStore(path: standbyURL, mode: .readOnly)
+        var replayed = false
+        for _ in 0..<100 where !replayed {
+            replayed = try replica.well(identifier: "NEW-ON-PRIMARY") != nil
+            if !replayed { usleep(100_000) }
+        }
+        #expect(replayed)
+        #expect(try wells(replica) == (try wells(store)))
+        let box = WellFetchRequest(region: .box(try BoundingBox(parsing: "-85.6,36.0,-85.3,36.3")))
+        #expect(try replica.fetchIDs(box) == (try store.fetchIDs(box)))
+        // Loads go to the primary: the standby refuses them and says why.
+        #expect { _ = try WellStore(path: standbyURL).load(csvAt: try Fixtures.file("uwi,lat,lon\nX,1,1\n")) } throws: {
+            ($0 as? StoreError)?.code == .readOnly
+        }
+    }
+}
