@@ -173,7 +173,7 @@ extension Bench {
                     throw StoreError(.notFound, "--generator \(SafeText.quoted(generator)): no gen_wells.py there; give its path or --csv")
                 }
                 PostGISBenchmark.progress("generating 244,292 wells with gen_wells.py into \(input)")
-                try Spawn.run(python, [generator, "--out", input])
+                try Subprocess.capture(python, [generator, "--out", input])
             }
             input = URL(fileURLWithPath: input).standardizedFileURL.path
             var queryFile = queries ?? directory.appendingPathComponent("queries.tsv").path
@@ -181,7 +181,7 @@ extension Bench {
                 guard FileManager.default.isReadableFile(atPath: queryMaker) else {
                     throw StoreError(.notFound, "--query-maker \(SafeText.quoted(queryMaker)): no make_bbox_queries.py there; give its path or --queries")
                 }
-                try Spawn.run(python, [queryMaker, input, "--out", queryFile])
+                try Subprocess.capture(python, [queryMaker, input, "--out", queryFile])
             }
             queryFile = URL(fileURLWithPath: queryFile).standardizedFileURL.path
             let boxes = try BBoxBenchmark.viewports(file: queryFile).filter { $0.label.hasPrefix("city") }.map(\.box)
@@ -197,112 +197,6 @@ extension Bench {
             } else {
                 print(PostGISBenchmark.table(report))
             }
-        }
-    }
-}
-
-// MARK: - The server
-
-/// A PostgreSQL server for the benchmark: a throwaway cluster of pg-cluster.sh, or one given by `--server`.
-final class BenchPostgres: Sendable {
-    /// The URL of the administrative database, as given or as pg-cluster.sh printed it.
-    let base: String
-    let host: String
-    let port: Int
-    let user: String
-    let password: String?
-    /// The cluster's folder and pg-cluster.sh, for a throwaway cluster.
-    let cluster: (directory: String, script: String)?
-    /// The databases made by ``createDatabase(_:template:)`` and not yet dropped, and whether the server is gone.
-    private let state = Mutex<(databases: [String], stopped: Bool)>(([], false))
-
-    init(server: String) throws {
-        base = server
-        cluster = nil
-        let parts = try Self.parts(server)
-        host = parts.0
-        port = parts.1
-        user = parts.2
-        password = parts.3
-    }
-
-    init(clusterScript: String, directory: String) throws {
-        let script = URL(fileURLWithPath: clusterScript).standardizedFileURL.path
-        cluster = (directory, script)
-        let output = try Spawn.run("bash", [script, "start", directory])
-        base = output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let parts = try Self.parts(base)
-        host = parts.0
-        port = parts.1
-        user = parts.2
-        password = parts.3
-    }
-
-    private static func parts(_ url: String) throws -> (String, Int, String, String?) {
-        guard let components = URLComponents(string: url), let host = components.host else {
-            throw StoreError(.invalidArgument, "not a postgresql:// URL: \(url)")
-        }
-        return (host.isEmpty ? "127.0.0.1" : host, components.port ?? 5432, components.user ?? NSUserName(), components.password)
-    }
-
-    /// The URL of `database` on this server.
-    func url(_ database: String) -> String {
-        var components = URLComponents(string: base)!
-        components.path = "/" + database
-        return components.string!
-    }
-
-    /// `url(database)` (the server's own database when nil) without its password, for reports.
-    func displayURL(_ database: String?) -> String {
-        var components = URLComponents(string: database.map(url) ?? base)!
-        components.password = nil
-        return components.string!
-    }
-
-    /// The libpq keyword string of `database`, for ogr2ogr's `PG:`.
-    func keywords(_ database: String) -> String {
-        var text = "host=\(host) port=\(port) user=\(user) dbname=\(database)"
-        if let password { text += " password=\(password)" }
-        return text
-    }
-
-    /// Runs `sql` in `database` (the server's own when nil) with psql: the rows, unaligned, tab-separated.
-    @discardableResult
-    func psql(_ database: String?, _ sql: String) throws -> [[String]] {
-        let output = try Spawn.run("psql", ["-X", "-q", "-A", "-t", "-F", "\t", "-v", "ON_ERROR_STOP=1", "-d", database.map(url) ?? base, "-c", sql])
-        return output.stdout.split(separator: "\n", omittingEmptySubsequences: true).map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
-    }
-
-    /// One number from `sql`.
-    func number(_ database: String?, _ sql: String) throws -> Int {
-        guard let text = try psql(database, sql).first?.first, let value = Int(text) else {
-            throw StoreError(.invalidArgument, "psql gave no number for \(sql)")
-        }
-        return value
-    }
-
-    func createDatabase(_ name: String, template: String) throws {
-        dropDatabase(name)
-        try psql(nil, "CREATE DATABASE \(name) TEMPLATE \(template)")
-        state.withLock { $0.databases.append(name) }
-    }
-
-    func dropDatabase(_ name: String) {
-        _ = try? psql(nil, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
-        state.withLock { $0.databases.removeAll { $0 == name } }
-    }
-
-    /// Stops and removes a throwaway cluster; on a given server, drops the databases made here. Runs once.
-    func tearDown() {
-        let (databases, stopped) = state.withLock { state in
-            defer { state = ([], true) }
-            return state
-        }
-        guard !stopped else { return }
-        if let cluster {
-            _ = try? Spawn.run("bash", [cluster.script, "stop", cluster.directory])
-        } else {
-            for name in databases { _ = try? psql(nil, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
         }
     }
 }
@@ -431,7 +325,7 @@ struct PostGISBenchmark {
         let csvBytes = (try? FileManager.default.attributesOfItem(atPath: csv)[.size] as? Int) ?? 0
         try ScaleBenchmark.readThrough(csv)
         let templateBytes = try postgres.number(nil, "SELECT pg_database_size('\(template)')")
-        let gdal = (try? Spawn.run("ogr2ogr", ["--version"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? "?"
+        let gdal = (try? Subprocess.capture("ogr2ogr", ["--version"]).text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? "?"
 
         // 1. Loads.
         let names = ["WellKit → PostgreSQL (wells load --db postgresql://…)", "psql reference (same SQL work, one transaction)",
@@ -624,9 +518,9 @@ struct PostGISBenchmark {
         let mapping = String(decoding: try JSONEncoder().encode(summary.mapping), as: UTF8.self)
         let names = String(decoding: try JSONEncoder().encode(detailNames), as: UTF8.self)
         Self.progress("splitting the CSV into COPY files for the psql reference (untimed)")
-        let split = try Spawn.run(python, ["-c", Self.splitScript, csv, mapping, names, pins, details])
-        guard let count = Int(split.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw StoreError(.invalidArgument, "the CSV split printed no row count: \(split.stdout.prefix(200)) \(split.stderr.prefix(300))")
+        let split = try Subprocess.capture(python, ["-c", Self.splitScript, csv, mapping, names, pins, details])
+        guard let count = Int(split.text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw StoreError(.invalidArgument, "the CSV split printed no row count: \(split.text.prefix(200)) \(split.stderr.prefix(300))")
         }
         let text = """
             BEGIN;
@@ -702,232 +596,6 @@ struct PostGISBenchmark {
         print(n)
         """#
 
-    // MARK: Queries
-
-    /// The SQL WellKit sent for one kind of query, over all the queries.
-    struct CapturedKind {
-        var tag: String
-        var query: String
-        /// Each statement's text, placeholders as pgbench variables `:v1…`.
-        var texts: [String]
-        /// Each statement's bound values, as text.
-        var values: [[String]]
-        var calls: Int
-        var sql: String { texts.first ?? "" }
-        var uniform: Bool { Set(texts).count == 1 && Set(values.map(\.count)).count == 1 }
-    }
-
-    /// The nearest-neighbour reference: the KNN operator on the GiST index, with the geodesic distance selected.
-    static let knnSQL = "SELECT p.id, p.name, p.lat, p.lon, ST_Distance(p.geom::geography, ST_SetSRID(ST_MakePoint(:v1, :v2), 4326)::geography) AS distance "
-        + "FROM pins p ORDER BY p.geom <-> ST_SetSRID(ST_MakePoint(:v1, :v2), 4326) LIMIT 10"
-
-    func centre(_ box: BoundingBox) -> Coordinate {
-        Coordinate(latitude: (box.minLatitude + box.maxLatitude) / 2, longitude: (box.minLongitude + box.maxLongitude) / 2)
-    }
-
-    /// The three queries of one box: its pins, the 10 nearest its centre, the pins within 5 km of its centre. Returns the rows.
-    func perform(_ kind: Int, _ box: BoundingBox, on store: WellStore) throws -> Int {
-        switch kind {
-        case 0: return try store.fetchPins(WellFetchRequest(region: .box(box))).count
-        case 1: return try store.fetchNearest(to: centre(box), count: Self.nearestCount).count
-        default:
-            let c = centre(box)
-            return try store.fetchPins(WellFetchRequest(region: .radius(latitude: c.latitude, longitude: c.longitude, meters: Self.radiusMeters))).count
-        }
-    }
-
-    static let kinds = [("box", "city box 0.05°"), ("nearest", "nearest 10"), ("radius", "radius 5 km")]
-
-    /// Runs every query once on a store opened with a trace, and keeps the SELECTs each sent.
-    func captureSQL(url: String) throws -> [CapturedKind] {
-        final class Log: Sendable {
-            let lines = Mutex<[String]>([])
-            func take() -> [String] { lines.withLock { lines in let taken = lines; lines = []; return taken } }
-        }
-        let log = Log()
-        let store = try WellStore(path: url, mode: .readOnly, trace: { line in log.lines.withLock { $0.append(line) } })
-        _ = log.take()
-        return try Self.kinds.enumerated().map { kind, names in
-            var captured = CapturedKind(tag: names.0, query: names.1, texts: [], values: [], calls: boxes.count)
-            for box in boxes {
-                _ = try perform(kind, box, on: store)
-                for line in log.take() where line.hasPrefix("SELECT") {
-                    let (text, values) = try Self.parseTrace(line)
-                    captured.texts.append(text)
-                    captured.values.append(values)
-                }
-            }
-            return captured
-        }
-    }
-
-    /// A traced statement, `SQL -- ["v1", "v2"]`, as pgbench SQL (`$n` → `:vn`) and its values.
-    static func parseTrace(_ line: String) throws -> (String, [String]) {
-        var sql = line, values: [String] = []
-        if let marker = line.range(of: " -- [", options: .backwards) {
-            sql = String(line[..<marker.lowerBound])
-            let list = "[" + line[marker.upperBound...]
-            guard let strings = try? JSONSerialization.jsonObject(with: Data(list.utf8)) as? [String] else {
-                throw StoreError(.invalidArgument, "cannot read the bound values of a traced statement: \(line.prefix(300))")
-            }
-            for value in strings where Double(value) == nil {
-                throw StoreError(.invalidArgument, "a traced statement binds a value that is not a number (\(value)), which pgbench's \\set cannot give: \(line.prefix(300))")
-            }
-            values = strings
-        }
-        // `$12` → `:v12`: scan digits after each `$`.
-        var text = "", characters = Array(sql), k = 0
-        while k < characters.count {
-            if characters[k] == "$", k + 1 < characters.count, characters[k + 1].isNumber {
-                var j = k + 1
-                while j < characters.count, characters[j].isNumber { j += 1 }
-                text += ":v" + String(characters[(k + 1)..<j])
-                k = j
-            } else {
-                text.append(characters[k])
-                k += 1
-            }
-        }
-        characters = []
-        return (text, values)
-    }
-
-    /// A pgbench script that runs `sql` once per transaction with the values of a random one of `values`:
-    /// `\set i random(0, n-1)`, then each variable `vk` as a constant when all are equal, else as
-    /// CASEs nested as a binary search over `i` (about log2 n comparisons, a few µs per transaction).
-    static func pgbenchScript(sql: String, values: [[String]]) -> String {
-        func search(_ all: [String], _ low: Int, _ high: Int) -> String {
-            guard low < high else { return all[low] }
-            let middle = (low + high) / 2
-            return "case when :i <= \(middle) then \(search(all, low, middle)) else \(search(all, middle + 1, high)) end"
-        }
-        var lines = ["\\set i random(0, \(values.count - 1))"]
-        for column in 0..<(values.first?.count ?? 0) {
-            let all = values.map { $0[column] }
-            lines.append("\\set v\(column + 1) " + (Set(all).count == 1 ? all[0] : search(all, 0, all.count - 1)))
-        }
-        lines.append(sql + ";")
-        return lines.joined(separator: "\n") + "\n"
-    }
-
-    /// WellKit in-process: a warm-up pass, then `passes` passes, each query of each kind in turn.
-    func wellKitLatency(url: String, captured: [CapturedKind]) throws -> [Latency] {
-        let store = try WellStore(path: url, mode: .readOnly)
-        for box in boxes { for kind in 0..<3 { _ = try perform(kind, box, on: store) } }
-        var times = [[Double]](repeating: [], count: 3), rows = [[Int]](repeating: [], count: 3)
-        for pass in 0..<passes {
-            for box in boxes {
-                for kind in 0..<3 {
-                    let start = ContinuousClock.now
-                    let count = try perform(kind, box, on: store)
-                    times[kind].append((ContinuousClock.now - start).seconds * 1000)
-                    if pass == 0 { rows[kind].append(count) }
-                }
-            }
-        }
-        return (0..<3).map { kind in
-            Latency(query: captured[kind].query, calls: boxes.count, rowsP50: Statistics.median(rows[kind].map(Double.init)),
-                    rowsMin: rows[kind].min() ?? 0, rowsMax: rows[kind].max() ?? 0,
-                    statementsPerCall: Double(captured[kind].texts.count) / Double(max(1, captured[kind].calls)),
-                    p50Ms: Statistics.median(times[kind]), p99Ms: Statistics.percentile(times[kind], 0.99),
-                    meanMs: times[kind].reduce(0, +) / Double(max(1, times[kind].count)), sql: captured[kind].sql, references: [])
-        }
-    }
-
-    /// City boxes from `clients` threads, each with its own read-only store (one connection), for `seconds`.
-    func wellKitThroughput(url: String, clients: Int, seconds: Double) throws -> (rate: Double, queries: Int) {
-        let stores = try (0..<clients).map { _ in try WellStore(path: url, mode: .readOnly) }
-        let boxes = self.boxes
-        for (k, store) in stores.enumerated() {
-            for j in 0..<3 { _ = try store.fetchPins(WellFetchRequest(region: .box(boxes[(k * 17 + j) % boxes.count]))) }
-        }
-        final class Tally: Sendable {
-            let counts: Mutex<[Int]>
-            let failure = Mutex<String?>(nil)
-            init(_ n: Int) { counts = Mutex([Int](repeating: 0, count: n)) }
-        }
-        let tally = Tally(clients)
-        let group = DispatchGroup()
-        let start = ContinuousClock.now
-        let deadline = start + .milliseconds(Int(seconds * 1000))
-        for (k, store) in stores.enumerated() {
-            group.enter()
-            let thread = Thread {
-                var i = k * boxes.count / clients, done = 0
-                do {
-                    while ContinuousClock.now < deadline {
-                        _ = try store.fetchPins(WellFetchRequest(region: .box(boxes[i % boxes.count])))
-                        i += 1
-                        done += 1
-                    }
-                } catch {
-                    tally.failure.withLock { $0 = "\(error)" }
-                }
-                tally.counts.withLock { $0[k] = done }
-                group.leave()
-            }
-            thread.start()
-        }
-        group.wait()
-        let elapsed = (ContinuousClock.now - start).seconds
-        if let failure = tally.failure.withLock({ $0 }) {
-            throw StoreError(.invalidArgument, "a WellKit client failed during the throughput run: \(failure)")
-        }
-        let total = tally.counts.withLock { $0.reduce(0, +) }
-        return (Double(total) / elapsed, total)
-    }
-
-    /// Runs pgbench on `script`; with `latencies`, with -r and a per-transaction log (-l) read for p50 and p99.
-    func pgbench(name: String, script: String, database: String, mode: String, clients: Int, seconds: Int, latencies: Bool) throws -> PgbenchRun {
-        let prefix = directory.appendingPathComponent("pgbench-log-\(UUID().uuidString.prefix(8))").path
-        var arguments = ["-n", "-M", mode, "-c", "\(clients)", "-j", "\(clients)", "-T", "\(seconds)", "-f", script]
-        if latencies { arguments += ["-r", "-l", "--log-prefix=\(prefix)"] }
-        arguments.append(postgres.url(database))
-        let output = try Spawn.run("pgbench", arguments).stdout
-        func number(after label: String) -> Double? {
-            guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix(label) }) else { return nil }
-            return line.dropFirst(label.count).split(separator: " ").first.flatMap { Double($0) }
-        }
-        guard let tps = number(after: "tps = "), let transactions = number(after: "number of transactions actually processed: ") else {
-            throw StoreError(.invalidArgument, "cannot read pgbench's output: \(output.prefix(600))")
-        }
-        var run = PgbenchRun(name: name, mode: mode, clients: clients, seconds: seconds, transactions: Int(transactions), tps: tps)
-        if latencies {
-            // -r: "   0.412   0  SELECT …", after "statement latencies in milliseconds…".
-            let lines = output.split(separator: "\n")
-            if let header = lines.firstIndex(where: { $0.hasPrefix("statement latencies") }) {
-                for line in lines[(header + 1)...] {
-                    let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-                    if let command = fields.first(where: { Double($0) == nil }), command.hasPrefix("SELECT"), let average = fields.first.flatMap({ Double($0) }) {
-                        run.statementAverageMs = average
-                    }
-                }
-            }
-            // -l: "client transaction latency_us script epoch us" per transaction, one file per thread.
-            let folder = directory.path, base = URL(fileURLWithPath: prefix).lastPathComponent
-            // Each client's first transaction, which prepares the statement, is left out.
-            var micros: [Double] = []
-            for file in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where file.hasPrefix(base + ".") {
-                let path = folder + "/" + file
-                let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-                var seen = Set<Substring>()
-                for line in text.split(separator: "\n") {
-                    let fields = line.split(separator: " ")
-                    guard fields.count >= 3, let value = Double(fields[2]) else { continue }
-                    if seen.insert(fields[0]).inserted { continue }
-                    micros.append(value)
-                }
-                try? FileManager.default.removeItem(atPath: path)
-            }
-            if !micros.isEmpty {
-                run.p50Ms = Statistics.median(micros) / 1000
-                run.p99Ms = Statistics.percentile(micros, 0.99) / 1000
-                run.meanMs = micros.reduce(0, +) / Double(micros.count) / 1000
-            }
-        }
-        return run
-    }
-
     // MARK: Report
 
     static func table(_ report: Report) -> String {
@@ -991,97 +659,5 @@ struct PostGISBenchmark {
             for problem in report.problems { lines.append("  " + problem) }
         }
         return lines.joined(separator: "\n")
-    }
-}
-
-// MARK: - Running the PostgreSQL tools
-
-/// Runs a program with `posix_spawn` and `waitpid`, for the tools of this benchmark.
-///
-/// Not ``Subprocess/run(_:_:stdin:)``: Foundation's `Process` was seen to miss the exit of
-/// pg-cluster.sh (whose server outlives it), leaving it a zombie and `waitUntilExit` waiting forever;
-/// and its children inherit this thread's blocked signals.
-/// Not ``Subprocess/measure(_:_:)`` either: once interrupted it starts nothing, and stopping the
-/// cluster is then what must run. Standard input is /dev/null, standard output a pipe read to its
-/// end, standard error an unlinked temporary file.
-enum Spawn {
-    struct Output {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    /// - Throws: a ``StoreError`` when the program cannot start or exits non-zero.
-    @discardableResult
-    static func run(_ program: String, _ arguments: [String]) throws -> Output {
-        guard let path = Subprocess.which(program) else {
-            throw StoreError(.notFound, "\(program) is not installed or not on PATH")
-        }
-        var output: [Int32] = [-1, -1]
-        guard pipe(&output) == 0 else { throw StoreError(.ioError, "cannot create a pipe: \(String(cString: strerror(errno)))") }
-        var template = Array((FileManager.default.temporaryDirectory.path + "/wells-bench-stderr-XXXXXX").utf8CString)
-        let errorFile = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard errorFile >= 0 else {
-            close(output[0]); close(output[1])
-            throw StoreError(.ioError, "cannot create a temporary file: \(String(cString: strerror(errno)))")
-        }
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-        defer { close(errorFile) }
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errorFile, 2)
-        posix_spawn_file_actions_addclose(&actions, output[0])
-        posix_spawn_file_actions_addclose(&actions, output[1])
-        posix_spawn_file_actions_addclose(&actions, errorFile)
-        // The child starts with no signal blocked and every signal at its default: this thread, one of
-        // the concurrency pool's, blocks signals, and an interrupted run ignores SIGINT and SIGTERM;
-        // inherited, pgbench -T (SIGALRM) would never stop.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        sigdelset(&all, SIGKILL)
-        sigdelset(&all, SIGSTOP)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = argv.withUnsafeBufferPointer { posix_spawn(&pid, path, &actions, &attributes, $0.baseAddress!, environ) }
-        close(output[1])
-        guard spawned == 0 else {
-            close(output[0])
-            throw StoreError(.notFound, "cannot start \(path): \(String(cString: strerror(spawned)))")
-        }
-        var stdout = Data()
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(output[0], $0.baseAddress, $0.count) }
-            if count > 0 { stdout.append(buffer, count: count) } else if count == 0 || errno != EINTR { break }
-        }
-        close(output[0])
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        var stderr = Data()
-        lseek(errorFile, 0, SEEK_SET)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(errorFile, $0.baseAddress, $0.count) }
-            if count > 0 { stderr.append(buffer, count: count) } else if count == 0 || errno != EINTR { break }
-        }
-        let signal = status & 0x7f
-        let result = Output(status: signal == 0 ? (status >> 8) & 0xff : 128 + signal,
-                            stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
-        guard result.status == 0 else {
-            let how = signal == 0 ? "exited \(result.status)" : "was killed by signal \(signal)"
-            throw StoreError(.invalidArgument, "\(program) \(arguments.joined(separator: " ").prefix(300)) \(how): \(result.stderr.suffix(800))")
-        }
-        return result
     }
 }

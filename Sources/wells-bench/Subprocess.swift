@@ -69,6 +69,9 @@ extension Subprocess {
         var seconds: Double
         /// `ru_maxrss` of the child as `wait4` reports it, in bytes (Linux counts it in KiB).
         var peakResidentBytes: Int
+
+        /// Standard output as text.
+        var text: String { String(decoding: stdout, as: UTF8.self) }
     }
 
     /// Runs `program` with `posix_spawn` and measures it with `wait4`: wall time and peak resident set.
@@ -84,6 +87,21 @@ extension Subprocess {
     /// - Throws: a ``StoreError`` when the program cannot start or exits non-zero.
     @discardableResult
     static func measure(_ program: String, _ arguments: [String]) throws -> Measured {
+        try spawn(program, arguments, interruptible: true)
+    }
+
+    /// Runs a tool to its end, as ``measure(_:_:)`` does but also after an interruption (stopping a
+    /// throwaway server is then what must run). Not ``run(_:_:stdin:)``: Foundation's `Process` was
+    /// seen to miss the exit of a script whose server outlives it, and `waitUntilExit` waited forever.
+    ///
+    /// - Throws: a ``StoreError`` when the program cannot start or exits non-zero.
+    @discardableResult
+    static func capture(_ program: String, _ arguments: [String]) throws -> Measured {
+        try spawn(program, arguments, interruptible: false)
+    }
+
+    /// `posix_spawn` and `wait4`; an `interruptible` child is the one ``killRunning()`` kills.
+    private static func spawn(_ program: String, _ arguments: [String], interruptible: Bool) throws -> Measured {
         guard let path = which(program) else {
             throw StoreError(.notFound, "\(program) is not installed or not on PATH")
         }
@@ -108,6 +126,21 @@ extension Subprocess {
         posix_spawn_file_actions_addclose(&actions, output[1])
         posix_spawn_file_actions_addclose(&actions, errorFile)
 
+        // The child starts with no signal blocked and every signal at its default: a thread of Swift's
+        // pool blocks signals, and an interrupted run ignores SIGINT and SIGTERM; inherited, `pgbench -T`
+        // (SIGALRM) would never stop.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        sigdelset(&all, SIGKILL)
+        sigdelset(&all, SIGSTOP)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
 
@@ -115,9 +148,9 @@ extension Subprocess {
         var pid: pid_t = 0
         let start = ContinuousClock.now
         let spawned = running.withLock { running in
-            if running < 0 { return ECANCELED }
-            let spawned = argv.withUnsafeBufferPointer { posix_spawn(&pid, path, &actions, nil, $0.baseAddress!, environ) }
-            if spawned == 0 { running = pid }
+            if running < 0 && interruptible { return ECANCELED }
+            let spawned = argv.withUnsafeBufferPointer { posix_spawn(&pid, path, &actions, &attributes, $0.baseAddress!, environ) }
+            if spawned == 0 && interruptible { running = pid }
             return spawned
         }
         close(output[1])
@@ -137,7 +170,7 @@ extension Subprocess {
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
         let elapsed = ContinuousClock.now - start
-        if running.withLock({ running in
+        if interruptible, running.withLock({ running in
             defer { if running > 0 { running = 0 } }
             return running < 0
         }) {

@@ -23,7 +23,7 @@ enum RowPipeline {
         // released below the value it was made with, which a consumer that throws leaves behind.
         let free = DispatchSemaphore(value: 0), ready = DispatchSemaphore(value: 0)
         for _ in 0..<depth { free.signal() }
-        let stop = Stop()
+        let stop = StopFlag()
         let chunks = stride(from: 0, to: count, by: RowBatch.capacity).map { $0..<min($0 + RowBatch.capacity, count) }
         let group = DispatchGroup()
         DispatchQueue.global().async(group: group) {
@@ -49,8 +49,9 @@ enum RowPipeline {
             free.signal()
         }
     }
+}
 
-    private final class Stop: Sendable {
-        let flag = Atomic<Bool>(false)
-    }
+/// A flag one thread raises for others to see: a pipeline's stop, an observation's end.
+final class StopFlag: Sendable {
+    let flag = Atomic<Bool>(false)
 }

@@ -43,6 +43,20 @@ public struct ResultsSnapshot: Sendable, Equatable {
         self.sections = sections
     }
 
+    /// The snapshot of an id query read in order: `starts` holds each section's name and first
+    /// offset, and each count runs to the next start (or to the end); nil for unsectioned results,
+    /// which get one section of every id.
+    init(ids: [Int64], sectionStarts starts: [ResultsSection]?) {
+        guard var sections = starts else {
+            self.init(ids: ids, sections: [ResultsSection(name: nil, offset: 0, count: ids.count)])
+            return
+        }
+        for k in sections.indices {
+            sections[k].count = (k + 1 < sections.count ? sections[k + 1].offset : ids.count) - sections[k].offset
+        }
+        self.init(ids: ids, sections: sections)
+    }
+
     /// The ids of one section.
     public func ids(in section: ResultsSection) -> ArraySlice<Int64> {
         ids[section.offset ..< section.offset + section.count]

@@ -138,8 +138,11 @@ final class PostgresEngine: StorageEngine {
 
     /// Checks PostGIS and the store's identity and version; creates the tables for `.create`.
     private func prepareStore(_ mode: WellStore.OpenMode) throws {
-        let postgis = try all("SELECT extversion FROM pg_extension WHERE extname = 'postgis'") { try $0.decode(String.self) }.first
-        if postgis == nil {
+        // One round trip for both checks: every open of a store (each `wells bbox`) makes it.
+        let (postgis, meta) = try all("""
+            SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'postgis'), to_regclass('wellkit_meta') IS NOT NULL
+            """) { try $0.decode((Bool, Bool).self) }[0]
+        if !postgis {
             guard mode != .readOnly else {
                 throw StoreError(.missingExtension, "the database \(location.database) has no PostGIS extension, so it holds no WellKit store",
                                  remedy: .runSQL("CREATE EXTENSION postgis;"), path: location.description)
@@ -151,7 +154,7 @@ final class PostgresEngine: StorageEngine {
                                     + "may not create it (\(error.reason))", remedy: .runSQL("CREATE EXTENSION postgis;"), path: location.description)
             }
         }
-        if try identity() == nil {
+        if try identity(hasMeta: meta) == nil {
             guard mode == .create else {
                 throw StoreError(.notFound, "no WellKit store in the database \(location.database)", remedy: .createStore, path: location.description)
             }
@@ -161,9 +164,8 @@ final class PostgresEngine: StorageEngine {
 
     /// The store's schema version, or nil when the database holds no WellKit store (but no
     /// table of the same names either).
-    private func identity() throws -> Int32? {
-        let meta = try all("SELECT to_regclass('wellkit_meta') IS NOT NULL") { try $0.decode(Bool.self) }.first ?? false
-        if meta {
+    private func identity(hasMeta: Bool) throws -> Int32? {
+        if hasMeta {
             let pairs = try all("SELECT key, value FROM wellkit_meta") { try $0.decode((String, String).self) }
             let values = Dictionary(pairs, uniquingKeysWith: { $1 })
             guard values["application"] == "WellKit", let version = values["schema_version"].flatMap(Int32.init) else {
@@ -353,15 +355,8 @@ final class PostgresEngine: StorageEngine {
             key = .some(name)
             sections.append(ResultsSection(name: name, offset: offset, count: 0))
         }
-        if sectioned {
-            for k in sections.indices {
-                sections[k].count = (k + 1 < sections.count ? sections[k + 1].offset : ids.count) - sections[k].offset
-            }
-        } else {
-            sections = [ResultsSection(name: nil, offset: 0, count: ids.count)]
-        }
         reportFetch(since: clock, count: ids.count, of: "ids")
-        return ResultsSnapshot(ids: ids, sections: sections)
+        return ResultsSnapshot(ids: ids, sectionStarts: sectioned ? sections : nil)
     }
 
     /// The counter that the trigger on pins and details advances with every committed statement
@@ -405,17 +400,19 @@ final class PostgresEngine: StorageEngine {
     func observeCommits(onError: @escaping @Sendable (any Error) -> Void, _ onCommit: @escaping @Sendable () -> Void) throws -> @Sendable () -> Void {
         let listener = try Self.connect(location, on: bridge.loop, bridge: bridge)
         let location = location
-        let listening = bridge.start {
-            try await listener.listen(on: PostgresSchema.channel) { notifications in
-                for try await _ in notifications { onCommit() }
+        let stopped = StopFlag()
+        _ = bridge.start {
+            do {
+                try await listener.listen(on: PostgresSchema.channel) { notifications in
+                    for try await _ in notifications { onCommit() }
+                }
+            } catch where !stopped.flag.load(ordering: .acquiring) {
+                onError(Self.translate(error, location, during: "listening for changes"))
             }
         }
-        Task.detached {
-            do { try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
-                DispatchQueue.global().async { c.resume(with: Result { try listening.wait() }) } } }
-            catch where !(error is CancellationError) { onError(Self.translate(error, location, during: "listening for changes")) }
-            catch {}
+        return {
+            stopped.flag.store(true, ordering: .releasing)
+            Self.close(listener)
         }
-        return { Self.close(listener) }
     }
 }

@@ -37,17 +37,11 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             throw StoreError(.invalidArgument, "sslmode=\(mode) is not supported yet: WellKit connects without TLS "
                                 + "(use sslmode=disable on loopback or a Unix socket)", path: Self.redacted(text))
         }
-        let hostParameter = query["host"] ?? components.percentEncodedHost.flatMap { $0.removingPercentEncoding }
-        if let hostParameter, hostParameter.hasPrefix("/") {
-            socketDirectory = hostParameter
-            host = nil
-        } else if let hostParameter, !hostParameter.isEmpty {
-            host = hostParameter
-        } else {
-            // libpq's default: the Unix socket in /var/run/postgresql (Debian's directory).
-            socketDirectory = environment["PGHOST"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/var/run/postgresql"
-            if let envHost = environment["PGHOST"], !envHost.hasPrefix("/") { host = envHost; socketDirectory = nil }
-        }
+        // libpq's order: the URL's host, then $PGHOST, then the Unix socket in /var/run/postgresql
+        // (Debian's directory); a host that starts with / is a socket directory.
+        let urlHost = components.percentEncodedHost.flatMap { $0.removingPercentEncoding }.flatMap { $0.isEmpty ? nil : $0 }
+        let server = query["host"] ?? urlHost ?? environment["PGHOST"] ?? "/var/run/postgresql"
+        if server.hasPrefix("/") { socketDirectory = server } else { host = server }
         guard let port = Int(query["port"] ?? components.port.map(String.init) ?? environment["PGPORT"] ?? "5432"), (1...65535).contains(port) else {
             throw StoreError(.invalidArgument, "the URL's port is not a number from 1 to 65535", path: Self.redacted(text))
         }

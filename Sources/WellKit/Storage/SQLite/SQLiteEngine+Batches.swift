@@ -75,15 +75,8 @@ extension SQLiteEngine {
             }
         }
         trimCapacity(&ids)
-        if sectioned {
-            for k in sections.indices {
-                sections[k].count = (k + 1 < sections.count ? sections[k + 1].offset : ids.count) - sections[k].offset
-            }
-        } else {
-            sections = [ResultsSection(name: nil, offset: 0, count: ids.count)]
-        }
         reportFetch(since: clock, count: ids.count, of: "ids")
-        return ResultsSnapshot(ids: ids, sections: sections)
+        return ResultsSnapshot(ids: ids, sectionStarts: sectioned ? sections : nil)
     }
 
     /// The id query read one section at a time, when an index serves the sort: the section values
