@@ -27,7 +27,9 @@ extension Bench {
                 WellKit load: CREATE TABLE pins, details (the column list and types read from a database WellKit loaded) \
                 and a one-row loads; \\copy of two tab-separated files (pins: id 1..n, name, lat, lon; details: pin_id, uwi, \
                 the mapped columns, the unmapped ones as jsonb extra), split from the CSV by Python before the first \
-                round, untimed; the two foreign keys; USING gist(geom) and the unique index on details(uwi); ANALYZE.
+                round, untimed; then, as WellKit's first load does, the primary keys (declared after the copy, a sorted build), \
+                the two foreign keys, USING gist(geom) and the unique index on details(uwi), and ANALYZE (extra's statistics \
+                target 0, as WellKit's schema sets it).
                   ogr2ogr -f PostgreSQL PG:… CSV -nln wells_ogr -oo X/Y_POSSIBLE_NAMES=<lon/lat columns> -a_srs EPSG:4326 \
                 --config PG_USE_COPY YES -lco GEOMETRY_NAME=geom -lco SPATIAL_INDEX=GIST (one table, its GiST index)
                   wells load CSV --db FILE.sqlite    (the file engine, for context)
@@ -511,7 +513,7 @@ struct PostGISBenchmark {
             throw StoreError(.invalidArgument, "unexpected details table in \(database): \(columns.prefix(3))")
         }
         let declarations = columns.map { column -> String in
-            if column[4] == "pin_id" { return "  pin_id bigint PRIMARY KEY" }
+            if column[4] == "pin_id" { return "  pin_id bigint NOT NULL" }
             return "  \(column[0]) \(column[1])" + (column[2].isEmpty ? "" : " COLLATE \(column[2])") + (column[3] == "t" ? " NOT NULL" : "")
         }
         let detailNames = columns.dropFirst().map { $0[4] }
@@ -527,7 +529,7 @@ struct PostGISBenchmark {
             CREATE TABLE loads(id bigint PRIMARY KEY);
             INSERT INTO loads VALUES (1);
             CREATE TABLE pins(
-              id bigint PRIMARY KEY,
+              id bigint NOT NULL,
               name text COLLATE "C",
               lat double precision NOT NULL CHECK (lat BETWEEN -90 AND 90),
               lon double precision NOT NULL CHECK (lon BETWEEN -180 AND 180),
@@ -536,6 +538,9 @@ struct PostGISBenchmark {
             \(declarations.joined(separator: ",\n")));
             \\copy pins(id, name, lat, lon) FROM '\(pins)'
             \\copy details FROM '\(details)'
+            ALTER TABLE details ALTER COLUMN extra SET STATISTICS 0;
+            ALTER TABLE pins ADD PRIMARY KEY (id);
+            ALTER TABLE details ADD PRIMARY KEY (pin_id);
             ALTER TABLE details ADD CONSTRAINT details_pin_id_fkey FOREIGN KEY (pin_id) REFERENCES pins(id) ON DELETE CASCADE;
             ALTER TABLE details ADD CONSTRAINT details_load_id_fkey FOREIGN KEY (load_id) REFERENCES loads(id);
             CREATE INDEX pins_geom ON pins USING gist(geom);

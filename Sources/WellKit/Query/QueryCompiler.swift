@@ -102,8 +102,11 @@ struct QueryCompiler: Sendable {
             conditions.append("wellkit_distance(\(latitude), \(longitude), p.lat, p.lon) <= \(meters)")
         case (.radius(let latitude, let longitude, let meters), .postgres):
             // On the geography, geodesic on WGS 84 (GeographicLib, as the file's wellkit_distance);
-            // the box above keeps it on the index: a bare cast alone would read every pin.
-            conditions.append("ST_DWithin(p.geom::geography, \(Self.point(latitude, longitude)), \(meters))")
+            // the box above keeps it on the index: a bare cast alone would read every pin. The same
+            // ST_Distance as the selected distance, not ST_DWithin, whose own computation can leave
+            // out a well at exactly the distance ST_Distance reports for it: `wells near --nearest 3`
+            // re-selects the three within the third's distance and got two.
+            conditions.append("\(distance(from: Coordinate(latitude: latitude, longitude: longitude))) <= \(meters)")
         case (.projectedBox(let crs, let minX, let minY, let maxX, let maxY), .sqlite):
             conditions.append("wellkit_in_projected_box(p.lon, p.lat, \(crs), \(minX), \(minY), \(maxX), \(maxY))")
         case (.projectedBox(let crs, _, _, _, _), .postgres):

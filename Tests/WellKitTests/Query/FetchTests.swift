@@ -109,6 +109,11 @@ struct OracleRow {
             #expect(found.count == k)
             for (got, want) in zip(found.map(\.meters), expected) { #expect(abs(got - want) < 1e-6) }
             #expect(found.map(\.meters) == found.map(\.meters).sorted())
+            // A radius of the k-th distance holds the k (`wells near --nearest k` re-selects them
+            // so): the radius test and the reported distance must agree at the boundary.
+            let within = try store.fetchPins(WellFetchRequest(region: .radius(latitude: center.latitude, longitude: center.longitude,
+                                                                              meters: found.last!.meters)))
+            #expect(Set(found.map(\.pin.id)).isSubset(of: Set(within.map(\.id))))
         }
     }
 

@@ -50,6 +50,38 @@ import Testing
         #expect(try store.fetchCount(WellFetchRequest()) == 3)
     }
 
+    /// A query sent again runs as a prepared statement; when another connection changes a table
+    /// under it (so the server refuses the cached plan), the engine forgets it and answers anyway.
+    @Test func aRepeatedQueryIsPreparedAndSurvivesATableChange() throws {
+        let url = try PostGIS.makeDatabase()
+        let store = try WellStore(path: url)
+        _ = try store.load(csvAt: try Fixtures.file("uwi,name,lat,lon\nA,One,50,-114\nB,Two,50.01,-114.01\nC,Three,52,-116\n"))
+        let reader = try WellStore(path: url, mode: .readOnly)
+        let engine = try #require(reader.engine as? PostgresEngine)
+        let box = WellFetchRequest(region: .box(try BoundingBox(parsing: "-114.1,49.9,-113.9,50.1")))
+        let prepared = engine.preparedStatementCount
+        #expect(try reader.fetchPins(box).compactMap(\.name).sorted() == ["One", "Two"])
+        #expect(engine.preparedStatementCount == prepared, "sent once, unnamed")
+        for _ in 0..<3 { #expect(try reader.fetchPins(box).compactMap(\.name).sorted() == ["One", "Two"]) }
+        #expect(engine.preparedStatementCount == prepared + 1, "sent again, prepared once")
+        // The column's type changes, so the cached plan's result type would: the server refuses it.
+        try PostGIS.psql("ALTER TABLE pins ALTER COLUMN name TYPE varchar(200)", database: String(url.split(separator: "/").last!))
+        #expect(try reader.fetchPins(box).compactMap(\.name).sorted() == ["One", "Two"])
+        #expect(try reader.fetchPins(box).compactMap(\.name).sorted() == ["One", "Two"])
+    }
+
+    /// An error thrown by the caller's row handler ends the query and reaches the caller as it
+    /// is, not as a PostgreSQL failure; the connection serves the next query.
+    @Test func aHandlersErrorPassesThroughUnchanged() throws {
+        struct Stop: Error {}
+        let store = try PostGIS.makeStore()
+        _ = try store.load(csvAt: try Fixtures.file("uwi,lat,lon\nA,50,-114\nB,51,-115\n"))
+        #expect(throws: Stop.self) {
+            try store.forEachRow(WellFetchRequest(), fields: [.identifier]) { _ in throw Stop() }
+        }
+        #expect(try store.fetchCount(WellFetchRequest()) == 2)
+    }
+
     @Test func twoLoadsAtOnceSerialise() async throws {
         let url = try PostGIS.makeDatabase()
         _ = try WellStore(path: url)

@@ -128,43 +128,62 @@ extension PostgresEngine {
     private static let connectionIDs = Atomic<Int>(0)
     private static func nextConnectionID() -> Int { connectionIDs.add(1, ordering: .relaxed).newValue }
 
+    /// The server's SQLSTATE and message of `error`, from either of postgres-nio's error types:
+    /// its prepared statements (`PostgresDatabase.prepare`) report the older `PostgresError`.
+    static func serverError(_ error: any Error) -> (state: String?, message: String)? {
+        if let psql = error as? PSQLError, psql.code == .server {
+            return (psql.serverInfo?[.sqlState], psql.serverInfo?[.message] ?? "\(psql.code)")
+        }
+        if case .server(let notice)? = error as? PostgresError {
+            return (notice.fields[.sqlState], notice.fields[.message] ?? "\(notice)")
+        }
+        return nil
+    }
+
     /// A ``StoreError`` for a PostgreSQL failure: the server's message and SQLSTATE, or the
     /// network's cause, with what to do.
     static func translate(_ error: any Error, _ location: PostgresLocation, connecting: Bool = false, during: String? = nil) -> any Error {
         if error is StoreError || error is QueryError { return error }
         let path = location.description
         let doing = during.map { " while \($0)" } ?? ""
+        if let (state, message) = serverError(error) {
+            switch state {
+            case "28P01"?, "28000"?:
+                return StoreError(.authenticationFailed, "PostgreSQL at \(location.server) refused user \(location.user): \(message); "
+                                    + "check the user and the password (in the URL or $PGPASSWORD) and the server's pg_hba.conf", path: path)
+            case "3D000"?:
+                return StoreError(.notFound, "PostgreSQL at \(location.server) has no database \(location.database); create it with: createdb \(location.database)", path: path)
+            case "57P01"?, "57P02"?, "57P03"?:
+                return StoreError(.connectionLost, "the connection to PostgreSQL at \(location.server) was closed\(doing) (\(message))", path: path)
+            case let state? where state.hasPrefix("08"):
+                return StoreError(.connectionLost, "the connection to PostgreSQL at \(location.server) failed\(doing): \(message)", path: path)
+            case "25006"?:
+                return StoreError(.readOnly, "PostgreSQL at \(location.server) is read-only (a hot standby?)\(doing): \(message); load into the primary", path: path)
+            case "42501"?:
+                return StoreError(.readOnly, "PostgreSQL at \(location.server) denied user \(location.user)\(doing): \(message)", path: path)
+            case "53100"?:
+                return StoreError(.diskFull, "PostgreSQL at \(location.server) is out of disk space\(doing): \(message); nothing was changed", path: path)
+            default:
+                return StoreError(.serverError, "PostgreSQL at \(location.server)\(doing): \(message)\(state.map { " (SQLSTATE \($0))" } ?? "")", path: path)
+            }
+        }
+        if case .connectionClosed? = error as? PostgresError {
+            return StoreError(.connectionLost, "the connection to PostgreSQL at \(location.server) was closed\(doing)", path: path)
+        }
         guard let psql = error as? PSQLError else {
             return StoreError(connecting ? .connectionFailed : .connectionLost, "PostgreSQL at \(location.server)\(doing): \(error)", path: path)
         }
-        let state = psql.serverInfo?[.sqlState]
-        let message = psql.serverInfo?[.message] ?? "\(psql.code)"
-        switch (psql.code, state) {
-        case (.server, "28P01"?), (.server, "28000"?):
-            return StoreError(.authenticationFailed, "PostgreSQL at \(location.server) refused user \(location.user): \(message); "
-                                + "check the user and the password (in the URL or $PGPASSWORD) and the server's pg_hba.conf", path: path)
-        case (.authMechanismRequiresPassword, _):
+        switch psql.code {
+        case .authMechanismRequiresPassword:
             return StoreError(.authenticationFailed, "PostgreSQL at \(location.server) wants a password for user \(location.user); "
                                 + "give it in the URL (postgresql://user:password@host/db) or in $PGPASSWORD", path: path)
-        case (.server, "3D000"?):
-            return StoreError(.notFound, "PostgreSQL at \(location.server) has no database \(location.database); create it with: createdb \(location.database)", path: path)
-        case (.server, "57P01"?), (.server, "57P02"?), (.server, "57P03"?), (.serverClosedConnection, _), (.uncleanShutdown, _):
-            return StoreError(.connectionLost, "the connection to PostgreSQL at \(location.server) was closed\(doing) (\(message))", path: path)
-        case (.connectionError, _):
-            let cause = psql.underlying.map { "\($0)" } ?? message
+        case .serverClosedConnection, .uncleanShutdown:
+            return StoreError(.connectionLost, "the connection to PostgreSQL at \(location.server) was closed\(doing) (\(psql.code))", path: path)
+        case .connectionError:
+            let cause = psql.underlying.map { "\($0)" } ?? "\(psql.code)"
             return StoreError(connecting ? .connectionFailed : .connectionLost,
                               "cannot \(connecting ? "connect to" : "reach") PostgreSQL at \(location.server)\(doing): \(cause); is the server running, and does it listen there?",
                               path: path)
-        case (.server, let state?) where state.hasPrefix("08"):
-            return StoreError(.connectionLost, "the connection to PostgreSQL at \(location.server) failed\(doing): \(message)", path: path)
-        case (.server, "25006"?):
-            return StoreError(.readOnly, "PostgreSQL at \(location.server) is read-only (a hot standby?)\(doing): \(message); load into the primary", path: path)
-        case (.server, "42501"?):
-            return StoreError(.readOnly, "PostgreSQL at \(location.server) denied user \(location.user)\(doing): \(message)", path: path)
-        case (.server, "53100"?):
-            return StoreError(.diskFull, "PostgreSQL at \(location.server) is out of disk space\(doing): \(message); nothing was changed", path: path)
-        case (.server, let state):
-            return StoreError(.serverError, "PostgreSQL at \(location.server)\(doing): \(message)\(state.map { " (SQLSTATE \($0))" } ?? "")", path: path)
         default:
             return StoreError(.connectionLost, "PostgreSQL at \(location.server)\(doing): \(psql.code)\(psql.underlying.map { " (\($0))" } ?? "")", path: path)
         }

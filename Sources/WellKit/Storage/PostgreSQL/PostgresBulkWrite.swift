@@ -10,9 +10,9 @@ import PostgresNIO
 /// by a task on the connection's event loop, so building and sending overlap.
 ///
 /// - A **first load** (an empty store) copies straight into `details` and `pins`, the new wells
-///   numbered in Hilbert order as in a file, so the table is in spatial order. Its foreign keys
-///   are added back after the copy (one join, rather than a lookup per row), and the GiST and
-///   identifier indexes are built then (sorted builds).
+///   numbered in Hilbert order as in a file, so the table is in spatial order. Its primary and
+///   foreign keys are taken off for the copy and added back after it (sorted builds, one join per
+///   foreign key, rather than work per row), and the GiST and identifier indexes are built then.
 /// - A **reload** copies into a temporary table, then matches identifiers and upserts with one
 ///   `INSERT … ON CONFLICT … DO UPDATE` per table.
 ///
@@ -53,8 +53,7 @@ struct PostgresBulkWrite {
             let builder = scan.makeBuilder()
             let rowsClock = ContinuousClock.now
             if empty {
-                try sql("ALTER TABLE details DROP CONSTRAINT IF EXISTS details_pin_id_fkey")
-                try sql("ALTER TABLE details DROP CONSTRAINT IF EXISTS details_load_id_fkey")
+                for statement in PostgresSchema.firstLoadDrops { try sql(statement) }
                 var pins = ByteBuffer()
                 try copy(into: "details", on: connection, records: records, order: order, builder: builder, progress: options.progress) { rows, k, position, out in
                     let id = maxID + 1 + Int64(position)
@@ -74,8 +73,7 @@ struct PostgresBulkWrite {
                 summary.phases["rows"] = (ContinuousClock.now - rowsClock).seconds
                 options.progress?(LoadProgress(phase: .indexing, done: 0, total: 3))
                 let indexClock = ContinuousClock.now
-                try sql("ALTER TABLE details ADD CONSTRAINT details_pin_id_fkey FOREIGN KEY (pin_id) REFERENCES pins(id) ON DELETE CASCADE")
-                try sql("ALTER TABLE details ADD CONSTRAINT details_load_id_fkey FOREIGN KEY (load_id) REFERENCES loads(id)")
+                for statement in PostgresSchema.firstLoadRestores { try sql(statement) }
                 for index in PostgresSchema.indexes { try sql(index) }
                 summary.phases["index"] = (ContinuousClock.now - indexClock).seconds
                 summary.inserted = records.count

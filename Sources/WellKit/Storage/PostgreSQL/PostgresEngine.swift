@@ -23,6 +23,8 @@ final class PostgresEngine: StorageEngine {
     let compiler = QueryCompiler.postgres
     /// One operation at a time on the connection, so that a transaction's statements stay together.
     private let gate = NSLock()
+    /// The statements prepared on `connection`, used under `gate`.
+    private let statements = UncheckedBox(PostgresStatements())
 
     /// Connects to `location`, checks that the database is a WellKit store of a version this build
     /// reads (or, with `.create`, makes it one), and keeps the connection.
@@ -52,7 +54,9 @@ final class PostgresEngine: StorageEngine {
 
     // MARK: - Running SQL
 
-    /// `literal` as postgres-nio's query: `$1, $2…` for its `?`s, and its values as bindings.
+    /// `literal` as postgres-nio's query: `$1::float8, $2::text…` for its `?`s, each cast to the
+    /// type its value is bound as (what postgres-nio declares anyway, written into the text so that
+    /// a prepared statement's parameters get the same types), and its values as bindings.
     static func query(_ literal: BoundSQL) -> PostgresQuery {
         var bindings = PostgresBindings(capacity: literal.values.count)
         for value in literal.values {
@@ -65,16 +69,17 @@ final class PostgresEngine: StorageEngine {
             }
         }
         var sql = ""
-        sql.reserveCapacity(literal.text.utf8.count + literal.values.count * 2)
+        sql.reserveCapacity(literal.text.utf8.count + literal.values.count * 10)
+        var values = literal.values.makeIterator()
         var number = 0
         // The compiler's text has no `?` but its placeholders: its literals are names and keywords.
-        for character in literal.text {
-            if character == "?" {
-                number += 1
+        for piece in literal.text.split(separator: "?", omittingEmptySubsequences: false) {
+            if number > 0 {
                 sql += "$\(number)"
-            } else {
-                sql.append(character)
+                if let cast = values.next()?.postgresCast { sql += "::" + cast }
             }
+            sql += piece
+            number += 1
         }
         return PostgresQuery(unsafeSQL: sql, binds: bindings)
     }
@@ -90,22 +95,84 @@ final class PostgresEngine: StorageEngine {
         }
     }
 
-    /// Runs `literal`, calling `row` on each row as it arrives: the rows stream, none are held.
-    func forEach(_ literal: BoundSQL, on connection: PostgresConnection, _ row: (PostgresRow) throws -> Void) async throws {
+    /// Runs `literal` on the connection, one operation at a time, calling `row` on each row as it
+    /// arrives, and waits for the end: the rows stream, none are held.
+    ///
+    /// The queries' path, kept short, as `perf` showed where a city box's client time went:
+    /// - postgres-nio's callback API, waited for on the caller's thread, rather than its async
+    ///   row sequence in a task, which cost a task and a hop through Swift's executors per row.
+    ///   `row` runs on the event loop while the caller waits, so the socket is read no faster
+    ///   than `row` consumes.
+    /// - A text sent before is run as a prepared statement (``PostgresStatements``).
+    /// - Cells are read by ``PostgresCells``.
+    func rows(_ literal: BoundSQL, during: String? = nil, _ row: (inout PostgresCells) throws -> Void) throws {
+        precondition(!bridge.loop.inEventLoop, "WellKit's PostgreSQL engine was called on its own event loop")
+        gate.lock()
+        defer { gate.unlock() }
         let query = Self.query(literal)
-        if let trace { trace(query.sql + (literal.values.isEmpty ? "" : " -- \(literal.values.map(\.description))")) }
-        for try await next in try await connection.query(query, logger: .wellKitPostgres) {
-            try row(next)
+        trace?(Self.traceLine(query, literal))
+        try withoutActuallyEscaping(row) { row in
+            let consumer = RowConsumer(row)
+            defer { consumer.body = nil }
+            do {
+                if let statement = try preparedStatement(for: query.sql) {
+                    do {
+                        return try statement.execute(literal.values.map(\.postgresData), consumer.onRow).wait()
+                    } catch where ["0A000", "26000"].contains(Self.serverError(error)?.state) {
+                        // The plan went stale (a table it reads was replaced: "cached plan must not
+                        // change result type") or the statement is gone: forget it, run the text unnamed.
+                        statements.value.remove(query.sql)
+                    }
+                }
+                _ = try connection.query(query, logger: .wellKitPostgres, consumer.onRow).wait()
+            } catch {
+                throw consumer.failure ?? Self.translate(error, location, during: during)
+            }
         }
     }
 
+    /// How many statements are prepared on the connection (for tests).
+    var preparedStatementCount: Int {
+        gate.withLock { statements.value.count }
+    }
+
+    /// The statement prepared for `sql`, preparing it if this is the second time it is sent; nil
+    /// to send it unnamed.
+    private func preparedStatement(for sql: String) throws -> PreparedQuery? {
+        let (statement, shouldPrepare) = statements.value.lookup(sql)
+        if let statement { return statement }
+        guard shouldPrepare else { return nil }
+        let prepared = try connection.prepare(query: sql).wait()
+        statements.value.insert(prepared, for: sql)?.deallocate().whenComplete { _ in }
+        return prepared
+    }
+
+    /// Runs `literal`, calling `row` on each row as it arrives: the rows stream, none are held.
+    /// For a call inside ``withConnection(during:_:)``, as a transaction's statements are.
+    func forEach(_ literal: BoundSQL, on connection: PostgresConnection, _ row: (inout PostgresCells) throws -> Void) async throws {
+        let query = Self.query(literal)
+        trace?(Self.traceLine(query, literal))
+        try await withoutActuallyEscaping(row) { row in
+            let consumer = RowConsumer(row)
+            defer { consumer.body = nil }
+            do {
+                _ = try await connection.query(query, logger: .wellKitPostgres, consumer.onRow).get()
+            } catch {
+                throw consumer.failure ?? error
+            }
+        }
+    }
+
+    /// The SQL log's line of a statement: its text and bound values.
+    private static func traceLine(_ query: PostgresQuery, _ literal: BoundSQL) -> String {
+        query.sql + (literal.values.isEmpty ? "" : " -- \(literal.values.map(\.description))")
+    }
+
     /// Every row of `literal`, decoded by `decode`, with the fetch's summary in the SQL log.
-    func all<T>(_ literal: BoundSQL, _ decode: (PostgresRow) throws -> T) throws -> [T] {
+    func all<T>(_ literal: BoundSQL, _ decode: (inout PostgresCells) throws -> T) throws -> [T] {
         let clock = ContinuousClock.now
         var result: [T] = []
-        try withConnection { connection in
-            try await forEach(literal, on: connection) { result.append(try decode($0)) }
-        }
+        try rows(literal) { result.append(try decode(&$0)) }
         reportFetch(since: clock, count: result.count)
         return result
     }
@@ -121,19 +188,6 @@ final class PostgresEngine: StorageEngine {
         trace?("total fetch execution time: \(String(format: "%.4f", (ContinuousClock.now - clock).seconds))s for \(count) \(unit)")
     }
 
-    /// A row's values, as the file's rows give them: integers, reals, text or null.
-    static func values(_ row: PostgresRow) throws -> [WellValue] {
-        try row.map { cell in
-            guard cell.bytes != nil else { return .null }
-            switch cell.dataType {
-            case .int8, .int4, .int2: return .integer(try cell.decode(Int64.self))
-            case .float8, .float4, .numeric: return .real(try cell.decode(Double.self))
-            case .bool: return .integer(try cell.decode(Bool.self) ? 1 : 0)
-            default: return .text(try cell.decode(String.self))
-            }
-        }
-    }
-
     // MARK: - Opening
 
     /// Checks PostGIS and the store's identity and version; creates the tables for `.create`.
@@ -141,7 +195,7 @@ final class PostgresEngine: StorageEngine {
         // One round trip for both checks: every open of a store (each `wells bbox`) makes it.
         let (postgis, meta) = try all("""
             SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'postgis'), to_regclass('wellkit_meta') IS NOT NULL
-            """) { try $0.decode((Bool, Bool).self) }[0]
+            """) { (try $0.bool(), try $0.bool()) }[0]
         if !postgis {
             guard mode != .readOnly else {
                 throw StoreError(.missingExtension, "the database \(location.database) has no PostGIS extension, so it holds no WellKit store",
@@ -166,7 +220,7 @@ final class PostgresEngine: StorageEngine {
     /// table of the same names either).
     private func identity(hasMeta: Bool) throws -> Int32? {
         if hasMeta {
-            let pairs = try all("SELECT key, value FROM wellkit_meta") { try $0.decode((String, String).self) }
+            let pairs = try all("SELECT key, value FROM wellkit_meta") { (try $0.requiredString(), try $0.requiredString()) }
             let values = Dictionary(pairs, uniquingKeysWith: { $1 })
             guard values["application"] == "WellKit", let version = values["schema_version"].flatMap(Int32.init) else {
                 throw StoreError(.notAWellStore, "the database \(location.database) has a wellkit_meta table that is not WellKit's",
@@ -181,7 +235,7 @@ final class PostgresEngine: StorageEngine {
         let clashes = try all("""
             SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema()
               AND table_name IN ('pins', 'details', 'loads', 'rejects', 'suspects') ORDER BY 1
-            """) { try $0.decode(String.self) }
+            """) { try $0.requiredString() }
         if !clashes.isEmpty {
             throw StoreError(.notAWellStore, "not a WellKit store: the database \(location.database) already has tables named \(clashes.joined(separator: ", "))",
                              remedy: .chooseStore, path: location.description)
@@ -221,37 +275,35 @@ final class PostgresEngine: StorageEngine {
 
     func pins(_ request: WellFetchRequest) throws -> [WellPin] {
         try all(compiler.select(request, .pins).literal) { row in
-            let (id, name, latitude, longitude) = try row.decode((Int64, String?, Double, Double).self)
-            return WellPin(id: id, name: name, latitude: latitude, longitude: longitude)
+            WellPin(id: try row.int64(), name: try row.string(), latitude: try row.double(), longitude: try row.double())
         }
     }
 
     func pins(_ request: WellFetchRequest, distanceFrom center: Coordinate) throws -> [(pin: WellPin, meters: Double)] {
         try all(compiler.select(request, .pins, distanceFrom: center).literal) { row in
-            let (id, name, latitude, longitude, meters) = try row.decode((Int64, String?, Double, Double, Double).self)
-            return (WellPin(id: id, name: name, latitude: latitude, longitude: longitude), meters)
+            (WellPin(id: try row.int64(), name: try row.string(), latitude: try row.double(), longitude: try row.double()), try row.double())
         }
     }
 
     func wells(_ request: WellFetchRequest) throws -> [Well] {
-        try all(compiler.select(request, .wells).literal) { Well(row: WellRow(values: try Self.values($0))) }
+        try all(compiler.select(request, .wells).literal) { Well(row: WellRow(values: try $0.values())) }
     }
 
     func wells(ids: [Int64]) throws -> [Well] {
-        try all(compiler.select(WellFetchRequest(), .wells, ids: ids).literal) { Well(row: WellRow(values: try Self.values($0))) }
+        try all(compiler.select(WellFetchRequest(), .wells, ids: ids).literal) { Well(row: WellRow(values: try $0.values())) }
     }
 
     func ids(_ request: WellFetchRequest) throws -> [Int64] {
-        try all(compiler.select(request, .ids).literal) { try $0.decode(Int64.self) }
+        try all(compiler.select(request, .ids).literal) { try $0.int64() }
     }
 
     func count(_ request: WellFetchRequest) throws -> Int {
-        try all(compiler.count(compiler.select(request, .ids)).literal) { try $0.decode(Int.self) }.first ?? 0
+        try all(compiler.count(compiler.select(request, .ids)).literal) { try $0.int() }.first ?? 0
     }
 
     func dictionaries(_ request: WellFetchRequest, fields: [WellField]) throws -> [[String: WellValue]] {
         try all(compiler.select(request, .named(fields)).literal) { row in
-            Dictionary(uniqueKeysWithValues: zip(fields.map(\.rawValue), try Self.values(row)))
+            Dictionary(uniqueKeysWithValues: zip(fields.map(\.rawValue), try row.values()))
         }
     }
 
@@ -260,26 +312,23 @@ final class PostgresEngine: StorageEngine {
         let literal = try compiler.select(request, .named(fields), distanceFrom: center).literal
         let clock = ContinuousClock.now
         var count = 0
-        try withConnection { connection in
-            try await forEach(literal, on: connection) { row in
-                try body(WellRow(values: try Self.values(row)))
-                count += 1
-            }
+        try rows(literal) { row in
+            try body(WellRow(values: try row.values()))
+            count += 1
         }
         reportFetch(since: clock, count: count)
     }
 
     func suspects(reason: String?, pinID: Int64?, limit: Int?) throws -> [SuspectWell] {
         try all(compiler.suspects(reason: reason, pinID: pinID, limit: limit).literal) { row in
-            let (id, identifier, name, latitude, longitude, line, reason, detail, loadID) =
-                try row.decode((Int64, String, String?, Double, Double, Int, String, String, Int64).self)
-            return SuspectWell(id: id, identifier: identifier, name: name, latitude: latitude, longitude: longitude,
-                               line: line, reason: reason, detail: detail, loadID: loadID)
+            SuspectWell(id: try row.int64(), identifier: try row.requiredString(), name: try row.string(), latitude: try row.double(),
+                        longitude: try row.double(), line: try row.int(), reason: try row.requiredString(), detail: try row.requiredString(),
+                        loadID: try row.int64())
         }
     }
 
     func extent() throws -> (box: BoundingBox?, count: Int) {
-        let rows = try all(compiler.extent().literal) { try $0.decode((Double?, Double?, Double?, Double?, Int).self) }
+        let rows = try all(compiler.extent().literal) { (try $0.optionalDouble(), try $0.optionalDouble(), try $0.optionalDouble(), try $0.optionalDouble(), try $0.int()) }
         guard let (minLon, minLat, maxLon, maxLat, count) = rows.first, count > 0,
               let minLon, let minLat, let maxLon, let maxLat else { return (nil, 0) }
         return (try BoundingBox(minLongitude: minLon, minLatitude: minLat, maxLongitude: maxLon, maxLatitude: maxLat), count)
@@ -331,7 +380,7 @@ final class PostgresEngine: StorageEngine {
                                               on connection: PostgresConnection) async throws -> [Int64: Element] {
         var objects: [Int64: Element] = [:]
         try await forEach(literal, on: connection) { row in
-            let values = try Self.values(row)
+            let values = try row.values()
             objects[values[width].int64!] = try Element(row: WellRow(values: Array(values[..<width])))
         }
         return objects
@@ -345,12 +394,9 @@ final class PostgresEngine: StorageEngine {
         var key: String?? = .none
         try await forEach(literal, on: connection) { row in
             let offset = ids.count
-            if !sectioned {
-                ids.append(try row.decode(Int64.self))
-                return
-            }
-            let (id, name) = try row.decode((Int64, String?).self)
-            ids.append(id)
+            ids.append(try row.int64())
+            guard sectioned else { return }
+            let name = try row.string()
             if case .some(let current) = key, current == name { return }
             key = .some(name)
             sections.append(ResultsSection(name: name, offset: offset, count: 0))
@@ -362,14 +408,14 @@ final class PostgresEngine: StorageEngine {
     /// The counter that the trigger on pins and details advances with every committed statement
     /// that changes them, by any connection; a standby replays it with the rows.
     func changeToken() throws -> Int64 {
-        try all("SELECT counter FROM wellkit_changes WHERE id = 1") { try $0.decode(Int64.self) }.first ?? 0
+        try all("SELECT counter FROM wellkit_changes WHERE id = 1") { try $0.int64() }.first ?? 0
     }
 
     // MARK: - Sort indexes
 
     func sortIndex(for sortDescriptors: [WellSortDescriptor]) throws -> String? {
         guard let name = compiler.sortIndexName(sortDescriptors) else { return nil }
-        return try all(compiler.indexExists(name).literal) { try $0.decode(Bool.self) }.first == true ? name : nil
+        return try all(compiler.indexExists(name).literal) { try $0.bool() }.first == true ? name : nil
     }
 
     func ensureSortIndex(_ sortDescriptors: [WellSortDescriptor]) throws -> String? {
@@ -381,7 +427,7 @@ final class PostgresEngine: StorageEngine {
     // MARK: - Housekeeping
 
     func hasLoads() throws -> Bool {
-        try all("SELECT EXISTS (SELECT 1 FROM loads)") { try $0.decode(Bool.self) }.first ?? false
+        try all("SELECT EXISTS (SELECT 1 FROM loads)") { try $0.bool() }.first ?? false
     }
 
     func close() throws {
