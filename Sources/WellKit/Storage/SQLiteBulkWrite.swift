@@ -46,6 +46,8 @@ enum SQLiteBulkWrite {
             defer {
                 if rollbackJournal {
                     try? db.execute(sql: "PRAGMA synchronous = NORMAL")
+                    // Gives up the exclusive lock (it goes at the next access), then returns to WAL.
+                    try? db.execute(sql: "PRAGMA locking_mode = NORMAL")
                     _ = try? String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
                 }
             }
@@ -99,9 +101,20 @@ enum SQLiteBulkWrite {
 
     /// Switches the connection to a rollback journal, without waiting: if another connection has
     /// the file open, SQLite cannot leave WAL, and this returns false.
+    ///
+    /// On success the connection keeps the file's exclusive lock (`locking_mode = EXCLUSIVE`) until
+    /// the load is over and the store is back in WAL. Without it, another process could open the
+    /// store while it is in rollback-journal mode: its open (which reads, then asks to write to go
+    /// back to WAL) and this load's commit each waited for the other's lock, so SQLite failed one at
+    /// once with SQLITE_BUSY, and a process switching the file to WAL under a load in flight got
+    /// disk I/O errors. Four `wells load`s into one new store failed 5 times in 30 that way. Now the
+    /// others wait for the lock, holding none, as the busy timeout intends.
     static func leaveWAL(_ db: Database) -> Bool {
         sqlite3_busy_timeout(db.sqliteConnection, 0)
         defer { sqlite3_busy_timeout(db.sqliteConnection, Int32(WellStore.busyTimeout * 1000)) }
-        return (try? String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")) == "delete"
+        try? db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
+        if (try? String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")) == "delete" { return true }
+        try? db.execute(sql: "PRAGMA locking_mode = NORMAL")
+        return false
     }
 }

@@ -120,8 +120,6 @@ struct PostgresBulkWrite {
             summary.count(badValues: builder.badValues)
             options.progress?(LoadProgress(phase: .indexing, done: 1, total: 3))
             try record(summary, loadID: loadID, startedAt: load.startedAt, rejects: scan.rejects, on: connection)
-            try sql("ANALYZE pins")
-            try sql("ANALYZE details")
             options.progress?(LoadProgress(phase: .indexing, done: 2, total: 3))
             let commitClock = ContinuousClock.now
             try sql("COMMIT")
@@ -139,9 +137,33 @@ struct PostgresBulkWrite {
             }
             throw translated
         }
+        let analyzeClock = ContinuousClock.now
+        analyze(on: connection)
+        summary.phases["analyze"] = (ContinuousClock.now - analyzeClock).seconds
         options.progress?(LoadProgress(phase: .indexing, done: 3, total: 3))
         summary.seconds = (ContinuousClock.now - clock).seconds
         return summary
+    }
+
+    /// Refreshes the planner's statistics of both tables once the load has committed, the two at
+    /// once on two connections: ANALYZE changes no rows, so it need not be inside the load's
+    /// transaction, and apart the two overlap (pins 0.16–0.22 s beside details 0.33–0.40 s on
+    /// 244,292 wells). The load waits for them, so the queries after it are planned with the new
+    /// rows. A failure here leaves the committed load as it is (autovacuum analyzes later) and
+    /// goes to the SQL log.
+    private func analyze(on connection: PostgresConnection) {
+        let bridge = engine.bridge
+        let run = { (sql: String, on: PostgresConnection) in
+            bridge.start { try await engine.execute(sql, on: on) }
+        }
+        let second = try? PostgresEngine.connect(engine.location, on: bridge.loop, bridge: bridge)
+        defer { second.map(PostgresEngine.close) }
+        let details = run("ANALYZE details", second ?? connection)
+        if second == nil { _ = try? details.wait() }
+        let pins = run("ANALYZE pins", connection)
+        for (table, pending) in [("details", details), ("pins", pins)] {
+            do { try pending.wait() } catch { engine.trace?("ANALYZE \(table) failed after the load committed: \(error)") }
+        }
     }
 
     /// Streams `records` in `order` into `table` by COPY: this thread builds and encodes the rows
