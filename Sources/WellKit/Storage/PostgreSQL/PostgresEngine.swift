@@ -121,7 +121,7 @@ final class PostgresEngine: StorageEngine {
                     } catch where ["0A000", "26000"].contains(Self.serverError(error)?.state) {
                         // The plan went stale (a table it reads was replaced: "cached plan must not
                         // change result type") or the statement is gone: forget it, run the text unnamed.
-                        statements.value.remove(query.sql)
+                        statements.value.remove(query.sql)?.deallocate().whenComplete { _ in }
                     }
                 }
                 _ = try connection.query(query, logger: .wellKitPostgres, consumer.onRow).wait()

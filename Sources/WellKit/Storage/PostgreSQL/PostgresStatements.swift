@@ -42,10 +42,12 @@ struct PostgresStatements {
         return prepared.removeValue(forKey: order.removeFirst())
     }
 
-    /// Forgets `sql`'s statement, after the server refused it (a table it read was replaced).
-    mutating func remove(_ sql: String) {
-        guard prepared.removeValue(forKey: sql) != nil else { return }
+    /// Forgets `sql`'s statement, after the server refused it (a table it read was replaced), and
+    /// returns it, to deallocate.
+    mutating func remove(_ sql: String) -> PreparedQuery? {
+        guard let statement = prepared.removeValue(forKey: sql) else { return nil }
         order.removeAll { $0 == sql }
+        return statement
     }
 }
 
