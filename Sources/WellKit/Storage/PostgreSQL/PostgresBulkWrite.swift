@@ -151,17 +151,15 @@ struct PostgresBulkWrite {
     /// 244,292 wells). The load waits for them, so the queries after it are planned with the new
     /// rows. A failure here leaves the committed load as it is (autovacuum analyzes later) and
     /// goes to the SQL log.
+    /// (Without a second connection, postgres-nio queues both on the first, in turn.)
     private func analyze(on connection: PostgresConnection) {
         let bridge = engine.bridge
-        let run = { (sql: String, on: PostgresConnection) in
-            bridge.start { try await engine.execute(sql, on: on) }
-        }
         let second = try? PostgresEngine.connect(engine.location, on: bridge.loop, bridge: bridge)
         defer { second.map(PostgresEngine.close) }
-        let details = run("ANALYZE details", second ?? connection)
-        if second == nil { _ = try? details.wait() }
-        let pins = run("ANALYZE pins", connection)
-        for (table, pending) in [("details", details), ("pins", pins)] {
+        let running = [("details", second ?? connection), ("pins", connection)].map { table, on in
+            (table, bridge.start { try await engine.execute("ANALYZE \(table)", on: on) })
+        }
+        for (table, pending) in running {
             do { try pending.wait() } catch { engine.trace?("ANALYZE \(table) failed after the load committed: \(error)") }
         }
     }

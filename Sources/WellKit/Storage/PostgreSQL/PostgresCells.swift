@@ -73,12 +73,10 @@ struct PostgresCells {
 
     /// A text cell; null throws.
     mutating func requiredString() throws -> String {
-        let cell = try next()
-        guard let bytes = cell.bytes else { return try cell.decode(String.self) }
-        switch cell.dataType {
-        case .text, .varchar, .name, .bpchar: return String(buffer: bytes)
-        default: return try cell.decode(String.self)
+        guard let text = try string() else {
+            throw StoreError(.serverError, "the server sent a null where the query selected a text that is never null")
         }
+        return text
     }
 
     /// The remaining cells as the file's rows give them: integers, reals, text or null.

@@ -54,20 +54,10 @@ final class PostgresEngine: StorageEngine {
 
     // MARK: - Running SQL
 
-    /// `literal` as postgres-nio's query: `$1::float8, $2::text…` for its `?`s, each cast to the
-    /// type its value is bound as (what postgres-nio declares anyway, written into the text so that
-    /// a prepared statement's parameters get the same types), and its values as bindings.
-    static func query(_ literal: BoundSQL) -> PostgresQuery {
-        var bindings = PostgresBindings(capacity: literal.values.count)
-        for value in literal.values {
-            switch value.storage {
-            case .null: bindings.appendNull()
-            case .int64(let n): bindings.append(n)
-            case .double(let d): bindings.append(d)
-            case .string(let s): bindings.append(s)
-            case .blob(let data): bindings.append(ByteBuffer(bytes: data))
-            }
-        }
+    /// `literal`'s text for PostgreSQL: `$1::float8, $2::text…` for its `?`s, each cast to the type
+    /// its value is bound as (what postgres-nio declares anyway, written into the text so that a
+    /// prepared statement's parameters get the same types).
+    static func sql(_ literal: BoundSQL) -> String {
         var sql = ""
         sql.reserveCapacity(literal.text.utf8.count + literal.values.count * 10)
         var values = literal.values.makeIterator()
@@ -81,6 +71,15 @@ final class PostgresEngine: StorageEngine {
             sql += piece
             number += 1
         }
+        return sql
+    }
+
+    /// `literal` as postgres-nio's query: its text (``sql(_:)``) and its values as bindings.
+    static func query(_ literal: BoundSQL) -> PostgresQuery { query(sql(literal), literal) }
+
+    private static func query(_ sql: String, _ literal: BoundSQL) -> PostgresQuery {
+        var bindings = PostgresBindings(capacity: literal.values.count)
+        for value in literal.values { bindings.append(value.postgresData) }
         return PostgresQuery(unsafeSQL: sql, binds: bindings)
     }
 
@@ -109,22 +108,22 @@ final class PostgresEngine: StorageEngine {
         precondition(!bridge.loop.inEventLoop, "WellKit's PostgreSQL engine was called on its own event loop")
         gate.lock()
         defer { gate.unlock() }
-        let query = Self.query(literal)
-        trace?(Self.traceLine(query, literal))
+        let sql = Self.sql(literal)
+        trace?(Self.traceLine(sql, literal))
         try withoutActuallyEscaping(row) { row in
             let consumer = RowConsumer(row)
             defer { consumer.body = nil }
             do {
-                if let statement = try preparedStatement(for: query.sql) {
+                if let statement = try preparedStatement(for: sql) {
                     do {
                         return try statement.execute(literal.values.map(\.postgresData), consumer.onRow).wait()
                     } catch where ["0A000", "26000"].contains(Self.serverError(error)?.state) {
                         // The plan went stale (a table it reads was replaced: "cached plan must not
                         // change result type") or the statement is gone: forget it, run the text unnamed.
-                        statements.value.remove(query.sql)?.deallocate().whenComplete { _ in }
+                        statements.value.remove(sql)?.deallocate().whenComplete { _ in }
                     }
                 }
-                _ = try connection.query(query, logger: .wellKitPostgres, consumer.onRow).wait()
+                _ = try connection.query(Self.query(sql, literal), logger: .wellKitPostgres, consumer.onRow).wait()
             } catch {
                 throw consumer.failure ?? Self.translate(error, location, during: during)
             }
@@ -151,7 +150,7 @@ final class PostgresEngine: StorageEngine {
     /// For a call inside ``withConnection(during:_:)``, as a transaction's statements are.
     func forEach(_ literal: BoundSQL, on connection: PostgresConnection, _ row: (inout PostgresCells) throws -> Void) async throws {
         let query = Self.query(literal)
-        trace?(Self.traceLine(query, literal))
+        trace?(Self.traceLine(query.sql, literal))
         try await withoutActuallyEscaping(row) { row in
             let consumer = RowConsumer(row)
             defer { consumer.body = nil }
@@ -164,8 +163,8 @@ final class PostgresEngine: StorageEngine {
     }
 
     /// The SQL log's line of a statement: its text and bound values.
-    private static func traceLine(_ query: PostgresQuery, _ literal: BoundSQL) -> String {
-        query.sql + (literal.values.isEmpty ? "" : " -- \(literal.values.map(\.description))")
+    private static func traceLine(_ sql: String, _ literal: BoundSQL) -> String {
+        sql + (literal.values.isEmpty ? "" : " -- \(literal.values.map(\.description))")
     }
 
     /// Every row of `literal`, decoded by `decode`, with the fetch's summary in the SQL log.

@@ -52,7 +52,7 @@ struct PostgresStatements {
 }
 
 extension DatabaseValue {
-    /// The value as a bind of postgres-nio's prepared statements.
+    /// The value as postgres-nio binds it, for unnamed and prepared statements alike.
     var postgresData: PostgresData {
         switch storage {
         case .null: .null
