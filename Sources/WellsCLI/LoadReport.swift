@@ -6,6 +6,8 @@ struct LoadReport {
     let summary: LoadSummary
     let store: String
     let dryRun: Bool
+    /// Whether the store is a PostgreSQL database, read with `psql` rather than `sqlite3`.
+    var postgreSQL = false
 
     var text: String {
         var lines: [String] = []
@@ -64,11 +66,16 @@ struct LoadReport {
         }
         for warning in summary.warnings { lines.append("warning: \(warning)") }
         if !summary.suspects.isEmpty && !dryRun {
-            lines.append("Suspect wells: sqlite3 \(store) \"SELECT line, reason, detail FROM suspects WHERE load_id = \(summary.loadID ?? 0)\"")
+            lines.append("Suspect wells: " + shellQuery("SELECT line, reason, detail FROM suspects WHERE load_id = \(summary.loadID ?? 0)"))
         }
         if summary.rejected > 0 && !dryRun {
-            lines.append("Rejected rows: sqlite3 \(store) \"SELECT line, \\\"column\\\", reason FROM rejects WHERE load_id = \(summary.loadID ?? 0)\"")
+            lines.append("Rejected rows: " + shellQuery("SELECT line, \\\"column\\\", reason FROM rejects WHERE load_id = \(summary.loadID ?? 0)"))
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The shell command that runs `sql` (already quoted for double quotes) on the store.
+    private func shellQuery(_ sql: String) -> String {
+        postgreSQL ? "psql \(store) -c \"\(sql)\"" : "sqlite3 \(store) \"\(sql)\""
     }
 }
