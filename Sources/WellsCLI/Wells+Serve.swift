@@ -47,14 +47,15 @@ extension Wells {
         @Option(help: ArgumentHelp("A shapefile of country outlines for the map's background (Natural Earth, from Debian's python3-geopandas).", valueName: "file.shp"))
         var basemap = ServerConfiguration.naturalEarthCountries
 
-        @Option(name: .customLong("tile-cache-mb"), help: ArgumentHelp("Megabytes of encoded tiles kept in memory until the store changes; 0 encodes every request.", visibility: .hidden))
-        var tileCacheMegabytes = 64
+        @Option(name: .customLong("cache-mb"),
+                help: ArgumentHelp("Megabytes of tiles and items pages kept as encoded until the store changes; 0 makes every response anew.", valueName: "MB"))
+        var cacheMegabytes = 64
 
         @Flag(name: .customLong("exit-with-stdin"), help: ArgumentHelp("Stop when standard input closes, so that a test harness's server dies with it.", visibility: .hidden))
         var exitWithStandardInput = false
 
         func validate() throws {
-            guard (0...65_536).contains(tileCacheMegabytes) else { throw ValidationError("--tile-cache-mb must be 0 to 65536, got '\(tileCacheMegabytes)'") }
+            guard (0...65_536).contains(cacheMegabytes) else { throw ValidationError("--cache-mb must be 0 to 65536, got '\(cacheMegabytes)'") }
             guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got '\(port)'") }
             guard (1...1_000_000).contains(maximumLimit) else { throw ValidationError("--max-limit must be 1 to 1,000,000, got '\(maximumLimit)'") }
             guard timeout.isFinite, timeout > 0, timeout <= 3_600 else { throw ValidationError("--timeout must be more than 0 and at most 3600 seconds, got '\(timeout)'") }
@@ -74,7 +75,7 @@ extension Wells {
             configuration.tileOptions.clusterBelowZoom = clusterBelowZoom
             configuration.leafletDirectory = leaflet
             configuration.basemapPath = basemap
-            configuration.tileCacheBytes = tileCacheMegabytes << 20
+            configuration.cacheBytes = cacheMegabytes << 20
             let server = try WellsServer(configuration: configuration)
             if !FileManager.default.fileExists(atPath: leaflet + "/leaflet.js") {
                 Terminal.error("wells serve: warning: no leaflet.js in \(leaflet); the map page needs it (apt install libjs-leaflet, or --leaflet DIR); the API works without it")

@@ -37,8 +37,8 @@ package struct ServerConfiguration: Sendable {
     package var tileOptions = TileOptions()
     /// The largest tile zoom served.
     package var maximumZoom = 22
-    /// Bytes of encoded tiles kept in memory, reused until the store changes.
-    package var tileCacheBytes = 64 << 20
+    /// Bytes of encoded tiles and `items` pages kept in memory, reused until the store changes.
+    package var cacheBytes = 64 << 20
 
     package init(storePath: String) {
         self.storePath = storePath

@@ -1,9 +1,8 @@
 import Foundation
-import Synchronization
 import WellKit
 
-/// `tiles/{z}/{x}/{y}.mvt` and `.geojson`: the wells of a tile, clustered at low zooms, encoded
-/// once per store version and kept in memory up to a byte budget.
+/// `tiles/{z}/{x}/{y}.mvt` and `.geojson`: the wells of a tile, clustered at low zooms, encoded.
+/// (The server keeps encoded tiles in its ``ResponseCache`` until the store changes.)
 final class TileService: Sendable {
     enum Format: String, Sendable {
         case mvt, geojson
@@ -16,20 +15,8 @@ final class TileService: Sendable {
         }
     }
 
-    private struct Key: Hashable {
-        var tile: TileID
-        var format: Format
-        var cellSize: Int
-    }
-
-    private struct Entry {
-        var token: Int64
-        var bytes: [UInt8]
-    }
-
     private let readers: StoreReaders
     private let configuration: ServerConfiguration
-    private let cache = Mutex<(entries: [Key: Entry], bytes: Int)>(([:], 0))
 
     init(readers: StoreReaders, configuration: ServerConfiguration) {
         self.readers = readers
@@ -71,30 +58,14 @@ final class TileService: Sendable {
         return (tile, format, options)
     }
 
-    /// The encoded tile for the store as of `token` (nil: not cached).
-    func bytes(_ tile: TileID, _ format: Format, _ options: TileOptions, token: Int64?) throws -> [UInt8] {
-        // Filtered tiles are not kept: a filter is one user's question, not a shared map.
-        let key = Key(tile: tile, format: format, cellSize: options.cellSize)
-        let token = options.predicate == nil && configuration.tileCacheBytes > 0 ? token : nil
-        if let token, let hit = cache.withLock({ $0.entries[key] }), hit.token == token {
-            return hit.bytes
-        }
+    /// The encoded tile.
+    func bytes(_ tile: TileID, _ format: Format, _ options: TileOptions) throws -> [UInt8] {
         let content = try readers.read { store in
             do { return try store.tile(tile, options: options) } catch let error as QueryError { throw Problem(error) }
         }
-        let bytes: [UInt8] = switch format {
+        return switch format {
         case .mvt: VectorTileEncoder.encode(content)
         case .geojson: Array(content.geoJSON().utf8)
         }
-        if let token {
-            cache.withLock { cache in
-                if cache.bytes + bytes.count > configuration.tileCacheBytes {
-                    cache = ([:], 0)
-                }
-                cache.bytes += bytes.count - (cache.entries[key]?.bytes.count ?? 0)
-                cache.entries[key] = Entry(token: token, bytes: bytes)
-            }
-        }
-        return bytes
     }
 }

@@ -17,6 +17,8 @@ package struct WellsServer: Sendable {
     let readers: StoreReaders
     let api: FeaturesAPI
     let tiles: TileService
+    /// Tiles and `items` pages as encoded, until the store changes.
+    let cache: ResponseCache
     /// The country outlines as GeoJSON, or why there are none.
     let basemap: Result<[UInt8], any Error>
 
@@ -28,6 +30,7 @@ package struct WellsServer: Sendable {
         readers = try StoreReaders(path: configuration.storePath, count: configuration.readers, timeout: configuration.requestTimeout)
         api = FeaturesAPI(readers: readers, configuration: configuration)
         tiles = TileService(readers: readers, configuration: configuration)
+        cache = ResponseCache(budget: configuration.cacheBytes)
         basemap = Result { Array(try Shapefile.geoJSON(path: configuration.basemapPath).utf8) }
     }
 
@@ -89,7 +92,8 @@ package struct WellsServer: Sendable {
         }
         router.get("/collections/:collection/items") { request, context in
             try Self.checkCollection(context)
-            return try respond(request, contentType: FeaturesAPI.geoJSON) { Array(try api.items(request).utf8) }
+            return try respond(request, contentType: FeaturesAPI.geoJSON, variant: "", token: token(for: request),
+                               cachedAs: Self.cacheKey(request)) { _ in Array(try api.items(request).utf8) }
         }
         router.get("/collections/:collection/items/:id") { request, context in
             try Self.checkCollection(context)
@@ -104,8 +108,10 @@ package struct WellsServer: Sendable {
             let (tile, format, options) = try tiles.parse(
                 z: context.parameters.get("z") ?? "", x: context.parameters.get("x") ?? "", name: context.parameters.get("y") ?? "",
                 parameters: FeaturesAPI.parameters(request))
-            return try await respondOffLoop(request, contentType: format.contentType, variant: format.rawValue) { token in
-                try tiles.bytes(tile, format, options, token: token)
+            // Filtered tiles are not kept: a filter is one user's question, not a shared map.
+            return try await respondOffLoop(request, contentType: format.contentType, variant: format.rawValue,
+                                            cachedAs: options.predicate == nil ? request.uri.string : nil) { _ in
+                try tiles.bytes(tile, format, options)
             }
         }
         router.get("/basemap/countries.geojson") { request, _ in
@@ -131,7 +137,9 @@ package struct WellsServer: Sendable {
         try respond(request, contentType: contentType, variant: variant, token: token(for: request)) { _ in try body() }
     }
 
-    private func respond(_ request: Request, contentType: String, variant: String, token: Int64?,
+    /// As ``respond(_:contentType:variant:_:)`` with the change token given; with `key`, the body
+    /// comes from ``cache`` when it holds one made at `token`, and a new body is kept there.
+    private func respond(_ request: Request, contentType: String, variant: String, token: Int64?, cachedAs key: String? = nil,
                          _ body: (Int64?) throws -> [UInt8]) throws -> Response {
         let etag = etag(token, variant)
         var headers: HTTPFields = [.cacheControl: "no-cache"]
@@ -141,21 +149,39 @@ package struct WellsServer: Sendable {
         }
         headers[.contentType] = contentType
         if variant == "json" || variant == "html" { headers[.vary] = "Accept" }
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: try body(token))))
+        let buffer: ByteBuffer
+        if let key, let kept = cache.body(for: key, token: token) {
+            buffer = kept
+        } else {
+            buffer = ByteBuffer(bytes: try body(token))
+            if let key { cache.keep(buffer, for: key, token: token) }
+        }
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: buffer))
+    }
+
+    /// What a cached body is kept under: the request's target with the host it named, which the
+    /// links of `items` pages repeat.
+    private static func cacheKey(_ request: Request) -> String {
+        (request.head.authority ?? "") + request.uri.string
     }
 
     /// As ``respond(_:contentType:variant:_:)``, with the work on a dispatch thread: tiles at low
     /// zooms and long id lists take milliseconds, which the server's few threads should not wait out.
-    private func respondOffLoop(_ request: Request, contentType: String, variant: String = "",
+    /// A body from ``cache`` is answered on the event loop, as nothing waits for it.
+    private func respondOffLoop(_ request: Request, contentType: String, variant: String = "", cachedAs key: String? = nil,
                                 _ body: @escaping @Sendable (Int64?) throws -> [UInt8]) async throws -> Response {
         let token = token(for: request)
-        var bytes: [UInt8] = []
-        if etag(token, variant).map({ !Self.request(request, holds: $0) }) ?? true {
+        let fresh = etag(token, variant).map { !Self.request(request, holds: $0) } ?? true
+        var bytes: [UInt8]?
+        if fresh, key.flatMap({ cache.body(for: $0, token: token) }) == nil {
             bytes = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
                 DispatchQueue.global().async { continuation.resume(with: Result { try body(token) }) }
             }
         }
-        return try respond(request, contentType: contentType, variant: variant, token: token) { [bytes] _ in bytes }
+        // Made on the loop only when the cache let go of the body since the lookup above.
+        return try respond(request, contentType: contentType, variant: variant, token: token, cachedAs: key) { [bytes] token in
+            try bytes ?? body(token)
+        }
     }
 
     /// `"run-token-variant"`: the change token with this run's id and the representation.

@@ -11,11 +11,13 @@ extension Bench {
             commandName: "serve",
             abstract: "Measure wells serve under wrk: items for city boxes, z11 tiles and a static file from the same server.",
             discussion: """
-                Starts `wells serve` (the wells built beside wells-bench) on a free loopback port with its tile cache off, \
-                then runs wrk against it in rounds, interleaving the targets: a static file (Leaflet's CSS, served from disk \
-                by the same server), `items` for city boxes (0.05°) around random wells, and z11 tiles under random wells, \
-                each target cycling through --paths different URLs. Reports requests/s and the p50 and p99 latency \
-                (medians over rounds), at --connections and at one connection, and the largest clustered tile.
+                Starts two `wells serve` (the wells built beside wells-bench) on free loopback ports, one with its cache \
+                off (--cache-mb 0, so that every response is made anew) and one as users run it (its cache on), then runs \
+                wrk against them in rounds, interleaving the targets: a static file (Leaflet's CSS, served from disk by the \
+                server), `items` for city boxes (0.05°) around random wells, and z11 tiles under random wells, each target \
+                cycling through --paths different URLs; `items` and tiles once from each server (the cached server has \
+                answered each URL once before its runs). Reports requests/s and the p50 and p99 latency (medians over \
+                rounds), at --connections and at one connection, and the largest clustered tile.
 
                 Example:
                   wells-bench serve --db Data/wells.sqlite --connections 16 --duration 10 --rounds 3
@@ -86,22 +88,35 @@ extension Bench {
                 let n = Double(1 << 11), lat = pin.latitude * .pi / 180
                 tiles.append("/tiles/11/\(Int((pin.longitude + 180) / 360 * n))/\(Int((1 - log(tan(lat) + 1 / cos(lat)) / .pi) / 2 * n)).mvt")
             }
-            let targets: [(String, [String])] = [("static file (leaflet.css)", ["/assets/leaflet/leaflet.css"]), ("items, city box", boxes), ("tile z11 (.mvt)", tiles)]
-
-            let server = try ServedProcess(store: store.path)
-            defer { server.stop() }
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wells-bench-serve-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
+            let server = try ServedProcess(store: store.path, arguments: ["--cache-mb", "0"])
+            defer { server.stop() }
+            let cached = try ServedProcess(store: store.path)
+            defer { cached.stop() }
+            // Every URL of the cached server's targets at least once, so that its runs measure the
+            // cache: one connection goes through them in turn (reading wrk's output fails on any error response).
+            let warm = directory.appendingPathComponent("warm.lua")
+            try Self.script(boxes + tiles).write(to: warm, atomically: true, encoding: .utf8)
+            let warming = try WrkResult(parsing: try Subprocess.run("wrk", ["-t", "1", "-c", "1", "-d", "\(2 + 2 * paths / 100)s", "--latency", "-s", warm.path, cached.url]).stdout)
+            guard warming.requests >= Double(boxes.count + tiles.count) else {
+                throw StoreError(.invalidArgument, "wells serve answered only \(Int(warming.requests)) of the \(boxes.count + tiles.count) URLs to cache")
+            }
+            let targets: [(name: String, paths: [String], url: String)] = [
+                ("static file (leaflet.css)", ["/assets/leaflet/leaflet.css"], server.url),
+                ("items, city box", boxes, server.url), ("items, city box, cached", boxes, cached.url),
+                ("tile z11 (.mvt)", tiles, server.url), ("tile z11 (.mvt), cached", tiles, cached.url),
+            ]
 
             var results: [String: [WrkResult]] = [:]
             for round in 1...rounds {
-                for (name, list) in targets {
+                for (name, list, url) in targets {
                     for c in Set([connections, 1]).sorted(by: >) {
                         let script = directory.appendingPathComponent("paths.lua")
                         try Self.script(list).write(to: script, atomically: true, encoding: .utf8)
                         let output = try Subprocess.run("wrk", ["-t", String(min(2, c)), "-c", String(c), "-d", "\(c == 1 ? max(1, duration / 2) : duration)s",
-                                                                "--latency", "-s", script.path, server.url])
+                                                                "--latency", "-s", script.path, url])
                         let result = try WrkResult(parsing: output.stdout)
                         results["\(name)|\(c)", default: []].append(result)
                         if format == .table { Terminal.error("round \(round): \(name), \(c) connection\(c == 1 ? "" : "s"): \(Int(result.requestsPerSecond)) req/s, p50 \(result.p50) ms, p99 \(result.p99) ms") }
@@ -111,7 +126,7 @@ extension Bench {
             var rows: [Row] = []
             for c in Set([connections, 1]).sorted(by: >) {
                 let reference = Statistics.median(results["\(targets[0].0)|\(c)"]!.map(\.requestsPerSecond))
-                for (name, _) in targets {
+                for (name, _, _) in targets {
                     let runs = results["\(name)|\(c)"]!
                     let rps = Statistics.median(runs.map(\.requestsPerSecond))
                     rows.append(Row(target: name, connections: c, requestsPerSecond: rps, p50Milliseconds: Statistics.median(runs.map(\.p50)),
@@ -141,9 +156,9 @@ extension Bench {
                 print(String(decoding: try JSONEncoder.pretty.encode(report), as: UTF8.self))
             } else {
                 print("wells serve, \(wells) wells, wrk \(duration) s per run, medians of \(rounds) rounds (targets interleaved)")
-                print("target                      conns     req/s   p50 ms   p99 ms   bytes   vs static")
+                print("target                        conns     req/s   p50 ms   p99 ms   bytes   vs static")
                 for row in rows {
-                    print(row.target.padding(toLength: 26, withPad: " ", startingAt: 0)
+                    print(row.target.padding(toLength: 28, withPad: " ", startingAt: 0)
                           + String(format: "  %5d  %8.0f  %7.3f  %7.3f  %6d  %8.2fx", row.connections, row.requestsPerSecond, row.p50Milliseconds,
                                    row.p99Milliseconds, row.bytesPerResponse, row.ratioToStatic))
                 }
@@ -161,6 +176,7 @@ extension Bench {
 
 /// wrk's summary: requests per second, the 50th and 99th percentile latency in milliseconds, bytes per response.
 struct WrkResult {
+    var requests: Double
     var requestsPerSecond: Double
     var p50: Double
     var p99: Double
@@ -187,6 +203,7 @@ struct WrkResult {
         }
         let nonOK = text.contains("Non-2xx") ? " (wrk saw non-2xx responses)" : ""
         guard nonOK.isEmpty else { throw StoreError(.invalidArgument, "wrk saw error responses: \(text.prefix(600))") }
+        self.requests = requests
         requestsPerSecond = rps
         self.p50 = p50
         self.p99 = p99
@@ -201,14 +218,14 @@ struct WrkResult {
     }
 }
 
-/// `wells serve` as a child process on a free loopback port, its tile cache off.
+/// `wells serve` as a child process on a free loopback port, with `arguments` added.
 final class ServedProcess {
     let process = Process()
     let url: String
 
-    init(store: String) throws {
+    init(store: String, arguments: [String] = []) throws {
         process.executableURL = URL(fileURLWithPath: Subprocess.sibling("wells"))
-        process.arguments = ["serve", "--db", store, "--port", "0", "--tile-cache-mb", "0"]
+        process.arguments = ["serve", "--db", store, "--port", "0"] + arguments
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice

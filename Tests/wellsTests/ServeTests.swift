@@ -124,6 +124,12 @@ import WellsServer
         }
         let before = try await HTTP.get(s.url + "collections/wells")
         let etag = try #require(before.headers["Etag"] ?? before.headers["ETag"])
+        // An items page and a tile, answered twice so that the second comes from the server's cache.
+        let page = "collections/wells/items?bbox=-120,49,-110,60&limit=5", tile = "tiles/3/1/2.geojson"  // holds all of them
+        _ = try await HTTP.get(s.url + page)
+        let pageBefore = try await HTTP.json(s.url + page)
+        _ = try await HTTP.get(s.url + tile)
+        let tileBefore = try await Self.clusteredCount(HTTP.get(s.url + tile).body)
         // Another process's load: a second list into the served store.
         let more = s.directory + "/more.csv"
         try WellGenerator(count: 500, seed: 99).write(toFileAt: more)
@@ -135,6 +141,18 @@ import WellsServer
         #expect((after.headers["Etag"] ?? after.headers["ETag"]) != etag)
         let collection = try #require(try JSONSerialization.jsonObject(with: after.body) as? [String: Any])
         #expect((collection["description"] as? String)?.hasPrefix("2500 wells") == true)
+        // The cached page and tile are made anew: their counts follow the load.
+        #expect(pageBefore["numberMatched"] as? Int == 2_000)
+        #expect(try await HTTP.json(s.url + page)["numberMatched"] as? Int == 2_500)
+        #expect(tileBefore == 2_000)
+        #expect(try await Self.clusteredCount(HTTP.get(s.url + tile).body) == 2_500)
+    }
+
+    /// The wells a GeoJSON tile holds: its clusters' counts and its single wells.
+    static func clusteredCount(_ body: Data) throws -> Int {
+        let tile = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        let features = try #require(tile["features"] as? [[String: Any]])
+        return features.reduce(0) { $0 + (($1["properties"] as? [String: Any])?["count"] as? Int ?? 1) }
     }
 
     // MARK: - Vector tiles, decoded by GDAL's MVT driver

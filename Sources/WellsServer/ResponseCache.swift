@@ -1,0 +1,69 @@
+import NIOCore
+import Synchronization
+
+/// Encoded response bodies (tiles, `items` pages) kept for the store version they were made at,
+/// up to a byte budget; when it is full, the oldest go first.
+///
+/// Every entry belongs to one change token: the first body kept for a newer token empties the
+/// cache, so an answer made before a load or a delete is never served after it. A lookup with a
+/// token other than the cache's misses.
+///
+/// For example:
+///
+/// ```swift
+/// if let body = cache.body(for: key, token: token) { return body }
+/// let body = ByteBuffer(bytes: try encode())
+/// cache.keep(body, for: key, token: token)
+/// ```
+final class ResponseCache: Sendable {
+    private struct State {
+        var token: Int64?
+        var entries: [String: ByteBuffer] = [:]
+        /// Keys in the order they were kept, oldest from `head` on.
+        var order: [String] = []
+        var head = 0
+        var bytes = 0
+    }
+
+    /// The most bytes of bodies kept; 0 keeps none.
+    let budget: Int
+    private let state = Mutex(State())
+
+    init(budget: Int) {
+        self.budget = max(0, budget)
+    }
+
+    /// The body kept for `key` at `token`, or nil.
+    func body(for key: String, token: Int64?) -> ByteBuffer? {
+        guard budget > 0, let token else { return nil }
+        return state.withLock { $0.token == token ? $0.entries[key] : nil }
+    }
+
+    /// Keeps `body` for `key` at `token` (nothing without a token, or a body larger than the budget).
+    func keep(_ body: ByteBuffer, for key: String, token: Int64?) {
+        guard let token, body.readableBytes <= budget else { return }
+        state.withLock { state in
+            if state.token != token { state = State(token: token) }
+            if let old = state.entries.updateValue(body, forKey: key) {
+                state.bytes -= old.readableBytes
+            } else {
+                state.order.append(key)
+            }
+            state.bytes += body.readableBytes
+            while state.bytes > budget, state.head < state.order.count {
+                let oldest = state.order[state.head]
+                state.head += 1
+                state.bytes -= state.entries.removeValue(forKey: oldest)?.readableBytes ?? 0
+            }
+            if state.head > 1_024, state.head * 2 > state.order.count {
+                state.order.removeFirst(state.head)
+                state.head = 0
+            }
+        }
+    }
+
+    /// The bytes and the number of bodies kept.
+    var usage: (bytes: Int, count: Int) {
+        state.withLock { ($0.bytes, $0.entries.count) }
+    }
+}
