@@ -27,7 +27,12 @@ final class StoreReaders: Sendable {
     let runID: String
 
     init(path: String, count: Int, timeout: Duration) throws {
-        lanes = try (0..<max(1, count)).map { _ in Lane(store: try WellStore(path: path, mode: .readOnly)) }
+        lanes = try (0..<max(1, count)).map { _ in
+            let store = try WellStore(path: path, mode: .readOnly)
+            // PostgreSQL cannot be interrupted as a file can: its server stops a statement at the timeout.
+            try store.stopStatements(after: timeout)
+            return Lane(store: store)
+        }
         self.timeout = timeout
         changes = try? lanes[0].store.changeTokens()
         runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)
@@ -85,7 +90,9 @@ final class StoreReaders: Sendable {
         defer { inFlight.withLock { _ = $0.reads.removeValue(forKey: id) } }
         do {
             return try body(lanes[index].store)
-        } catch where inFlight.withLock({ $0.reads[id]?.timedOut ?? false }) {
+        } catch where inFlight.withLock({ $0.reads[id].map { $0.timedOut || $0.deadline <= .now } ?? false }) {
+            // Interrupted by the watchdog, or stopped by PostgreSQL's statement_timeout, which
+            // counts from the statement's start and so ends after the request's deadline.
             throw Problem(.serviceUnavailable, "the query ran longer than the server's limit of \(timeout) and was stopped; ask for a smaller box or fewer wells")
         }
     }

@@ -7,8 +7,17 @@ extension WellStore {
     ///
     /// Safe from any thread. With no statement running it does nothing.
     package func interrupt() {
-        // A PostgreSQL store's queries end by the server's statement_timeout instead.
+        // A PostgreSQL store's queries end by the server's statement_timeout instead (``stopStatements(after:)``).
         (engine as? SQLiteEngine)?.pool.interrupt()
+    }
+
+    /// Has the server stop any statement of this store's queries that runs longer than `timeout`:
+    /// on PostgreSQL, the connection's `statement_timeout` (SQLSTATE 57014 ends the statement);
+    /// a file's queries are stopped by ``interrupt()`` instead, and this does nothing.
+    package func stopStatements(after timeout: Duration) throws {
+        guard let postgres = engine as? PostgresEngine else { return }
+        let milliseconds = max(1, Int64((timeout / .milliseconds(1)).rounded(.up)))
+        _ = try postgres.all("SELECT set_config('statement_timeout', \("\(milliseconds)ms"), false)") { try $0.string() }
     }
 
     /// A reader of ``StorageEngine/changeToken()`` that keeps its connection open while held,

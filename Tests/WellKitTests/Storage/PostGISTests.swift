@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 @testable import WellKit
 
@@ -228,5 +231,82 @@ import Testing
         #expect { _ = try WellStore(path: standbyURL).load(csvAt: try Fixtures.file("uwi,lat,lon\nX,1,1\n")) } throws: {
             ($0 as? StoreError)?.code == .readOnly
         }
+    }
+
+    // MARK: - wells serve
+
+    /// `wells serve` on a PostgreSQL store answers the wells the library fetches, and a query
+    /// past `--timeout` (here, one waiting on another session's lock) answers 503, not late.
+    @Test func wellsServeAnswersFromPostGISAndStopsAQueryAtTheTimeout() async throws {
+        let url = try PostGIS.makeDatabase()
+        let database = String(url.split(separator: "/").last!)
+        let store = try WellStore(path: url)
+        _ = try store.load(csvAt: Fixtures.sharedData("tn-oilgas-wells.csv"))
+        let served = try ServedProcess(arguments: ["serve", "--db", url, "--port", "0", "--timeout", "0.5", "--exit-with-stdin"])
+
+        let box = "-85.6,36.0,-85.3,36.3"
+        let (status, body) = try await served.get("collections/wells/items?bbox=\(box)&limit=1000")
+        #expect(status == 200)
+        let page = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        let ids = try #require(page["features"] as? [[String: Any]]).compactMap { $0["id"] as? Int64 }
+        let expected = try store.fetchIDs(WellFetchRequest(region: .box(try BoundingBox(parsing: box))))
+        #expect(!expected.isEmpty && Set(ids) == Set(expected) && page["numberMatched"] as? Int == expected.count)
+
+        // Another session holds pins locked for 4 s: the request's query waits, then stops at 0.5 s.
+        let holder = Thread { _ = PostGIS.run(["psql", url, "-c", "BEGIN; LOCK TABLE pins IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(4); COMMIT;"]) }
+        holder.start()
+        var locked = false
+        for _ in 0..<200 where !locked {
+            locked = try PostGIS.psql(Self.pinsLocked, database: database) != "0"
+            if !locked { usleep(10_000) }
+        }
+        try #require(locked)
+        let (late, problem) = try await served.get("collections/wells/items?bbox=-85.5,36.1,-85.4,36.2")
+        #expect(late == 503, "\(String(decoding: problem, as: UTF8.self))")
+        #expect(String(decoding: problem, as: UTF8.self).contains("limit of 0.5 seconds"))
+        #expect(try PostGIS.psql(Self.pinsLocked, database: database) != "0", "the answer came only after the lock was released")
+    }
+
+    /// How many sessions hold `pins` locked exclusively (run in the store's database, whose `pins` it names).
+    private static let pinsLocked = """
+        SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+        WHERE c.relname = 'pins' AND l.mode = 'AccessExclusiveLock' AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        """
+}
+
+/// `wells` (next to the test bundle) running until this test process exits, its first URL read from stderr.
+private final class ServedProcess: Sendable {
+    let url: String
+    private let input: FileHandle
+
+    init(arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wells")
+        process.arguments = arguments
+        let input = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        self.input = input.fileHandleForWriting
+        var text = ""
+        while !text.contains("(Ctrl-C stops)") {
+            let chunk = errors.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { throw PostGISUnavailable(reason: "wells serve stopped: \(text)") }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+/"#, options: .regularExpression) else {
+            throw PostGISUnavailable(reason: "wells serve did not say its address: \(text)")
+        }
+        url = String(text[range])
+    }
+
+    deinit { try? input.close() }
+
+    func get(_ path: String) async throws -> (Int, Data) {
+        var request = URLRequest(url: URL(string: url + path)!)
+        request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as! HTTPURLResponse).statusCode, data)
     }
 }
