@@ -251,6 +251,11 @@ import Testing
         let ids = try #require(page["features"] as? [[String: Any]]).compactMap { $0["id"] as? Int64 }
         let expected = try store.fetchIDs(WellFetchRequest(region: .box(try BoundingBox(parsing: box))))
         #expect(!expected.isEmpty && Set(ids) == Set(expected) && page["numberMatched"] as? Int == expected.count)
+        // The page was answered from the server's cache the second time; a load makes it anew.
+        _ = try await served.get("collections/wells/items?bbox=\(box)&limit=1000")
+        _ = try store.load(csvAt: try Fixtures.file("uwi,lat,lon\nNEW-IN-THE-BOX,36.15,-85.45\n"))
+        let (_, after) = try await served.get("collections/wells/items?bbox=\(box)&limit=1000")
+        #expect((try JSONSerialization.jsonObject(with: after) as? [String: Any])?["numberMatched"] as? Int == expected.count + 1)
 
         // Another session holds pins locked for 4 s: the request's query waits, then stops at 0.5 s.
         let holder = Thread { _ = PostGIS.run(["psql", url, "-c", "BEGIN; LOCK TABLE pins IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(4); COMMIT;"]) }
