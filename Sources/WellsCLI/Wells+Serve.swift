@@ -8,7 +8,7 @@ extension Wells {
         static let configuration = CommandConfiguration(
             abstract: "Serve a store over HTTP: OGC API – Features, vector tiles and a map page.",
             discussion: """
-                The store is opened read-only. The server binds to 127.0.0.1 unless --host says otherwise, \
+                The store (a file or a postgresql:// URL) is opened read-only. The server binds to 127.0.0.1 unless --host says otherwise, \
                 and runs until Ctrl-C. Endpoints: / (the map; JSON with ?f=json), /conformance, /collections, \
                 /collections/wells/items?bbox=…&limit=…&offset=…&sortby=…&FIELD=VALUE, /collections/wells/items/ID, \
                 /collections/wells/ids?bbox=…&sortby=…, /tiles/Z/X/Y.mvt and /tiles/Z/X/Y.geojson. \
@@ -35,7 +35,7 @@ extension Wells {
         @Option(name: .customLong("max-limit"), help: "The largest page of items; a larger limit is lowered to it.")
         var maximumLimit = 10_000
 
-        @Option(help: ArgumentHelp("Seconds a request may run before its query is stopped and it answers 503.", valueName: "seconds"))
+        @Option(help: ArgumentHelp("Seconds a request may run before its query is stopped (on PostgreSQL, by statement_timeout) and it answers 503.", valueName: "seconds"))
         var timeout = 10.0
 
         @Option(name: .customLong("cluster-below-zoom"), help: "Tiles below this zoom merge the wells of each grid cell into a cluster with a count.")
