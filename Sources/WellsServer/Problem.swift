@@ -44,3 +44,27 @@ struct NotFoundMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 }
+
+/// The router, with HEAD answered as GET without the body: the same status and headers,
+/// `Content-Length` and the ETag included, so that `curl -I` and link checkers see what a GET
+/// would get. (A middleware cannot do this: the router picks a route by method before its
+/// middleware runs, and no route is registered for HEAD.)
+struct HeadResponder<Base: HTTPResponder>: HTTPResponder where Base.Context: RequestContext {
+    let base: Base
+
+    func respond(to request: Request, context: Base.Context) async throws -> Response {
+        guard request.method == .head else { return try await base.respond(to: request, context: context) }
+        var head = request.head
+        head.method = .get
+        var response: Response
+        do {
+            response = try await base.respond(to: Request(head: head, body: request.body), context: context)
+        } catch let error as any HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        }
+        let length = response.headers[.contentLength]
+        response.body = ResponseBody()
+        response.headers[.contentLength] = length
+        return response
+    }
+}

@@ -44,7 +44,7 @@ package struct WellsServer: Sendable {
     package func run(logger: Logger? = nil, onRunning: @escaping @Sendable (String) async -> Void = { _ in }) async throws {
         let host = configuration.host
         let app = Application(
-            router: router(),
+            responder: HeadResponder(base: router().buildResponder()),
             server: .http1(configuration: .init(idleTimeout: .seconds(Int64(configuration.idleTimeout.components.seconds)))),
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: "wells serve"),
             onServerRunning: { channel in

@@ -203,6 +203,16 @@ import WellsServer
 
     // MARK: - Safety
 
+    @Test func headAnswersAsGetWithoutTheBody() async throws {
+        let s = try await Self.served.value
+        for path in ["collections/wells/items?limit=3", "tiles/5/5/10.mvt", "collections/wells", "", "collections/wells/items?limit=x", "no/such/path"] {
+            let get = try await HTTP.get(s.url + path), head = try await HTTP.get(s.url + path, method: "HEAD")
+            #expect(head.status == get.status && head.body.isEmpty, "\(path)")
+            #expect(head.headers["Content-Length"] == String(get.body.count), "\(path)")
+            #expect(head.headers["Content-Type"] == get.headers["Content-Type"] && head.headers["Etag"] == get.headers["Etag"], "\(path)")
+        }
+    }
+
     @Test func corsIsOffUnlessAnOriginIsGiven() async throws {
         let s = try await Self.served.value
         let plain = try await HTTP.get(s.url + "collections", headers: ["Origin": "http://example.com"])
@@ -284,8 +294,9 @@ enum Lifelines {
 
 /// GET requests with URLSession.
 enum HTTP {
-    static func get(_ url: String, headers: [String: String] = [:]) async throws -> (status: Int, headers: [String: String], body: Data) {
+    static func get(_ url: String, headers: [String: String] = [:], method: String = "GET") async throws -> (status: Int, headers: [String: String], body: Data) {
         var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = method
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         let (data, response) = try await URLSession.shared.data(for: request)
