@@ -41,19 +41,19 @@ final class ResponseCache: Sendable {
 
     /// Keeps `body` for `key` at `token` (nothing without a token, or a body larger than the budget).
     func keep(_ body: ByteBuffer, for key: String, token: Int64?) {
-        guard let token, body.readableBytes <= budget else { return }
+        guard let token, Self.cost(body, key) <= budget else { return }
         state.withLock { state in
             if state.token != token { state = State(token: token) }
             if let old = state.entries.updateValue(body, forKey: key) {
-                state.bytes -= old.readableBytes
+                state.bytes -= Self.cost(old, key)
             } else {
                 state.order.append(key)
             }
-            state.bytes += body.readableBytes
+            state.bytes += Self.cost(body, key)
             while state.bytes > budget, state.head < state.order.count {
                 let oldest = state.order[state.head]
                 state.head += 1
-                state.bytes -= state.entries.removeValue(forKey: oldest)?.readableBytes ?? 0
+                if let gone = state.entries.removeValue(forKey: oldest) { state.bytes -= Self.cost(gone, oldest) }
             }
             if state.head > 1_024, state.head * 2 > state.order.count {
                 state.order.removeFirst(state.head)
@@ -62,7 +62,13 @@ final class ResponseCache: Sendable {
         }
     }
 
-    /// The bytes and the number of bodies kept.
+    /// What an entry counts against the budget: its body, its key and a share for the table, so
+    /// that empty bodies (an empty tile is 0 bytes) cannot pile up without limit.
+    static func cost(_ body: ByteBuffer, _ key: String) -> Int {
+        body.readableBytes + key.utf8.count + 64
+    }
+
+    /// The bytes counted and the number of bodies kept.
     var usage: (bytes: Int, count: Int) {
         state.withLock { ($0.bytes, $0.entries.count) }
     }
