@@ -17,7 +17,7 @@ extension WellStore {
     package func stopStatements(after timeout: Duration) throws {
         guard let postgres = engine as? PostgresEngine else { return }
         let milliseconds = max(1, Int64((timeout / .milliseconds(1)).rounded(.up)))
-        _ = try postgres.all("SELECT set_config('statement_timeout', \("\(milliseconds)ms"), false)") { try $0.string() }
+        try postgres.setSessionSetting("statement_timeout", "\(milliseconds)ms")
     }
 
     /// A reader of ``StorageEngine/changeToken()`` that keeps its connection open while held,

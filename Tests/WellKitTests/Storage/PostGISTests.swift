@@ -177,6 +177,57 @@ import Testing
         #expect(try PostGIS.psql("SELECT count(*) FROM loads", database: database) == "1")
     }
 
+    /// The server closes the store's connections (`pg_terminate_backend`, as a restart or a
+    /// failover would): the query in flight may fail as a lost connection, the next ones connect
+    /// anew, with the session's settings, and prepared statements are made again.
+    @Test(.timeLimit(.minutes(2))) func aStoreConnectsAnewAfterTheServerClosedItsConnection() throws {
+        let url = try PostGIS.makeDatabase()
+        let database = String(url.split(separator: "/").last!)
+        let store = try WellStore(path: url)
+        _ = try store.load(csvAt: Fixtures.sharedData("tn-oilgas-wells.csv"))
+        try store.stopStatements(after: .seconds(7))
+        let box = WellFetchRequest(region: .box(try BoundingBox(parsing: "-85.6,36.0,-85.3,36.3")))
+        let expected = try store.fetchIDs(box)
+        #expect(try store.fetchIDs(box) == expected)  // the second time, prepared
+        for _ in 0..<2 {
+            try PostGIS.psql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()",
+                             database: database)
+            var answers: [Result<[Int64], any Error>] = []
+            for _ in 0..<3 { answers.append(Result { try store.fetchIDs(box) }) }
+            for case .failure(let error) in answers {
+                #expect((error as? StoreError)?.code == .connectionLost, "\(error)")
+            }
+            #expect(try answers.last?.get() == expected)
+            #expect(try store.fetchIDs(box) == expected)
+        }
+        // Closed while a prepared statement runs (waiting on another session's lock): it fails, not hangs.
+        let holder = Thread { _ = PostGIS.run(["psql", url, "-c", "BEGIN; LOCK TABLE pins IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(3); COMMIT;"]) }
+        holder.start()
+        while try PostGIS.psql(Self.pinsLocked, database: database) == "0" { usleep(10_000) }
+        let killer = Thread {
+            for _ in 0..<300 {
+                let killed = (try? PostGIS.psql("""
+                    SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                    WHERE datname = '\(database)' AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()
+                    """, database: database)) ?? "0"
+                if killed != "0" { return }
+                usleep(10_000)
+            }
+        }
+        killer.start()
+        #expect { _ = try store.fetchIDs(box) } throws: { ($0 as? StoreError)?.code == .connectionLost }
+        #expect(try store.fetchIDs(box) == expected)
+        // A new connection has the session's settings: with a statement timeout of 1 ms, reading
+        // every well stops, on the old connection and on the new one.
+        try store.stopStatements(after: .milliseconds(1))
+        let all = WellFetchRequest(sortDescriptors: [WellSortDescriptor(.name)])
+        #expect { _ = try store.fetchWells(all) } throws: { "\($0)".contains("statement timeout") }
+        try PostGIS.psql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()",
+                         database: database)
+        _ = try? store.fetchIDs(box)
+        #expect { _ = try store.fetchWells(all) } throws: { "\($0)".contains("statement timeout") }
+    }
+
     // MARK: - Changes and replicas
 
     @Test func anotherProcessLoadIsNotified() async throws {

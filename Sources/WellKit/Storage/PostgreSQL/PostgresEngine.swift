@@ -17,7 +17,12 @@ final class PostgresEngine: StorageEngine {
 
     let location: PostgresLocation
     let bridge: EventLoopBridge
-    let connection: PostgresConnection
+    /// The queries' connection, used under `gate`; see ``liveConnection()``.
+    private let live: UncheckedBox<PostgresConnection>
+    /// Ends ``wait(_:unlessClosed:)`` when the connection closes.
+    private let closing = CloseWatch()
+    /// Session settings made with ``setSessionSetting(_:_:)``, made again on a new connection.
+    private let settings = UncheckedBox<[(name: String, value: String)]>([])
     let readOnly: Bool
     let trace: (@Sendable (String) -> Void)?
     let compiler = QueryCompiler.postgres
@@ -34,7 +39,9 @@ final class PostgresEngine: StorageEngine {
         self.trace = trace
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         bridge = EventLoopBridge(loop)
-        connection = try Self.connect(location, on: loop, bridge: bridge)
+        let connection = try Self.connect(location, on: loop, bridge: bridge)
+        live = UncheckedBox(connection)
+        closing.watch(connection)
         do {
             try prepareStore(mode)
         } catch {
@@ -44,7 +51,41 @@ final class PostgresEngine: StorageEngine {
     }
 
     deinit {
-        Self.close(connection)
+        Self.close(live.value)
+    }
+
+    /// The queries' connection, under `gate`: a new one when the server has closed the last
+    /// (a restart, `pg_terminate_backend`, a failover), with the session's settings made again and
+    /// no statements prepared. The query that found the connection lost failed with
+    /// ``StoreError/Code/connectionLost``; the next one connects anew, so that a long-running
+    /// process (`wells serve`) outlives a server restart.
+    private func liveConnection() throws -> PostgresConnection {
+        guard live.value.isClosed else { return live.value }
+        let connection = try Self.connect(location, on: bridge.loop, bridge: bridge)
+        do {
+            for setting in settings.value {
+                _ = try bridge.wait {
+                    try await connection.query("SELECT set_config(\(setting.name), \(setting.value), false)", logger: .wellKitPostgres)
+                }
+            }
+        } catch {
+            Self.close(connection)
+            throw Self.translate(error, location, during: "setting up a new connection")
+        }
+        statements.value = PostgresStatements()
+        live.value = connection
+        closing.watch(connection)
+        return connection
+    }
+
+    /// Sets a setting of the session (`set_config(name, value, false)`), on this connection and
+    /// on any that replaces it.
+    func setSessionSetting(_ name: String, _ value: String) throws {
+        _ = try all("SELECT set_config(\(name), \(value), false)") { try $0.string() }
+        gate.withLock {
+            settings.value.removeAll { $0.name == name }
+            settings.value.append((name, value))
+        }
     }
 
     /// Closes `connection` without waiting; it stays alive until it has closed.
@@ -88,6 +129,7 @@ final class PostgresEngine: StorageEngine {
         gate.lock()
         defer { gate.unlock() }
         do {
+            let connection = try liveConnection()
             return try bridge.wait { try await body(connection) }
         } catch {
             throw Self.translate(error, location, during: during)
@@ -114,9 +156,10 @@ final class PostgresEngine: StorageEngine {
             let consumer = RowConsumer(row)
             defer { consumer.body = nil }
             do {
-                if let statement = try preparedStatement(for: sql) {
+                let connection = try liveConnection()
+                if let statement = try preparedStatement(for: sql, on: connection) {
                     do {
-                        return try statement.execute(literal.values.map(\.postgresData), consumer.onRow).wait()
+                        return try wait(statement.execute(literal.values.map(\.postgresData), consumer.onRow), unlessClosed: connection)
                     } catch where ["0A000", "26000"].contains(Self.serverError(error)?.state) {
                         // The plan went stale (a table it reads was replaced: "cached plan must not
                         // change result type") or the statement is gone: forget it, run the text unnamed.
@@ -137,13 +180,30 @@ final class PostgresEngine: StorageEngine {
 
     /// The statement prepared for `sql`, preparing it if this is the second time it is sent; nil
     /// to send it unnamed.
-    private func preparedStatement(for sql: String) throws -> PreparedQuery? {
+    private func preparedStatement(for sql: String, on connection: PostgresConnection) throws -> PreparedQuery? {
         let (statement, shouldPrepare) = statements.value.lookup(sql)
         if let statement { return statement }
         guard shouldPrepare else { return nil }
-        let prepared = try connection.prepare(query: sql).wait()
+        let prepared = try wait(connection.prepare(query: sql), unlessClosed: connection)
         statements.value.insert(prepared, for: sql)?.deallocate().whenComplete { _ in }
         return prepared
+    }
+
+    /// Waits for `future`, or fails as a lost connection once `connection` has closed: postgres-nio's
+    /// prepared statements (`prepare(query:)`, `PreparedQuery.execute`) never answer on a connection
+    /// that closes before or while they run (`wells serve` hung after `pg_terminate_backend`).
+    /// Under `gate`, so one wait at a time: the connection's one close callback ends it.
+    private func wait<T: Sendable>(_ future: EventLoopFuture<T>, unlessClosed connection: PostgresConnection) throws -> T {
+        let promise = future.eventLoop.makePromise(of: T.self)
+        let answered = StopFlag()
+        @Sendable func answer(_ result: Result<T, any Error>) {
+            if answered.flag.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged { promise.completeWith(result) }
+        }
+        closing.waiter.withLock { $0 = { answer(.failure(PostgresError.connectionClosed)) } }
+        defer { closing.waiter.withLock { $0 = nil } }
+        if connection.isClosed { answer(.failure(PostgresError.connectionClosed)) }
+        future.whenComplete { answer($0) }
+        return try promise.futureResult.wait()
     }
 
     /// Runs `literal`, calling `row` on each row as it arrives: the rows stream, none are held.
@@ -459,5 +519,15 @@ final class PostgresEngine: StorageEngine {
             stopped.flag.store(true, ordering: .releasing)
             Self.close(listener)
         }
+    }
+}
+
+/// The wait in progress on a connection, failed when the connection closes: one callback per
+/// connection rather than one per statement, which would pile up until it closes.
+private final class CloseWatch: Sendable {
+    let waiter = Mutex<(@Sendable () -> Void)?>(nil)
+
+    func watch(_ connection: PostgresConnection) {
+        connection.closeFuture.whenComplete { [weak self] _ in self?.waiter.withLock { $0 }?() }
     }
 }
