@@ -19,6 +19,8 @@ final class PostgresEngine: StorageEngine {
     let bridge: EventLoopBridge
     /// The queries' connection, used under `gate`; see ``liveConnection()``.
     private let live: UncheckedBox<PostgresConnection>
+    /// Whether the connection was given up after a lost-connection error (under `gate`).
+    private let abandoned = UncheckedBox(false)
     /// Ends ``wait(_:unlessClosed:)`` when the connection closes.
     private let closing = CloseWatch()
     /// Session settings made with ``setSessionSetting(_:_:)``, made again on a new connection.
@@ -60,7 +62,7 @@ final class PostgresEngine: StorageEngine {
     /// ``StoreError/Code/connectionLost``; the next one connects anew, so that a long-running
     /// process (`wells serve`) outlives a server restart.
     private func liveConnection() throws -> PostgresConnection {
-        guard live.value.isClosed else { return live.value }
+        guard live.value.isClosed || abandoned.value else { return live.value }
         let connection = try Self.connect(location, on: bridge.loop, bridge: bridge)
         do {
             for setting in settings.value {
@@ -74,8 +76,19 @@ final class PostgresEngine: StorageEngine {
         }
         statements.value = PostgresStatements()
         live.value = connection
+        abandoned.value = false
         closing.watch(connection)
         return connection
+    }
+
+    /// `error`, having given up the connection (under `gate`) when it says the connection was
+    /// lost: the next query connects anew even if postgres-nio has not yet seen the close.
+    private func lost(_ error: any Error) -> any Error {
+        if (error as? StoreError)?.code == .connectionLost, !abandoned.value {
+            abandoned.value = true
+            Self.close(live.value)
+        }
+        return error
     }
 
     /// Sets a setting of the session (`set_config(name, value, false)`), on this connection and
@@ -132,7 +145,7 @@ final class PostgresEngine: StorageEngine {
             let connection = try liveConnection()
             return try bridge.wait { try await body(connection) }
         } catch {
-            throw Self.translate(error, location, during: during)
+            throw lost(Self.translate(error, location, during: during))
         }
     }
 
@@ -168,7 +181,7 @@ final class PostgresEngine: StorageEngine {
                 }
                 _ = try connection.query(Self.query(sql, literal), logger: .wellKitPostgres, consumer.onRow).wait()
             } catch {
-                throw consumer.failure ?? Self.translate(error, location, during: during)
+                throw consumer.failure ?? lost(Self.translate(error, location, during: during))
             }
         }
     }
@@ -199,7 +212,7 @@ final class PostgresEngine: StorageEngine {
         @Sendable func answer(_ result: Result<T, any Error>) {
             if answered.flag.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged { promise.completeWith(result) }
         }
-        closing.waiter.withLock { $0 = { answer(.failure(PostgresError.connectionClosed)) } }
+        closing.waiter.withLock { $0 = (connection.id, { answer(.failure(PostgresError.connectionClosed)) }) }
         defer { closing.waiter.withLock { $0 = nil } }
         if connection.isClosed { answer(.failure(PostgresError.connectionClosed)) }
         future.whenComplete { answer($0) }
@@ -522,12 +535,16 @@ final class PostgresEngine: StorageEngine {
     }
 }
 
-/// The wait in progress on a connection, failed when the connection closes: one callback per
-/// connection rather than one per statement, which would pile up until it closes.
+/// The wait in progress and its connection, failed when that connection closes: one callback per
+/// connection rather than one per statement, which would pile up until it closes. (A connection
+/// replaced after it was lost may report its close late, during a wait on its successor.)
 private final class CloseWatch: Sendable {
-    let waiter = Mutex<(@Sendable () -> Void)?>(nil)
+    let waiter = Mutex<(connection: PostgresConnection.ID, fail: @Sendable () -> Void)?>(nil)
 
     func watch(_ connection: PostgresConnection) {
-        connection.closeFuture.whenComplete { [weak self] _ in self?.waiter.withLock { $0 }?() }
+        let id = connection.id
+        connection.closeFuture.whenComplete { [weak self] _ in
+            self?.waiter.withLock { $0?.connection == id ? $0?.fail : nil }?()
+        }
     }
 }
