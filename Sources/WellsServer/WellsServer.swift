@@ -72,33 +72,28 @@ package struct WellsServer: Sendable {
                                               cacheControl: .init([(MediaType(type: .any), [.maxAge(3600)])]), logger: Self.quietLogger))
         router.get("/") { request, _ in
             if try Self.wantsJSON(request) {
-                return try respond(request, contentType: "application/json", variant: "json") { Array(api.landing(request).utf8) }
+                return try respond(request, contentType: "application/json", variant: "json") { _ in Array(api.landing(request).utf8) }
             }
-            return try respond(request, contentType: "text/html; charset=utf-8", variant: "html") { Array(MapPage.html.utf8) }
+            return try respond(request, contentType: "text/html; charset=utf-8", variant: "html") { _ in Array(MapPage.html.utf8) }
         }
         router.get("/conformance") { request, _ in
-            try respond(request, contentType: "application/json") { Array(api.conformanceDocument().utf8) }
+            try respond(request, contentType: "application/json") { _ in Array(api.conformanceDocument().utf8) }
         }
         router.get("/collections") { request, _ in
-            try respond(request, contentType: "application/json", variant: "", token: token(for: request)) { token in
-                Array(try api.collections(request, token: token).utf8)
-            }
+            try respond(request, contentType: "application/json") { token in Array(try api.collections(request, token: token).utf8) }
         }
         router.get("/collections/:collection") { request, context in
             try Self.checkCollection(context)
-            return try respond(request, contentType: "application/json", variant: "", token: token(for: request)) { token in
-                Array(try api.collection(request, token: token).utf8)
-            }
+            return try respond(request, contentType: "application/json") { token in Array(try api.collection(request, token: token).utf8) }
         }
         router.get("/collections/:collection/items") { request, context in
             try Self.checkCollection(context)
-            return try respond(request, contentType: FeaturesAPI.geoJSON, variant: "", token: token(for: request),
-                               cachedAs: Self.cacheKey(request)) { _ in Array(try api.items(request).utf8) }
+            return try respond(request, contentType: FeaturesAPI.geoJSON, cachedAs: Self.cacheKey(request)) { _ in Array(try api.items(request).utf8) }
         }
         router.get("/collections/:collection/items/:id") { request, context in
             try Self.checkCollection(context)
             let id = context.parameters.get("id") ?? ""
-            return try respond(request, contentType: FeaturesAPI.geoJSON) { Array(try api.item(request, id: id).utf8) }
+            return try respond(request, contentType: FeaturesAPI.geoJSON) { _ in Array(try api.item(request, id: id).utf8) }
         }
         router.get("/collections/:collection/ids") { request, context in
             try Self.checkCollection(context)
@@ -129,18 +124,21 @@ package struct WellsServer: Sendable {
 
     // MARK: - Responses
 
-    /// A `200` with `body`, or a `304` when the client's `If-None-Match` holds the current ETag:
-    /// the store's change token read before the query, with this run's id, so that a load,
-    /// a delete or a restart changes it.
-    private func respond(_ request: Request, contentType: String, variant: String = "",
-                         _ body: () throws -> [UInt8]) throws -> Response {
-        try respond(request, contentType: contentType, variant: variant, token: token(for: request)) { _ in try body() }
+    /// A `200` with `body`, made for the store's change token read before it, or a `304` when the
+    /// client's `If-None-Match` holds the current ETag: that token with this run's id, so that a
+    /// load, a delete or a restart changes it. With `key`, the body comes from ``cache`` when it
+    /// holds one made at that token, and a new one is kept there.
+    private func respond(_ request: Request, contentType: String, variant: String = "", cachedAs key: String? = nil,
+                         _ body: (Int64?) throws -> [UInt8]) throws -> Response {
+        try respond(request, contentType: contentType, variant: variant, token: token(for: request)) { token in
+            if let key, let kept = cache.body(for: key, token: token) { return kept }
+            return kept(ByteBuffer(bytes: try body(token)), as: key, token: token)
+        }
     }
 
-    /// As ``respond(_:contentType:variant:_:)`` with the change token given; with `key`, the body
-    /// comes from ``cache`` when it holds one made at `token`, and a new body is kept there.
-    private func respond(_ request: Request, contentType: String, variant: String, token: Int64?, cachedAs key: String? = nil,
-                         _ body: (Int64?) throws -> [UInt8]) throws -> Response {
+    /// The response for `token`: a `304` when the client holds its ETag, else a `200` with `body`.
+    private func respond(_ request: Request, contentType: String, variant: String, token: Int64?,
+                         _ body: (Int64?) throws -> ByteBuffer) throws -> Response {
         let etag = etag(token, variant)
         var headers: HTTPFields = [.cacheControl: "no-cache"]
         if let etag {
@@ -149,14 +147,13 @@ package struct WellsServer: Sendable {
         }
         headers[.contentType] = contentType
         if variant == "json" || variant == "html" { headers[.vary] = "Accept" }
-        let buffer: ByteBuffer
-        if let key, let kept = cache.body(for: key, token: token) {
-            buffer = kept
-        } else {
-            buffer = ByteBuffer(bytes: try body(token))
-            if let key { cache.keep(buffer, for: key, token: token) }
-        }
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: buffer))
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: try body(token)))
+    }
+
+    /// `body`, kept in ``cache`` under `key` (when there is one) for `token`.
+    private func kept(_ body: ByteBuffer, as key: String?, token: Int64?) -> ByteBuffer {
+        if let key { cache.keep(body, for: key, token: token) }
+        return body
     }
 
     /// What a cached body is kept under: the request's target with the host it named, which the
@@ -165,23 +162,21 @@ package struct WellsServer: Sendable {
         (request.head.authority ?? "") + request.uri.string
     }
 
-    /// As ``respond(_:contentType:variant:_:)``, with the work on a dispatch thread: tiles at low
-    /// zooms and long id lists take milliseconds, which the server's few threads should not wait out.
-    /// A body from ``cache`` is answered on the event loop, as nothing waits for it.
+    /// As ``respond(_:contentType:variant:cachedAs:_:)``, with the work on a dispatch thread: tiles
+    /// at low zooms and long id lists take milliseconds, which the server's few threads should not
+    /// wait out. A body from ``cache`` is answered on the event loop, as nothing waits for it.
     private func respondOffLoop(_ request: Request, contentType: String, variant: String = "", cachedAs key: String? = nil,
                                 _ body: @escaping @Sendable (Int64?) throws -> [UInt8]) async throws -> Response {
         let token = token(for: request)
-        let fresh = etag(token, variant).map { !Self.request(request, holds: $0) } ?? true
-        var bytes: [UInt8]?
-        if fresh, key.flatMap({ cache.body(for: $0, token: token) }) == nil {
-            bytes = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
+        var buffer = key.flatMap { cache.body(for: $0, token: token) }
+        if buffer == nil, etag(token, variant).map({ !Self.request(request, holds: $0) }) ?? true {
+            let bytes = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
                 DispatchQueue.global().async { continuation.resume(with: Result { try body(token) }) }
             }
+            buffer = kept(ByteBuffer(bytes: bytes), as: key, token: token)
         }
-        // Made on the loop only when the cache let go of the body since the lookup above.
-        return try respond(request, contentType: contentType, variant: variant, token: token, cachedAs: key) { [bytes] token in
-            try bytes ?? body(token)
-        }
+        // Without a buffer, the client holds the current ETag: a 304, whose body is never asked for.
+        return try respond(request, contentType: contentType, variant: variant, token: token) { [buffer] _ in buffer ?? ByteBuffer() }
     }
 
     /// `"run-token-variant"`: the change token with this run's id and the representation.

@@ -68,6 +68,13 @@ protocol StorageEngine: Sendable {
     func close() throws
     /// The reader of ``changeToken()`` that batched results and servers share, one per store per process.
     func changeMonitor() throws -> ChangeMonitor
+    /// Stops the statements running on the engine's connections, from any thread: SQLite's
+    /// interrupt. A server's engine does nothing here; its statements stop at ``stopStatements(after:)``.
+    func interrupt()
+    /// Has every later statement stop once it runs longer than `timeout`: PostgreSQL's
+    /// `statement_timeout`, kept on new connections. A file's engine does nothing here; its
+    /// statements stop at ``interrupt()``.
+    func stopStatements(after timeout: Duration) throws
     /// Calls `onCommit` soon after each commit to pins or details by this process (SQLite) or by
     /// any (PostgreSQL's `NOTIFY`), until the returned closure is called.
     func observeCommits(onError: @escaping @Sendable (any Error) -> Void, _ onCommit: @escaping @Sendable () -> Void) throws -> @Sendable () -> Void

@@ -66,9 +66,7 @@ final class PostgresEngine: StorageEngine {
         let connection = try Self.connect(location, on: bridge.loop, bridge: bridge)
         do {
             for setting in settings.value {
-                _ = try bridge.wait {
-                    try await connection.query("SELECT set_config(\(setting.name), \(setting.value), false)", logger: .wellKitPostgres)
-                }
+                _ = try bridge.wait { try await connection.query(Self.query(Self.setting(setting.name, setting.value)), logger: .wellKitPostgres) }
             }
         } catch {
             Self.close(connection)
@@ -91,14 +89,25 @@ final class PostgresEngine: StorageEngine {
         return error
     }
 
-    /// Sets a setting of the session (`set_config(name, value, false)`), on this connection and
-    /// on any that replaces it.
+    func interrupt() {}
+
+    func stopStatements(after timeout: Duration) throws {
+        let milliseconds = max(1, Int64((timeout / .milliseconds(1)).rounded(.up)))
+        try setSessionSetting("statement_timeout", "\(milliseconds)ms")
+    }
+
+    /// Sets a setting of the session, on this connection and on any that replaces it.
     func setSessionSetting(_ name: String, _ value: String) throws {
-        _ = try all("SELECT set_config(\(name), \(value), false)") { try $0.string() }
+        _ = try all(Self.setting(name, value)) { try $0.string() }
         gate.withLock {
             settings.value.removeAll { $0.name == name }
             settings.value.append((name, value))
         }
+    }
+
+    /// `set_config(name, value, false)`: a setting for the rest of the session.
+    private static func setting(_ name: String, _ value: String) -> BoundSQL {
+        "SELECT set_config(\(name), \(value), false)"
     }
 
     /// Closes `connection` without waiting; it stays alive until it has closed.

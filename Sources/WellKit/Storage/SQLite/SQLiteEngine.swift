@@ -165,6 +165,12 @@ final class SQLiteEngine: StorageEngine {
         try pool.close()
     }
 
+    func interrupt() {
+        pool.interrupt()
+    }
+
+    func stopStatements(after timeout: Duration) {}
+
     func changeMonitor() throws -> ChangeMonitor {
         try ChangeMonitor.shared(path: path)
     }
