@@ -30,6 +30,10 @@ extension Bench {
                 round, untimed; then, as WellKit's first load does, the primary keys (declared after the copy, a sorted build), \
                 the two foreign keys, USING gist(geom) and the unique index on details(uwi), and ANALYZE (extra's statistics \
                 target 0, as WellKit's schema sets it).
+                  psql reference on two connections: the same statements, pins (copy, primary key, GiST) on one \
+                connection and details (copy, primary key, uwi index) on another at once, each committed, then the \
+                foreign keys, then ANALYZE of the two at once. Not atomic, so not a way to load; it shows how far a load \
+                on two connections could go on this machine ("ogr2ogr ÷ psql on two connections").
                   ogr2ogr -f PostgreSQL PG:… CSV -nln wells_ogr -oo X/Y_POSSIBLE_NAMES=<lon/lat columns> -a_srs EPSG:4326 \
                 --config PG_USE_COPY YES -lco GEOMETRY_NAME=geom -lco SPATIAL_INDEX=GIST (one table, its GiST index)
                   wells load CSV --db FILE.sqlite    (the file engine, for context)
@@ -331,15 +335,31 @@ struct PostGISBenchmark {
 
         // 1. Loads.
         let names = ["WellKit → PostgreSQL (wells load --db postgresql://…)", "psql reference (same SQL work, one transaction)",
-                     "ogr2ogr → PostgreSQL (one table + GiST)", "WellKit → file (wells load --db FILE.sqlite)"]
-        var seconds = [[Double]](repeating: [], count: 4), rows = [[Int]](repeating: [], count: 4)
-        var peaks = [Int](repeating: 0, count: 4), bytes = [Int](repeating: 0, count: 4)
+                     "psql reference on two connections (not atomic)", "ogr2ogr → PostgreSQL (one table + GiST)",
+                     "WellKit → file (wells load --db FILE.sqlite)"]
+        var seconds = [[Double]](repeating: [], count: names.count), rows = [[Int]](repeating: [], count: names.count)
+        var peaks = [Int](repeating: 0, count: names.count), bytes = [Int](repeating: 0, count: names.count)
         var summary: LoadOutput?
-        var reference: (script: String, rows: Int)?
+        var reference: Reference?
         var queryDatabase = ""
-        let pinsFile = directory.appendingPathComponent("pins.tsv").path, detailsFile = directory.appendingPathComponent("details.tsv").path
-        let scriptFile = directory.appendingPathComponent("reference.sql").path
-        var commands = [String](repeating: "", count: 4)
+        var commands = [String](repeating: "", count: names.count)
+        /// Runs a psql reference (`k`: 1, one transaction; 2, two connections) into a fresh database and checks its counts.
+        func runReference(_ k: Int, round: Int, _ program: String, _ arguments: (String) -> [String]) throws -> Double {
+            let database = "wb_psql\(k == 1 ? "" : "2")_\(round)"
+            try postgres.createDatabase(database, template: template)
+            commands[k] = ([program] + arguments(postgres.url(database))).joined(separator: " ")
+            let run = try Subprocess.measure(program, arguments(postgres.url(database)))
+            let counts = try postgres.psql(database, "SELECT (SELECT count(*) FROM pins), (SELECT count(*) FROM details)").first?.compactMap { Int($0) } ?? []
+            if counts != [reference!.rows, reference!.rows] {
+                problems.append("round \(round): \(names[k]): counted pins, details = \(counts), expected \(reference!.rows)")
+            }
+            seconds[k].append(run.seconds)
+            rows[k].append(counts.first ?? -1)
+            peaks[k] = max(peaks[k], run.peakResidentBytes)
+            bytes[k] = try postgres.number(database, "SELECT pg_database_size(current_database())") - templateBytes
+            postgres.dropDatabase(database)
+            return run.seconds
+        }
         for round in 1...rounds {
             var line = "load round \(round) of \(rounds):"
             // WellKit into PostgreSQL.
@@ -363,7 +383,7 @@ struct PostGISBenchmark {
             bytes[0] = try postgres.number(wellKitDatabase, "SELECT pg_database_size(current_database())") - templateBytes
             line += String(format: " WellKit-PG %.2f s", load.seconds)
             if reference == nil {
-                reference = try prepareReference(from: wellKitDatabase, summary: output, pins: pinsFile, details: detailsFile, script: scriptFile)
+                reference = try prepareReference(from: wellKitDatabase, summary: output)
                 if reference!.rows != output.records {
                     problems.append("the CSV split for the psql reference has \(reference!.rows) rows; wells read \(output.records) records")
                 }
@@ -377,22 +397,10 @@ struct PostGISBenchmark {
                 postgres.dropDatabase(wellKitDatabase)
             }
 
-            // The psql reference.
-            let referenceDatabase = "wb_psql_\(round)"
-            try postgres.createDatabase(referenceDatabase, template: template)
-            let psqlArguments = ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", postgres.url(referenceDatabase), "-f", scriptFile]
-            commands[1] = (["psql"] + psqlArguments).joined(separator: " ")
-            let psqlRun = try Subprocess.measure("psql", psqlArguments)
-            let referenceCounts = try postgres.psql(referenceDatabase, "SELECT (SELECT count(*) FROM pins), (SELECT count(*) FROM details)").first?.compactMap { Int($0) } ?? []
-            if referenceCounts != [reference!.rows, reference!.rows] {
-                problems.append("round \(round): psql reference: counted pins, details = \(referenceCounts), expected \(reference!.rows)")
-            }
-            seconds[1].append(psqlRun.seconds)
-            rows[1].append(referenceCounts.first ?? -1)
-            peaks[1] = max(peaks[1], psqlRun.peakResidentBytes)
-            bytes[1] = try postgres.number(referenceDatabase, "SELECT pg_database_size(current_database())") - templateBytes
-            postgres.dropDatabase(referenceDatabase)
-            line += String(format: ", psql %.2f s", psqlRun.seconds)
+            // The psql references.
+            let one = try runReference(1, round: round, "psql") { ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", $0, "-f", reference!.script] }
+            let two = try runReference(2, round: round, "bash") { [reference!.twoConnections[0], $0] + reference!.twoConnections.dropFirst() }
+            line += String(format: ", psql %.2f s, psql on two connections %.2f s", one, two)
 
             // ogr2ogr.
             let ogrDatabase = "wb_ogr_\(round)"
@@ -400,16 +408,16 @@ struct PostGISBenchmark {
             let ogrArguments = ["-f", "PostgreSQL", "PG:" + postgres.keywords(ogrDatabase), csv, "-nln", "wells_ogr",
                                 "-oo", "X_POSSIBLE_NAMES=\(output.mapping["lon"] ?? "longitude")", "-oo", "Y_POSSIBLE_NAMES=\(output.mapping["lat"] ?? "latitude")",
                                 "-a_srs", "EPSG:4326", "--config", "PG_USE_COPY", "YES", "-lco", "GEOMETRY_NAME=geom", "-lco", "SPATIAL_INDEX=GIST"]
-            commands[2] = "ogr2ogr " + ogrArguments.map { $0.contains(" ") ? "\"\($0)\"" : $0 }.joined(separator: " ")
+            commands[3] = "ogr2ogr " + ogrArguments.map { $0.contains(" ") ? "\"\($0)\"" : $0 }.joined(separator: " ")
             let ogr = try Subprocess.measure("ogr2ogr", ogrArguments)
             let ogrCount = try postgres.number(ogrDatabase, "SELECT count(*) FROM wells_ogr")
             let ogrIndexed = try postgres.number(ogrDatabase, "SELECT count(*) FROM pg_indexes WHERE tablename = 'wells_ogr' AND indexdef LIKE '%USING gist%'")
             if ogrCount != output.records { problems.append("round \(round): ogr2ogr: counted \(ogrCount) rows in wells_ogr, expected \(output.records)") }
             if ogrIndexed != 1 { problems.append("round \(round): ogr2ogr: wells_ogr has \(ogrIndexed) GiST indexes, expected 1") }
-            seconds[2].append(ogr.seconds)
-            rows[2].append(ogrCount)
-            peaks[2] = max(peaks[2], ogr.peakResidentBytes)
-            bytes[2] = try postgres.number(ogrDatabase, "SELECT pg_database_size(current_database())") - templateBytes
+            seconds[3].append(ogr.seconds)
+            rows[3].append(ogrCount)
+            peaks[3] = max(peaks[3], ogr.peakResidentBytes)
+            bytes[3] = try postgres.number(ogrDatabase, "SELECT pg_database_size(current_database())") - templateBytes
             postgres.dropDatabase(ogrDatabase)
             line += String(format: ", ogr2ogr %.2f s", ogr.seconds)
 
@@ -417,22 +425,22 @@ struct PostGISBenchmark {
             let file = directory.appendingPathComponent("wellkit-\(round).sqlite").path
             ScaleBenchmark.removeStore(file)
             let fileArguments = ["load", csv, "--db", file, "--format", "json", "--quiet"]
-            commands[3] = ([wells] + fileArguments).joined(separator: " ")
+            commands[4] = ([wells] + fileArguments).joined(separator: " ")
             let fileLoad = try Subprocess.measure(wells, fileArguments)
             let fileOutput = try? JSONDecoder().decode(LoadOutput.self, from: fileLoad.stdout)
             let fileCount = try WellStore(path: file, mode: .readOnly).fetchCount(WellFetchRequest())
             if fileCount != expected || fileOutput?.inserted != expected {
                 problems.append("round \(round): wells load into a file: inserted \(fileOutput?.inserted ?? -1), counted \(fileCount), expected \(expected)")
             }
-            seconds[3].append(fileLoad.seconds)
-            rows[3].append(fileCount)
-            peaks[3] = max(peaks[3], fileLoad.peakResidentBytes)
-            bytes[3] = ScaleBenchmark.storeBytes(file)
+            seconds[4].append(fileLoad.seconds)
+            rows[4].append(fileCount)
+            peaks[4] = max(peaks[4], fileLoad.peakResidentBytes)
+            bytes[4] = ScaleBenchmark.storeBytes(file)
             ScaleBenchmark.removeStore(file)
             line += String(format: ", WellKit-file %.2f s", fileLoad.seconds)
             Self.progress(line)
         }
-        let loads = (0..<4).map { k in
+        let loads = names.indices.map { k in
             LoadTool(name: names[k], command: commands[k], seconds: seconds[k], medianSeconds: Statistics.median(seconds[k]),
                      minSeconds: seconds[k].min() ?? 0, maxSeconds: seconds[k].max() ?? 0, rows: rows[k], peakRSSBytes: peaks[k], bytes: bytes[k])
         }
@@ -440,7 +448,8 @@ struct PostGISBenchmark {
             Ratio(name: name, ofMedians: loads[a].medianSeconds / loads[b].medianSeconds,
                   medianPerRound: Statistics.median(zip(seconds[a], seconds[b]).map { $0 / $1 }))
         }
-        let ratios = [ratio("WellKit-PG ÷ psql reference", 0, 1), ratio("ogr2ogr ÷ WellKit-PG", 2, 0), ratio("WellKit-PG ÷ WellKit-file", 0, 3)]
+        let ratios = [ratio("WellKit-PG ÷ psql reference", 0, 1), ratio("ogr2ogr ÷ WellKit-PG", 3, 0), ratio("WellKit-PG ÷ WellKit-file", 0, 4),
+                      ratio("ogr2ogr ÷ psql reference", 3, 1), ratio("ogr2ogr ÷ psql on two connections", 3, 2)]
 
         // 2. Latency, and 3. throughput, on the last WellKit database.
         let versions = try postgres.psql(queryDatabase, "SELECT current_setting('server_version'), postgis_lib_version()").first ?? ["?", "?"]
@@ -497,11 +506,25 @@ struct PostGISBenchmark {
 
     // MARK: The psql reference
 
-    /// Splits the CSV into the COPY files of the psql reference and writes its script, with the details
+    /// The psql references' scripts, and the rows of the CSV split they copy.
+    struct Reference {
+        /// The one-transaction script, for `psql -f`.
+        var script: String
+        /// The two-connection run: the bash script of ``PostGISBenchmark/twoConnections``, then its SQL
+        /// scripts (pins, details, the keys between them); bash takes the database URL before those.
+        var twoConnections: [String]
+        var rows: Int
+    }
+
+    /// Splits the CSV into the COPY files of the psql references and writes their scripts, with the details
     /// columns and types of `database`, which WellKit loaded, and the column mapping of its load.
     ///
-    /// - Returns: the script's path and the rows of the split.
-    func prepareReference(from database: String, summary: LoadOutput, pins: String, details: String, script: String) throws -> (script: String, rows: Int) {
+    /// The same statements make both: the one-transaction script, and the three of the two-connection
+    /// run, which copies and indexes pins on one connection and details on another, at once, each
+    /// committed, then adds the foreign keys between them. That run is not atomic (a failure leaves
+    /// half a store); it is the floor of what a load on two connections could take, for comparison.
+    func prepareReference(from database: String, summary: LoadOutput) throws -> Reference {
+        let pins = directory.appendingPathComponent("pins.tsv").path, details = directory.appendingPathComponent("details.tsv").path
         let columns = try postgres.psql(database, """
             SELECT quote_ident(a.attname), format_type(a.atttypid, a.atttypmod),
                    CASE WHEN a.attcollation <> 0 AND a.attcollation <> t.typcollation THEN quote_ident(c.collname) ELSE '' END,
@@ -519,40 +542,62 @@ struct PostGISBenchmark {
         let detailNames = columns.dropFirst().map { $0[4] }
         let mapping = String(decoding: try JSONEncoder().encode(summary.mapping), as: UTF8.self)
         let names = String(decoding: try JSONEncoder().encode(detailNames), as: UTF8.self)
-        Self.progress("splitting the CSV into COPY files for the psql reference (untimed)")
+        Self.progress("splitting the CSV into COPY files for the psql references (untimed)")
         let split = try Subprocess.capture(python, ["-c", Self.splitScript, csv, mapping, names, pins, details])
         guard let count = Int(split.text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw StoreError(.invalidArgument, "the CSV split printed no row count: \(split.text.prefix(200)) \(split.stderr.prefix(300))")
         }
-        let text = """
-            BEGIN;
-            CREATE TABLE loads(id bigint PRIMARY KEY);
-            INSERT INTO loads VALUES (1);
+        let pinsWork = """
             CREATE TABLE pins(
               id bigint NOT NULL,
               name text COLLATE "C",
               lat double precision NOT NULL CHECK (lat BETWEEN -90 AND 90),
               lon double precision NOT NULL CHECK (lon BETWEEN -180 AND 180),
               geom geometry(Point, 4326) GENERATED ALWAYS AS (ST_SetSRID(ST_MakePoint(lon, lat), 4326)) STORED);
+            \\copy pins(id, name, lat, lon) FROM '\(pins)'
+            ALTER TABLE pins ADD PRIMARY KEY (id);
+            CREATE INDEX pins_geom ON pins USING gist(geom);
+            """
+        let detailsWork = """
+            CREATE TABLE loads(id bigint PRIMARY KEY);
+            INSERT INTO loads VALUES (1);
             CREATE TABLE details(
             \(declarations.joined(separator: ",\n")));
-            \\copy pins(id, name, lat, lon) FROM '\(pins)'
             \\copy details FROM '\(details)'
             ALTER TABLE details ALTER COLUMN extra SET STATISTICS 0;
-            ALTER TABLE pins ADD PRIMARY KEY (id);
             ALTER TABLE details ADD PRIMARY KEY (pin_id);
+            CREATE UNIQUE INDEX details_uwi ON details(uwi);
+            """
+        let keys = """
             ALTER TABLE details ADD CONSTRAINT details_pin_id_fkey FOREIGN KEY (pin_id) REFERENCES pins(id) ON DELETE CASCADE;
             ALTER TABLE details ADD CONSTRAINT details_load_id_fkey FOREIGN KEY (load_id) REFERENCES loads(id);
-            CREATE INDEX pins_geom ON pins USING gist(geom);
-            CREATE UNIQUE INDEX details_uwi ON details(uwi);
-            ANALYZE pins;
-            ANALYZE details;
-            COMMIT;
-
             """
-        try text.write(toFile: script, atomically: true, encoding: .utf8)
-        return (script, count)
+        let scripts = [("reference.sql", "BEGIN;\n\(pinsWork)\n\(detailsWork)\n\(keys)\nANALYZE pins;\nANALYZE details;\nCOMMIT;\n"),
+                       ("reference-pins.sql", "BEGIN;\n\(pinsWork)\nCOMMIT;\n"),
+                       ("reference-details.sql", "BEGIN;\n\(detailsWork)\nCOMMIT;\n"),
+                       ("reference-keys.sql", "BEGIN;\n\(keys)\nCOMMIT;\n"),
+                       ("reference-two-connections.sh", Self.twoConnections)]
+        let paths = try scripts.map { name, text in
+            let path = directory.appendingPathComponent(name).path
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        return Reference(script: paths[0], twoConnections: [paths[4]] + paths[1...3], rows: count)
     }
+
+    /// Bash, with the database URL and the SQL scripts of ``Reference/twoConnections``: pins and details
+    /// at once on two psql connections, then the keys, then ANALYZE of the two at once, as WellKit's load does it.
+    static let twoConnections = #"""
+        set -e
+        psql() { command psql -X -q -v ON_ERROR_STOP=1 -d "$1" "${@:2}"; }
+        psql "$1" -f "$2" & pins=$!
+        psql "$1" -f "$3" & details=$!
+        wait $pins; wait $details
+        psql "$1" -f "$4"
+        psql "$1" -c "ANALYZE pins" & pins=$!
+        psql "$1" -c "ANALYZE details"
+        wait $pins
+        """#
 
     /// Python: CSV → pins.tsv (id, name, lat, lon; ids 1..n) and details.tsv (pin_id, then the details
     /// columns named in argv[3]: mapped CSV columns, `extra` the unmapped ones as JSON, `load_id` 1,
