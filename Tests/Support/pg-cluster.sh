@@ -9,6 +9,9 @@
 #   pg-cluster.sh stop DIR                  stop the cluster in DIR (immediate) and remove DIR;
 #                                           succeeds if DIR is already gone
 #   pg-cluster.sh url DIR                   print the URL of the running cluster in DIR
+#   pg-cluster.sh tls DIR [required]        turn TLS on in the running cluster in DIR, with a new CA
+#                                           and certificates in DIR/tls; print that directory. With
+#                                           `required`, connections over TCP without TLS are refused
 #
 # stdout is exactly one line, postgresql://wells@127.0.0.1:PORT/wells, for start, standby and url
 # (nothing for stop); everything else goes to stderr. The port is also in DIR/port.
@@ -25,6 +28,14 @@
 #                        not being a superuser, cannot CREATE EXTENSION postgis there
 # Replication connections from 127.0.0.1 are trusted, so `standby` needs no password.
 #
+# What `tls` makes in DIR/tls (openssl; the keys unencrypted):
+#   ca.crt               the CA that signed server.crt and client.crt
+#   server.crt/.key      the server's certificate, for DNS:localhost only (not 127.0.0.1, so that a
+#                        verify-full connection to 127.0.0.1 fails the name check)
+#   client.crt/.key      a client certificate for the role wells_cert (CN=wells_cert), which may
+#                        log in over TLS with that certificate only (pg_hba `cert`)
+#   other-ca.crt         an unrelated CA, which signed nothing here
+#
 # The server refuses to run as root: run as root, the script runs initdb, pg_ctl and pg_basebackup
 # as the system user wellkit-pg (created on first use; nobody if it cannot be created), so DIR's
 # parent must be traversable by that user (anything under /tmp is). Run as anyone else, it runs them
@@ -40,7 +51,7 @@ say() { echo "$me: $*" >&2; }
 
 usage() {
   echo "usage:" >&2
-  sed -n '5,11s/^# \{0,1\}//p' "$0" >&2
+  sed -n '5,14s/^# \{0,1\}//p' "$0" >&2
   exit 2
 }
 
@@ -354,6 +365,61 @@ cmd_stop() {
   rm -rf -- "$dir"
 }
 
+cmd_tls() {
+  local dir="$1" required="${2:-}" user port tls
+  dir="$(absolute "$dir")"
+  find_bin
+  command -v openssl >/dev/null 2>&1 || die "openssl not found: run bash .ci/setup (installs openssl)"
+  running "$dir" || die "no running cluster in $dir; start one with: $0 start $dir"
+  port="$(port_of "$dir")"
+  user="$(owner_of "$dir")"
+  tls="$dir/tls"
+  rm -rf -- "$tls"
+  mkdir -p -- "$tls"
+  local days=30 subject
+  {
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tls/ca.key" -out "$tls/ca.crt" -days "$days" -subj "/CN=WellKit test CA"
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tls/other-ca.key" -out "$tls/other-ca.crt" -days "$days" -subj "/CN=WellKit other CA"
+    for subject in server client; do
+      openssl req -newkey rsa:2048 -nodes -keyout "$tls/$subject.key" -out "$tls/$subject.csr" \
+        -subj "/CN=$([ "$subject" = server ] && echo localhost || echo wells_cert)"
+    done
+    printf 'subjectAltName = DNS:localhost\n' > "$tls/server.ext"
+    openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.crt" -CAkey "$tls/ca.key" -CAcreateserial -days "$days" \
+      -extfile "$tls/server.ext" -out "$tls/server.crt"
+    openssl x509 -req -in "$tls/client.csr" -CA "$tls/ca.crt" -CAkey "$tls/ca.key" -CAcreateserial -days "$days" -out "$tls/client.crt"
+  } >/dev/null 2>&1 || die "openssl could not make the certificates in $tls"
+  chmod 600 "$tls"/*.key
+  # The server reads its certificate and key as its own user; the tests read the rest.
+  if [ "$(id -u)" -eq 0 ]; then chown "$user": "$tls/server.crt" "$tls/server.key"; fi
+  chmod 755 "$tls"
+  {
+    if [ "$required" = required ]; then echo "hostnossl  all          all           127.0.0.1/32   reject"; fi
+    echo "hostssl    all          wells_cert    127.0.0.1/32   cert"
+    grep -v '^host\(no\)\?ssl' "$dir/pg_hba.conf"
+  } > "$tls/pg_hba.conf"
+  as "$user" tee "$dir/pg_hba.conf" < "$tls/pg_hba.conf" >/dev/null
+  sql "$port" postgres <<EOF
+DO \$\$ BEGIN
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'wells_cert') THEN CREATE ROLE wells_cert LOGIN; END IF;
+END \$\$;
+GRANT CONNECT, CREATE ON DATABASE wells TO wells_cert;
+ALTER SYSTEM SET ssl = on;
+ALTER SYSTEM SET ssl_cert_file = '$tls/server.crt';
+ALTER SYSTEM SET ssl_key_file = '$tls/server.key';
+ALTER SYSTEM SET ssl_ca_file = '$tls/ca.crt';
+SELECT pg_reload_conf();
+EOF
+  local i state=""
+  for i in $(seq 1 50); do
+    state="$("$bin/psql" -X -At "sslmode=require host=127.0.0.1 port=$port user=postgres dbname=postgres" -c "SHOW ssl" 2>/dev/null || true)"
+    [ "$state" = on ] && break
+    sleep 0.1
+  done
+  [ "$state" = on ] || die "TLS did not come on in $dir; see $dir/server.log"
+  echo "$tls"
+}
+
 cmd_url() {
   local dir
   dir="$(absolute "${1:-}")"
@@ -367,5 +433,6 @@ case "${1:-}" in
   standby) [ $# -eq 3 ] || usage; cmd_standby "$2" "$3" ;;
   stop)    [ $# -eq 2 ] || usage; cmd_stop "$2" ;;
   url)     [ $# -eq 2 ] || usage; cmd_url "$2" ;;
+  tls)     [ $# -eq 2 ] || [ $# -eq 3 ] || usage; cmd_tls "$2" "${3:-}" ;;
   *)       usage ;;
 esac

@@ -259,11 +259,11 @@ import Testing
         let store = try WellStore(path: primary)
         _ = try store.load(csvAt: Fixtures.sharedData("tn-oilgas-wells.csv"))
         // The standby of this process's cluster, made by pg_basebackup (streaming, hot standby).
-        let primaryDirectory = try #require(PostGIS.clusters.first, "the test cluster is external; a standby needs its directory")
+        let primaryDirectory = try #require(PostGIS.directory, "the test cluster is external; a standby needs its directory")
         let standbyDirectory = primaryDirectory + "-standby"
+        PostGIS.stopAtExit(standbyDirectory)
         let (status, out, err) = PostGIS.run(["bash", PostGIS.script, "standby", primaryDirectory, standbyDirectory])
         try #require(status == 0, "pg-cluster.sh standby: \(err)")
-        PostGIS.clusters.append(standbyDirectory)
         let standbyServer = out.split(separator: "\n").last.map(String.init)!
         let standbyURL = String(standbyServer[..<standbyServer.lastIndex(of: "/")!]) + "/" + database
         // A load on the primary after the copy; the standby shows it once replayed.

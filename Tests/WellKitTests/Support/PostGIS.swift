@@ -15,16 +15,32 @@ enum PostGIS {
     static let serverURL: Result<String, PostGISUnavailable> = {
         if let url = ProcessInfo.processInfo.environment["WELLKIT_TEST_POSTGRES"] { return .success(url) }
         let directory = "/tmp/wellkit-pg-\(getpid())"
+        stopAtExit(directory)
         let (status, out, err) = run(["bash", script, "start", directory])
         guard status == 0, let url = out.split(separator: "\n").last.map(String.init), url.hasPrefix("postgresql://") else {
             return .failure(PostGISUnavailable(reason: "pg-cluster.sh start failed (\(status)): \(err.suffix(2000))"))
         }
-        clusters.append(directory)
-        atexit { for directory in PostGIS.clusters { _ = PostGIS.run(["bash", PostGIS.script, "stop", directory]) } }
         return .success(url)
     }()
 
-    nonisolated(unsafe) static var clusters: [String] = []
+    /// The directory of the cluster ``serverURL`` started (nil for `$WELLKIT_TEST_POSTGRES`).
+    static var directory: String? {
+        guard ProcessInfo.processInfo.environment["WELLKIT_TEST_POSTGRES"] == nil, (try? serverURL.get()) != nil else { return nil }
+        return "/tmp/wellkit-pg-\(getpid())"
+    }
+
+    /// The clusters this process started (the tests', a standby, the TLS one): see ``stopAtExit(_:)``.
+    nonisolated(unsafe) private static var clusters: [String] = []
+    private static let stopsAtExit: Void = {
+        atexit { for directory in PostGIS.clusters { _ = PostGIS.run(["bash", PostGIS.script, "stop", directory]) } }
+    }()
+
+    /// Stops the cluster in `directory`, and removes it, when the test process exits; called before
+    /// it starts, so that a start that fails halfway leaves nothing either.
+    static func stopAtExit(_ directory: String) {
+        _ = stopsAtExit
+        clusters.append(directory)
+    }
 
     /// The URL of database `name` on the test server.
     static func url(database name: String) throws -> String {

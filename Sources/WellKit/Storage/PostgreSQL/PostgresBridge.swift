@@ -106,22 +106,33 @@ extension Logger {
 extension PostgresEngine {
     /// Opens a connection to `location` on `loop`, translating failures into ``StoreError``s that
     /// name the server and the cause, never the password.
+    /// TLS as the location's `sslmode` says (``PostgresLocation/tls(retry:)``); `allow` connects
+    /// again with TLS when the server refuses a connection without it, as libpq does.
     static func connect(_ location: PostgresLocation, on loop: any EventLoop, bridge: EventLoopBridge) throws -> PostgresConnection {
+        do {
+            do {
+                return try connect(location, tls: try location.tls(), on: loop, bridge: bridge)
+            } catch where location.tlsMode == .allow && location.socketDirectory == nil && serverError(error)?.state == "28000" {
+                return try connect(location, tls: try location.tls(retry: true), on: loop, bridge: bridge)
+            }
+        } catch {
+            throw translate(error, location, connecting: true)
+        }
+    }
+
+    private static func connect(_ location: PostgresLocation, tls: PostgresConnection.Configuration.TLS, on loop: any EventLoop,
+                                bridge: EventLoopBridge) throws -> PostgresConnection {
         var configuration: PostgresConnection.Configuration
         if let directory = location.socketDirectory {
             configuration = .init(unixSocketPath: location.socketPath(directory), username: location.user,
                                   password: location.password, database: location.database)
         } else {
             configuration = .init(host: location.host!, port: location.port, username: location.user,
-                                  password: location.password, database: location.database, tls: .disable)
+                                  password: location.password, database: location.database, tls: tls)
         }
         configuration.options.connectTimeout = .seconds(10)
-        do {
-            return try bridge.wait {
-                try await PostgresConnection.connect(on: loop, configuration: configuration, id: nextConnectionID(), logger: .wellKitPostgres)
-            }
-        } catch {
-            throw translate(error, location, connecting: true)
+        return try bridge.wait {
+            try await PostgresConnection.connect(on: loop, configuration: configuration, id: nextConnectionID(), logger: .wellKitPostgres)
         }
     }
 
@@ -144,6 +155,7 @@ extension PostgresEngine {
     /// network's cause, with what to do.
     static func translate(_ error: any Error, _ location: PostgresLocation, connecting: Bool = false, during: String? = nil) -> any Error {
         if error is StoreError || error is QueryError { return error }
+        if connecting, let failure = location.tlsFailure(error) { return failure }
         let path = location.description
         let doing = during.map { " while \($0)" } ?? ""
         if let (state, message) = serverError(error) {

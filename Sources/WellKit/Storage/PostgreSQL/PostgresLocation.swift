@@ -6,9 +6,32 @@ import Foundation
 /// `postgresql://wells@/wells?host=/var/run/postgresql`. A missing user is `$PGUSER` or the
 /// login name, a missing database the user's name, a missing password `$PGPASSWORD`.
 ///
+/// TLS follows libpq's `sslmode` (``TLSMode``), with `sslrootcert`, `sslcert` and `sslkey` (or
+/// `$PGSSLMODE`, `$PGSSLROOTCERT`, `$PGSSLCERT`, `$PGSSLKEY`, and libpq's files in `~/.postgresql`).
+///
 /// Its ``description`` never holds the password: it is what errors, the SQL log and the
 /// `loads` table name the store by.
 struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
+    /// libpq's `sslmode`: whether the connection is encrypted, and what of the server's certificate is checked.
+    /// Ignored on a Unix socket, as libpq does.
+    enum TLSMode: String, Sendable, CaseIterable {
+        /// No TLS.
+        case disable
+        /// Without TLS, or with it (unverified) if the server refuses a connection without.
+        case allow
+        /// With TLS (unverified) if the server offers it, else without: libpq's default.
+        case prefer
+        /// TLS or no connection; the certificate is verified as by `verify-ca` when a root certificate is given or in `~/.postgresql/root.crt`.
+        case require
+        /// TLS, and the server's certificate signed by a trusted root (`sslrootcert`).
+        case verifyCA = "verify-ca"
+        /// As `verify-ca`, and the certificate names the host the URL connects to.
+        case verifyFull = "verify-full"
+    }
+
+    /// The parameters a URL may have.
+    static let parameters = ["host", "port", "user", "password", "dbname", "application_name", "sslmode", "sslrootcert", "sslcert", "sslkey"]
+
     /// A TCP host name or address; nil with ``socketDirectory``.
     var host: String?
     /// The directory of the server's Unix socket, from `?host=/dir`.
@@ -17,6 +40,12 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     var user: String
     var password: String?
     var database: String
+    var tlsMode: TLSMode
+    /// The trusted roots (PEM) for `verify-ca` and `verify-full`, or `system` for the system's.
+    var rootCertificate: String?
+    /// A client certificate (PEM) and its key, for servers that authenticate by certificate.
+    var clientCertificate: String?
+    var clientKey: String?
 
     /// Whether `text` names a PostgreSQL store rather than a file.
     static func isURL(_ text: String) -> Bool {
@@ -29,14 +58,25 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
                              path: Self.redacted(text))
         }
         let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
-        for name in query.keys where !["host", "port", "sslmode", "user", "password", "dbname", "application_name"].contains(name) {
+        for name in query.keys where !Self.parameters.contains(name) {
             throw StoreError(.invalidArgument, "the URL has a parameter \(name) that WellKit does not know; "
-                                + "use host, port, user, password, dbname or sslmode", path: Self.redacted(text))
+                                + "use \(Self.parameters.joined(separator: ", "))", path: Self.redacted(text))
         }
-        if let mode = query["sslmode"], !["disable", "allow", "prefer"].contains(mode) {
-            throw StoreError(.invalidArgument, "sslmode=\(mode) is not supported yet: WellKit connects without TLS "
-                                + "(use sslmode=disable on loopback or a Unix socket)", path: Self.redacted(text))
+        let mode = query["sslmode"] ?? environment["PGSSLMODE"] ?? TLSMode.prefer.rawValue
+        guard let tlsMode = TLSMode(rawValue: mode) else {
+            throw StoreError(.invalidArgument, "sslmode=\(mode) is not one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", "))",
+                             path: Self.redacted(text))
         }
+        self.tlsMode = tlsMode
+        // libpq's files in ~/.postgresql stand in for parameters not given, when they exist.
+        let home = environment["HOME"].map { $0 + "/.postgresql/" }
+        func file(_ parameter: String, _ variable: String, _ name: String) -> String? {
+            if let given = query[parameter] ?? environment[variable], !given.isEmpty { return given }
+            return home.map { $0 + name }.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+        }
+        rootCertificate = file("sslrootcert", "PGSSLROOTCERT", "root.crt")
+        clientCertificate = file("sslcert", "PGSSLCERT", "postgresql.crt")
+        clientKey = file("sslkey", "PGSSLKEY", "postgresql.key")
         // libpq's order: the URL's host, then $PGHOST, then the Unix socket in /var/run/postgresql
         // (Debian's directory); a host that starts with / is a socket directory.
         let urlHost = components.percentEncodedHost.flatMap { $0.removingPercentEncoding }.flatMap { $0.isEmpty ? nil : $0 }
