@@ -6,7 +6,8 @@ import WellKit
 package struct StoreOptions: ParsableArguments {
     package init() {}
 
-    @Option(name: .long, help: "The store file (default: $WELLS_DB or wells.sqlite).")
+    @Option(name: .long, help: ArgumentHelp("The store: a file, or a PostgreSQL database as postgresql://user@host:port/db?sslmode=… (default: $WELLS_DB or wells.sqlite).",
+                                            valueName: "file-or-url"))
     package var db: String?
 
     @Flag(name: .long, help: "Print each SQL statement with its bound values and timing to standard error (or set WELLS_SQL_DEBUG=1).")

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import WellKit
 
@@ -13,8 +14,7 @@ enum PostGIS {
 
     /// The cluster's superuser URL to the `wells` database; started on first use.
     static let serverURL: Result<String, PostGISUnavailable> = {
-        if let url = ProcessInfo.processInfo.environment["WELLKIT_TEST_POSTGRES"] { return .success(url) }
-        let directory = "/tmp/wellkit-pg-\(getpid())"
+        guard let directory else { return .success(ProcessInfo.processInfo.environment["WELLKIT_TEST_POSTGRES"]!) }
         stopAtExit(directory)
         let (status, out, err) = run(["bash", script, "start", directory])
         guard status == 0, let url = out.split(separator: "\n").last.map(String.init), url.hasPrefix("postgresql://") else {
@@ -23,23 +23,20 @@ enum PostGIS {
         return .success(url)
     }()
 
-    /// The directory of the cluster ``serverURL`` started (nil for `$WELLKIT_TEST_POSTGRES`).
-    static var directory: String? {
-        guard ProcessInfo.processInfo.environment["WELLKIT_TEST_POSTGRES"] == nil, (try? serverURL.get()) != nil else { return nil }
-        return "/tmp/wellkit-pg-\(getpid())"
-    }
+    /// The directory of the cluster ``serverURL`` starts; nil with `$WELLKIT_TEST_POSTGRES`.
+    static let directory: String? = ProcessInfo.processInfo.environment["WELLKIT_TEST_POSTGRES"] == nil ? "/tmp/wellkit-pg-\(getpid())" : nil
 
-    /// The clusters this process started (the tests', a standby, the TLS one): see ``stopAtExit(_:)``.
-    nonisolated(unsafe) private static var clusters: [String] = []
+    /// The clusters this process starts (the tests', a standby, the TLS one): see ``stopAtExit(_:)``.
+    private static let clusters = Mutex<[String]>([])
     private static let stopsAtExit: Void = {
-        atexit { for directory in PostGIS.clusters { _ = PostGIS.run(["bash", PostGIS.script, "stop", directory]) } }
+        atexit { for directory in PostGIS.clusters.withLock({ $0 }) { _ = PostGIS.run(["bash", PostGIS.script, "stop", directory]) } }
     }()
 
     /// Stops the cluster in `directory`, and removes it, when the test process exits; called before
     /// it starts, so that a start that fails halfway leaves nothing either.
     static func stopAtExit(_ directory: String) {
         _ = stopsAtExit
-        clusters.append(directory)
+        clusters.withLock { $0.append(directory) }
     }
 
     /// The URL of database `name` on the test server.

@@ -106,6 +106,7 @@ extension Logger {
 extension PostgresEngine {
     /// Opens a connection to `location` on `loop`, translating failures into ``StoreError``s that
     /// name the server and the cause, never the password.
+    ///
     /// TLS as the location's `sslmode` says (``PostgresLocation/tls(retry:)``); `allow` connects
     /// again with TLS when the server refuses a connection without it, as libpq does.
     static func connect(_ location: PostgresLocation, on loop: any EventLoop, bridge: EventLoopBridge) throws -> PostgresConnection {
