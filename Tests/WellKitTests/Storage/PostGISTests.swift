@@ -122,6 +122,43 @@ import Testing
         }
     }
 
+    /// The password of a URL without one comes from the password file as libpq reads it
+    /// (`$PGPASSFILE` or `~/.pgpass`), so that it need not be in the URL, the shell's history or `ps`.
+    @Test func aPasswordFileGivesThePassword() throws {
+        let database = String(try PostGIS.makeDatabase().split(separator: "/").last!)
+        let owner = try WellStore(path: try PostGIS.url(database: database))
+        _ = try owner.load(csvAt: try Fixtures.file("uwi,name,lat,lon\nA,One,50,-114\nB,Two,51,-115\n"))
+        try owner.close()
+        try PostGIS.psql("GRANT CONNECT ON DATABASE \(database) TO wells_secret")
+        try PostGIS.psql("GRANT SELECT ON ALL TABLES IN SCHEMA public TO wells_secret", database: database)
+        let url = try PostGIS.url(database: database).replacingOccurrences(of: "wells@", with: "wells_secret@")
+        let port = try #require(url.split(separator: ":").last?.split(separator: "/").first.map(String.init))
+        let file = try Fixtures.temporaryDirectory().appendingPathComponent("pgpass").path
+        // A comment, a line for another port, one for a database whose name has a colon, then wildcards: the first match gives the password.
+        try "# WellKit test\n127.0.0.1:1:*:wells_secret:wrong-password\n127.0.0.1:\(port):\(database)\\:x:wells_secret:nope\n*:\(port):*:wells_secret:right-password\n*:*:*:*:also-wrong\n"
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        chmod(file, 0o600)
+        let wells = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wells").path
+        let arguments = [wells, "bbox", "-120,45,-110,55", "--db", url, "--format", "csv", "--fields", "uwi"]
+        let found = PostGIS.run(["HOME=/nonexistent", "PGPASSFILE=\(file)"] + arguments)
+        #expect(found.0 == 0, "\(found.2)")
+        #expect(found.1.split(separator: "\n").dropFirst().sorted() == ["A", "B"])
+        #expect(try PostgresLocation(url: url, environment: ["PGPASSFILE": file]).password == "right-password")
+        #expect(try PostgresLocation(url: url.replacingOccurrences(of: "wells_secret@", with: "wells_secret:given@"), environment: ["PGPASSFILE": file]).password == "given")
+        // A Unix socket matches the host field localhost; a backslash escapes a colon and itself.
+        try "localhost:5432:wells:wells:pass\\:word\\\\x\n".write(toFile: file, atomically: true, encoding: .utf8)
+        chmod(file, 0o600)
+        #expect(try PostgresLocation(url: "postgresql://wells@/wells?host=/var/run/postgresql", environment: ["PGPASSFILE": file]).password == "pass:word\\x")
+        #expect(try PostgresLocation(url: "postgresql://wells@127.0.0.1/wells", environment: ["PGPASSFILE": file]).password == nil)
+        try "# WellKit test\n*:\(port):*:wells_secret:right-password\n".write(toFile: file, atomically: true, encoding: .utf8)
+        chmod(file, 0o600)
+        // Without the file the server asks for a password; a file others may read is ignored, as libpq does.
+        #expect(PostGIS.run(["HOME=/nonexistent"] + arguments).0 == 77)
+        chmod(file, 0o644)
+        let ignored = PostGIS.run(["HOME=/nonexistent", "PGPASSFILE=\(file)"] + arguments)
+        #expect(ignored.0 == 77 && !ignored.2.contains("right-password"), "\(ignored.2)")
+    }
+
     @Test func aDatabaseWithoutPostGISSaysWhatToRun() throws {
         let url = try PostGIS.url(database: "plain").replacingOccurrences(of: "wells@", with: "wells_secret:right-password@")
         do {

@@ -4,7 +4,8 @@ import Foundation
 ///
 /// For example `postgresql://wells@localhost:5432/wells`, or for a Unix socket
 /// `postgresql://wells@/wells?host=/var/run/postgresql`. A missing user is `$PGUSER` or the
-/// login name, a missing database the user's name, a missing password `$PGPASSWORD`.
+/// login name, a missing database the user's name, a missing password `$PGPASSWORD` or the
+/// password file's (``passwordFromFile(_:)``).
 ///
 /// TLS follows libpq's `sslmode` (``TLSMode``), with `sslrootcert`, `sslcert` and `sslkey` (or
 /// `$PGSSLMODE`, `$PGSSLROOTCERT`, `$PGSSLCERT`, `$PGSSLKEY`, and libpq's files in `~/.postgresql`).
@@ -91,6 +92,35 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         password = query["password"] ?? components.password.flatMap { $0.removingPercentEncoding } ?? environment["PGPASSWORD"]
         let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         database = query["dbname"] ?? (path.isEmpty ? nil : path.removingPercentEncoding) ?? environment["PGDATABASE"] ?? user
+        if password == nil, let file = environment["PGPASSFILE"] ?? environment["HOME"].map({ $0 + "/.pgpass" }) {
+            password = passwordFromFile(file)
+        }
+    }
+
+    /// The password for this location in a password file as libpq reads it (`~/.pgpass`, or
+    /// `$PGPASSFILE`): the first line `host:port:database:user:password` whose first four fields
+    /// match, `*` matching anything and `\` escaping `:` and itself; a Unix socket matches
+    /// `localhost` or its directory. As libpq, a file that its group or others may read is ignored.
+    func passwordFromFile(_ path: String) -> String? {
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_mode & 0o077 == 0,
+              let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        let hosts = socketDirectory.map { ["localhost", $0] } ?? [host!]
+        for line in text.split(whereSeparator: \.isNewline) where !line.hasPrefix("#") {
+            var fields: [String] = [""], escaped = false
+            for character in line {
+                if escaped { fields[fields.count - 1].append(character); escaped = false }
+                else if character == "\\" { escaped = true }
+                else if character == ":" && fields.count < 5 { fields.append("") }
+                else { fields[fields.count - 1].append(character) }
+            }
+            guard fields.count == 5 else { continue }
+            func matches(_ field: String, _ values: [String]) -> Bool { field == "*" || values.contains(field) }
+            if matches(fields[0], hosts) && matches(fields[1], [String(port)]) && matches(fields[2], [database]) && matches(fields[3], [user]) {
+                return fields[4]
+            }
+        }
+        return nil
     }
 
     /// The URL without its password: `postgresql://wells@127.0.0.1:5432/wells`.
