@@ -121,6 +121,14 @@ import Testing
         } catch let error as StoreError {
             #expect(error.code == .authenticationFailed, "\(error.message)")
         }
+        // allow: refused without TLS, then without the certificate: both reasons are told.
+        do {
+            _ = try WellStore(path: try url(user: "wells_cert", database, "sslmode=allow"))
+            Issue.record("wells_cert logged in without its certificate")
+        } catch let error as StoreError {
+            #expect(error.code == .authenticationFailed, "\(error.message)")
+            #expect(error.message.contains("no encryption") && error.message.contains("with TLS") && error.message.contains("certificate"), "\(error.message)")
+        }
         do {
             _ = try WellStore(path: try url(host: "localhost", user: "wells_cert", database, base + "&sslcert=\(try tls("client.crt"))"))
             Issue.record("a client certificate without its key was used")

@@ -114,7 +114,16 @@ extension PostgresEngine {
             do {
                 return try connect(location, tls: try location.tls(), on: loop, bridge: bridge)
             } catch where location.tlsMode == .allow && location.socketDirectory == nil && serverError(error)?.state == "28000" {
-                return try connect(location, tls: try location.tls(retry: true), on: loop, bridge: bridge)
+                // When TLS fails too, both reasons are told, as libpq does.
+                let refusal = error
+                do {
+                    return try connect(location, tls: try location.tls(retry: true), on: loop, bridge: bridge)
+                } catch {
+                    guard let first = translate(refusal, location, connecting: true) as? StoreError,
+                          let second = translate(error, location, connecting: true) as? StoreError else { throw refusal }
+                    throw StoreError(first.code, first.reason + "; and with TLS (sslmode=allow's second try): " + second.reason,
+                                     remedy: first.remedy, path: first.path)
+                }
             }
         } catch {
             throw translate(error, location, connecting: true)
