@@ -74,16 +74,18 @@ let package = Package(
                 "CAllocationCounter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // What both test targets use: `wells serve` in a child process.
+        .target(name: "WellsTestSupport", path: "Tests/Support/Swift"),
         .testTarget(
             name: "WellKitTests",
-            dependencies: ["WellKit", "WellKitSynthetic", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["WellKit", "WellKitSynthetic", "WellsTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         // A client of the public API alone, with Foundation and GRDB imported beside WellKit.
         .testTarget(
             name: "ClientTests",
             dependencies: ["WellKit", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "wellsTests",
-            dependencies: ["WellsCLI", "wells-bench", "WellKit", "WellKitSynthetic", "WellsServer"]),
+            dependencies: ["WellsCLI", "wells-bench", "WellKit", "WellKitSynthetic", "WellsServer", "WellsTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,14 +3,12 @@ import GRDB
 import Testing
 @testable import WellKit
 @testable import WellKitSynthetic
+import WellsTestSupport
 
 /// Kills `wells load` part-way and checks that the store is exactly as it was.
 @Suite(.serialized) struct InterruptedLoadTests {
     /// The `wells` executable next to the test bundle.
-    static var wells: String {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        return directory.appendingPathComponent("wells").path
-    }
+    static var wells: String { WellsExecutable.path }
 
     /// A digest of everything a load writes, to compare before and after.
     static func fingerprint(_ path: String) throws -> String {

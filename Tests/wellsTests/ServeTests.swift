@@ -5,8 +5,8 @@ import FoundationNetworking
 import Testing
 import WellKit
 import WellKitSynthetic
-import Synchronization
 import WellsServer
+import WellsTestSupport
 
 /// `wells serve` on a real loopback port, checked against the library on the same store (the
 /// oracle), against GDAL's OGC API – Features client and MVT decoder, and in headless Chromium.
@@ -242,13 +242,13 @@ import WellsServer
 // MARK: - Fixtures
 
 /// A store of synthetic wells served by `wells serve` (the built executable, a child process) on
-/// a free loopback port for the rest of the test run: the server stops when its standard input,
-/// a pipe this process holds, closes.
+/// a free loopback port, for as long as this value is kept (the suites keep theirs for the run).
 struct ServedStore: Sendable {
     let url: String
     let path: String
     let directory: String
     let store: WellStore
+    let server: ServedWells
 
     static func make(count: Int, seed: UInt64, arguments: [String] = []) async throws -> ServedStore {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)").path
@@ -258,38 +258,9 @@ struct ServedStore: Sendable {
         let writer = try WellStore(path: path)
         _ = try writer.load(csvAt: csv)
         try writer.close()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: InterruptedLoadTests.wells)
-        process.arguments = ["serve", "--db", path, "--port", "0", "--exit-with-stdin"] + arguments
-        let input = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        Lifelines.keep(input.fileHandleForWriting)
-        let url = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
-            DispatchQueue.global().async {
-                var text = ""
-                while !text.contains("(Ctrl-C stops)") {
-                    let chunk = errors.fileHandleForReading.availableData
-                    if chunk.isEmpty { break }
-                    text += String(decoding: chunk, as: UTF8.self)
-                }
-                if let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+/"#, options: .regularExpression) {
-                    continuation.resume(returning: String(text[range]))
-                } else {
-                    continuation.resume(throwing: CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "wells serve: \(text)"]))
-                }
-            }
-        }
-        return ServedStore(url: url, path: path, directory: directory, store: try WellStore(path: path, mode: .readOnly))
+        let server = try await ServedWells(arguments: ["serve", "--db", path, "--port", "0", "--exit-with-stdin"] + arguments)
+        return ServedStore(url: server.url, path: path, directory: directory, store: try WellStore(path: path, mode: .readOnly), server: server)
     }
-}
-
-/// The write ends of the servers' standard input, held open until this process exits.
-enum Lifelines {
-    private static let handles = Mutex<[FileHandle]>([])
-    static func keep(_ handle: FileHandle) { handles.withLock { $0.append(handle) } }
 }
 
 /// GET requests with URLSession.

@@ -1,9 +1,7 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
 @testable import WellKit
+import WellsTestSupport
 
 /// The PostgreSQL/PostGIS engine against a real server: real files, reloads, bad URLs and
 /// credentials, a killed connection mid-load, change notifications and a hot standby.
@@ -138,8 +136,7 @@ import Testing
         try "# WellKit test\n127.0.0.1:1:*:wells_secret:wrong-password\n127.0.0.1:\(port):\(database)\\:x:wells_secret:nope\n*:\(port):*:wells_secret:right-password\n*:*:*:*:also-wrong\n"
             .write(toFile: file, atomically: true, encoding: .utf8)
         chmod(file, 0o600)
-        let wells = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wells").path
-        let arguments = [wells, "bbox", "-120,45,-110,55", "--db", url, "--format", "csv", "--fields", "uwi"]
+        let arguments = [WellsExecutable.path, "bbox", "-120,45,-110,55", "--db", url, "--format", "csv", "--fields", "uwi"]
         let found = PostGIS.run(["HOME=/nonexistent", "PGPASSFILE=\(file)"] + arguments)
         #expect(found.0 == 0, "\(found.2)")
         #expect(found.1.split(separator: "\n").dropFirst().sorted() == ["A", "B"])
@@ -330,7 +327,7 @@ import Testing
         let database = String(url.split(separator: "/").last!)
         let store = try WellStore(path: url)
         _ = try store.load(csvAt: Fixtures.sharedData("tn-oilgas-wells.csv"))
-        let served = try ServedProcess(arguments: ["serve", "--db", url, "--port", "0", "--timeout", "0.5", "--exit-with-stdin"])
+        let served = try await ServedWells(arguments: ["serve", "--db", url, "--port", "0", "--timeout", "0.5", "--exit-with-stdin"])
 
         let box = "-85.6,36.0,-85.3,36.3"
         let (status, body) = try await served.get("collections/wells/items?bbox=\(box)&limit=1000")
@@ -365,41 +362,4 @@ import Testing
         SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
         WHERE c.relname = 'pins' AND l.mode = 'AccessExclusiveLock' AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
         """
-}
-
-/// `wells` (next to the test bundle) running until this test process exits, its first URL read from stderr.
-private final class ServedProcess: Sendable {
-    let url: String
-    private let input: FileHandle
-
-    init(arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wells")
-        process.arguments = arguments
-        let input = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        self.input = input.fileHandleForWriting
-        var text = ""
-        while !text.contains("(Ctrl-C stops)") {
-            let chunk = errors.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw PostGISUnavailable(reason: "wells serve stopped: \(text)") }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        guard let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+/"#, options: .regularExpression) else {
-            throw PostGISUnavailable(reason: "wells serve did not say its address: \(text)")
-        }
-        url = String(text[range])
-    }
-
-    deinit { try? input.close() }
-
-    func get(_ path: String) async throws -> (Int, Data) {
-        var request = URLRequest(url: URL(string: url + path)!)
-        request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as! HTTPURLResponse).statusCode, data)
-    }
 }

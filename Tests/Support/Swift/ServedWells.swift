@@ -1,0 +1,58 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The `wells` executable the tests run: the one built next to the test bundle.
+package enum WellsExecutable {
+    package static var path: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wells").path
+    }
+}
+
+/// `wells serve` in a child process, for the tests of both test targets: started with `arguments`
+/// (which should hold `--port 0 --exit-with-stdin`), its address read from its standard error.
+/// The server stops when this object goes, with the pipe of its standard input.
+package final class ServedWells: Sendable {
+    /// `http://127.0.0.1:PORT/`.
+    package let url: String
+    private let input: FileHandle
+
+    package init(arguments: [String]) async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: WellsExecutable.path)
+        process.arguments = arguments
+        let input = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        self.input = input.fileHandleForWriting
+        // Read off the cooperative pool: the server may take a while to say where it listens.
+        url = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+            DispatchQueue.global().async {
+                var text = ""
+                while !text.contains("(Ctrl-C stops)") {
+                    let chunk = errors.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    text += String(decoding: chunk, as: UTF8.self)
+                }
+                if let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+/"#, options: .regularExpression) {
+                    continuation.resume(returning: String(text[range]))
+                } else {
+                    continuation.resume(throwing: CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "wells serve did not start: \(text)"]))
+                }
+            }
+        }
+    }
+
+    deinit { try? input.close() }
+
+    /// GET `path` (relative to ``url``), uncached: the status and the body.
+    package func get(_ path: String) async throws -> (status: Int, body: Data) {
+        var request = URLRequest(url: URL(string: url + path)!)
+        request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as! HTTPURLResponse).statusCode, data)
+    }
+}
