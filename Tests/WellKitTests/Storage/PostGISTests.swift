@@ -156,6 +156,19 @@ import WellsTestSupport
         #expect(ignored.0 == 77 && !ignored.2.contains("right-password"), "\(ignored.2)")
     }
 
+    /// The store's sessions are named in `pg_stat_activity`, for the database's administrators.
+    @Test func sessionsAreNamedByApplicationName() throws {
+        let url = try PostGIS.makeDatabase()
+        let database = String(url.split(separator: "/").last!)
+        let names = "SELECT coalesce(string_agg(application_name, ',' ORDER BY application_name), '') FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()"
+        let store = try WellStore(path: url)
+        #expect(try PostGIS.psql(names) == "WellKit")
+        try store.close()
+        let named = try WellStore(path: url + "?application_name=field%20team")
+        #expect(try PostGIS.psql(names) == "field team")
+        try named.close()
+    }
+
     @Test func aDatabaseWithoutPostGISSaysWhatToRun() throws {
         let url = try PostGIS.url(database: "plain").replacingOccurrences(of: "wells@", with: "wells_secret:right-password@")
         do {

@@ -141,6 +141,7 @@ extension PostgresEngine {
                                   password: location.password, database: location.database, tls: tls)
         }
         configuration.options.connectTimeout = .seconds(10)
+        configuration.options.additionalStartupParameters = [("application_name", location.applicationName)]
         return try bridge.wait {
             try await PostgresConnection.connect(on: loop, configuration: configuration, id: nextConnectionID(), logger: .wellKitPostgres)
         }

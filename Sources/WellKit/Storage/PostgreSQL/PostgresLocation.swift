@@ -41,6 +41,8 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     var user: String
     var password: String?
     var database: String
+    /// What `pg_stat_activity` shows for the store's sessions: `application_name` (or `$PGAPPNAME`), else `WellKit`.
+    var applicationName: String
     var tlsMode: TLSMode
     /// The trusted roots (PEM) for `verify-ca` and `verify-full`, or `system` for the system's.
     var rootCertificate: String?
@@ -69,6 +71,7 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
                              path: Self.redacted(text))
         }
         self.tlsMode = tlsMode
+        applicationName = query["application_name"] ?? environment["PGAPPNAME"] ?? "WellKit"
         // libpq's files in ~/.postgresql stand in for parameters not given, when they exist.
         let home = environment["HOME"].map { $0 + "/.postgresql/" }
         func file(_ parameter: String, _ variable: String, _ name: String) -> String? {
