@@ -159,7 +159,7 @@ import Testing
         #expect(try store.fetchCount(WellFetchRequest()) == 0)
     }
 
-    @Test func aBadSSLModeIsNamed() throws {
+    @Test func urlParametersAreReadAsLibpqReadsThem() throws {
         do {
             _ = try PostgresLocation(url: "postgresql://wells@127.0.0.1:5432/wells?sslmode=required")
             Issue.record("sslmode=required was accepted")
@@ -172,5 +172,19 @@ import Testing
         #expect(location.tlsMode == .verifyCA && location.rootCertificate == "/etc/ca.crt" && location.clientCertificate == nil)
         #expect(try PostgresLocation(url: "postgresql://wells@127.0.0.1/wells?sslmode=disable", environment: ["PGSSLMODE": "require"]).tlsMode == .disable)
         #expect(try PostgresLocation(url: "postgresql://wells@127.0.0.1/wells", environment: ["HOME": "/nonexistent"]).tlsMode == .prefer)
+        // The system's authorities check the name too (libpq 16): verify-full by default, and nothing weaker.
+        #expect(try PostgresLocation(url: "postgresql://wells@db.example.org/wells?sslrootcert=system", environment: [:]).tlsMode == .verifyFull)
+        #expect { _ = try PostgresLocation(url: "postgresql://wells@db.example.org/wells?sslrootcert=system&sslmode=require", environment: [:]) } throws: {
+            ($0 as? StoreError)?.code == .invalidArgument && ($0 as? StoreError)?.message.contains("use sslmode=verify-full") == true
+        }
+        // connect_timeout, as libpq reads it: seconds, at least 2, 0 for none; 10 unless given.
+        let timeouts = try ["", "?connect_timeout=0", "?connect_timeout=1", "?connect_timeout=30"].map {
+            try PostgresLocation(url: "postgresql://wells@127.0.0.1/wells" + $0, environment: [:]).connectTimeout
+        }
+        #expect(timeouts == [.seconds(10), nil, .seconds(2), .seconds(30)])
+        #expect(try PostgresLocation(url: "postgresql://wells@127.0.0.1/wells", environment: ["PGCONNECT_TIMEOUT": "5"]).connectTimeout == .seconds(5))
+        #expect { _ = try PostgresLocation(url: "postgresql://wells@127.0.0.1/wells?connect_timeout=soon", environment: [:]) } throws: {
+            ($0 as? StoreError)?.message.contains("connect_timeout must be a whole number") == true
+        }
     }
 }

@@ -140,7 +140,8 @@ extension PostgresEngine {
             configuration = .init(host: location.host!, port: location.port, username: location.user,
                                   password: location.password, database: location.database, tls: tls)
         }
-        configuration.options.connectTimeout = .seconds(10)
+        // postgres-nio always has a limit: no limit is a year.
+        configuration.options.connectTimeout = location.connectTimeout.map { TimeAmount.nanoseconds(Int64($0 / .nanoseconds(1))) } ?? .hours(24 * 365)
         configuration.options.additionalStartupParameters = [("application_name", location.applicationName)]
         return try bridge.wait {
             try await PostgresConnection.connect(on: loop, configuration: configuration, id: nextConnectionID(), logger: .wellKitPostgres)

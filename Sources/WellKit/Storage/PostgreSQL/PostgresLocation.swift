@@ -31,7 +31,8 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The parameters a URL may have.
-    static let parameters = ["host", "port", "user", "password", "dbname", "application_name", "sslmode", "sslrootcert", "sslcert", "sslkey"]
+    static let parameters = ["host", "port", "user", "password", "dbname", "application_name", "connect_timeout",
+                             "sslmode", "sslrootcert", "sslcert", "sslkey"]
 
     /// A TCP host name or address; nil with ``socketDirectory``.
     var host: String?
@@ -44,6 +45,9 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     /// What `pg_stat_activity` shows for the store's sessions: `application_name` (or `$PGAPPNAME`), else `WellKit`.
     var applicationName: String
     var tlsMode: TLSMode
+    /// How long a connection may take: `connect_timeout` (or `$PGCONNECT_TIMEOUT`) seconds, 10 by
+    /// default; nil for `connect_timeout=0`, no limit.
+    var connectTimeout: Duration?
     /// The trusted roots (PEM) for `verify-ca` and `verify-full`, or `system` for the system's.
     var rootCertificate: String?
     /// A client certificate (PEM) and its key, for servers that authenticate by certificate.
@@ -65,12 +69,6 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             throw StoreError(.invalidArgument, "the URL has a parameter \(name) that WellKit does not know; "
                                 + "use \(Self.parameters.joined(separator: ", "))", path: Self.redacted(text))
         }
-        let mode = query["sslmode"] ?? environment["PGSSLMODE"] ?? TLSMode.prefer.rawValue
-        guard let tlsMode = TLSMode(rawValue: mode) else {
-            throw StoreError(.invalidArgument, "sslmode=\(mode) is not one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", "))",
-                             path: Self.redacted(text))
-        }
-        self.tlsMode = tlsMode
         applicationName = query["application_name"] ?? environment["PGAPPNAME"] ?? "WellKit"
         // libpq's files in ~/.postgresql stand in for parameters not given, when they exist.
         let home = environment["HOME"].map { $0 + "/.postgresql/" }
@@ -81,6 +79,23 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         rootCertificate = file("sslrootcert", "PGSSLROOTCERT", "root.crt")
         clientCertificate = file("sslcert", "PGSSLCERT", "postgresql.crt")
         clientKey = file("sslkey", "PGSSLKEY", "postgresql.key")
+        // As libpq 16: the system's authorities vouch for any host they signed, so they check the name too.
+        let system = rootCertificate == "system"
+        let mode = query["sslmode"] ?? environment["PGSSLMODE"] ?? (system ? TLSMode.verifyFull : .prefer).rawValue
+        guard let tlsMode = TLSMode(rawValue: mode) else {
+            throw StoreError(.invalidArgument, "sslmode=\(mode) is not one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", "))",
+                             path: Self.redacted(text))
+        }
+        if system && tlsMode != .verifyFull {
+            throw StoreError(.invalidArgument, "sslmode=\(mode) may not be used with sslrootcert=system, which trusts every authority the system does; "
+                                + "use sslmode=verify-full (the default with it)", path: Self.redacted(text))
+        }
+        self.tlsMode = tlsMode
+        guard let timeout = Int(query["connect_timeout"] ?? environment["PGCONNECT_TIMEOUT"] ?? "10"), timeout >= 0 else {
+            throw StoreError(.invalidArgument, "connect_timeout must be a whole number of seconds (0 waits without limit)", path: Self.redacted(text))
+        }
+        // libpq takes anything under 2 seconds as 2.
+        connectTimeout = timeout == 0 ? nil : .seconds(max(timeout, 2))
         // libpq's order: the URL's host, then $PGHOST, then the Unix socket in /var/run/postgresql
         // (Debian's directory); a host that starts with / is a socket directory.
         let urlHost = components.percentEncodedHost.flatMap { $0.removingPercentEncoding }.flatMap { $0.isEmpty ? nil : $0 }
