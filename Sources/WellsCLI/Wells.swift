@@ -9,7 +9,9 @@ package struct Wells: AsyncParsableCommand {
         abstract: "Load public well lists into a SpatiaLite store and query them.",
         discussion: """
             Start with `wells load FILE --db wells.sqlite`, then query with bbox, near, find or show. \
-            The store is a SpatiaLite file: QGIS and ogrinfo open its pins layer.
+            The store is a SpatiaLite file: QGIS and ogrinfo open its pins layer. For a store that a team \
+            shares, --db (or $WELLS_DB) takes a PostgreSQL/PostGIS database instead, as \
+            postgresql://user@host/db (TLS, passwords and timeouts as libpq reads them; see the README).
             """,
         version: wellKitVersion,
         subcommands: [Demo.self, Load.self, Bbox.self, Near.self, Show.self, Find.self, List.self, Index.self, Suspects.self, Serve.self, CRS.self, Optimize.self, Generate.self]
