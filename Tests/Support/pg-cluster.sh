@@ -403,7 +403,7 @@ cmd_tls() {
 DO \$\$ BEGIN
   IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'wells_cert') THEN CREATE ROLE wells_cert LOGIN; END IF;
 END \$\$;
-GRANT CONNECT, CREATE ON DATABASE wells TO wells_cert;
+GRANT CONNECT ON DATABASE wells TO wells_cert;
 ALTER SYSTEM SET ssl = on;
 ALTER SYSTEM SET ssl_cert_file = '$tls/server.crt';
 ALTER SYSTEM SET ssl_key_file = '$tls/server.key';
@@ -433,6 +433,6 @@ case "${1:-}" in
   standby) [ $# -eq 3 ] || usage; cmd_standby "$2" "$3" ;;
   stop)    [ $# -eq 2 ] || usage; cmd_stop "$2" ;;
   url)     [ $# -eq 2 ] || usage; cmd_url "$2" ;;
-  tls)     [ $# -eq 2 ] || [ $# -eq 3 ] || usage; cmd_tls "$2" "${3:-}" ;;
+  tls)     [ $# -eq 2 ] || { [ $# -eq 3 ] && [ "$3" = required ]; } || usage; cmd_tls "$2" "${3:-}" ;;
   *)       usage ;;
 esac

@@ -158,15 +158,16 @@ import WellsTestSupport
 
     /// The store's sessions are named in `pg_stat_activity`, for the database's administrators.
     @Test func sessionsAreNamedByApplicationName() throws {
-        let url = try PostGIS.makeDatabase()
-        let database = String(url.split(separator: "/").last!)
-        let names = "SELECT coalesce(string_agg(application_name, ',' ORDER BY application_name), '') FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()"
-        let store = try WellStore(path: url)
-        #expect(try PostGIS.psql(names) == "WellKit")
-        try store.close()
-        let named = try WellStore(path: url + "?application_name=field%20team")
-        #expect(try PostGIS.psql(names) == "field team")
-        try named.close()
+        /// The application names of the sessions on a new database that `open` opens a store in.
+        func names(_ open: (String) throws -> WellStore) throws -> String {
+            let url = try PostGIS.makeDatabase()
+            let store = try open(url)
+            defer { try? store.close() }
+            return try PostGIS.psql("SELECT coalesce(string_agg(DISTINCT application_name, ','), '') FROM pg_stat_activity "
+                                    + "WHERE datname = '\(url.split(separator: "/").last!)' AND pid <> pg_backend_pid()")
+        }
+        #expect(try names { try WellStore(path: $0) } == "WellKit")
+        #expect(try names { try WellStore(path: $0 + "?application_name=field%20team") } == "field team")
     }
 
     @Test func aDatabaseWithoutPostGISSaysWhatToRun() throws {
