@@ -347,8 +347,9 @@ struct PostGISBenchmark {
         func runReference(_ k: Int, round: Int, _ program: String, _ arguments: (String) -> [String]) throws -> Double {
             let database = "wb_psql\(k == 1 ? "" : "2")_\(round)"
             try postgres.createDatabase(database, template: template)
-            commands[k] = ([program] + arguments(postgres.url(database))).joined(separator: " ")
-            let run = try Subprocess.measure(program, arguments(postgres.url(database)))
+            let argv = arguments(postgres.url(database))
+            commands[k] = ([program] + argv).joined(separator: " ")
+            let run = try Subprocess.measure(program, argv)
             let counts = try postgres.psql(database, "SELECT (SELECT count(*) FROM pins), (SELECT count(*) FROM details)").first?.compactMap { Int($0) } ?? []
             if counts != [reference!.rows, reference!.rows] {
                 problems.append("round \(round): \(names[k]): counted pins, details = \(counts), expected \(reference!.rows)")

@@ -10,10 +10,10 @@ import Testing
     /// The TLS cluster: its URL prefix (`postgresql://wells@127.0.0.1:PORT`) and its certificates' folder.
     static let cluster: Result<(server: String, port: String, tls: String), PostGISUnavailable> = {
         let directory = "/tmp/wellkit-pg-tls-\(getpid())"
-        PostGIS.stopAtExit(directory)
-        let (status, out, err) = PostGIS.run(["bash", PostGIS.script, "start", directory])
-        guard status == 0, let url = out.split(separator: "\n").last.map(String.init), url.hasPrefix("postgresql://") else {
-            return .failure(PostGISUnavailable(reason: "pg-cluster.sh start failed (\(status)): \(err.suffix(2000))"))
+        let url: String
+        switch PostGIS.startCluster(in: directory) {
+        case .success(let started): url = started
+        case .failure(let error): return .failure(error)
         }
         let (tlsStatus, tlsOut, tlsErr) = PostGIS.run(["bash", PostGIS.script, "tls", directory, "required"])
         guard tlsStatus == 0, let tls = tlsOut.split(separator: "\n").last.map(String.init) else {

@@ -15,13 +15,19 @@ enum PostGIS {
     /// The cluster's superuser URL to the `wells` database; started on first use.
     static let serverURL: Result<String, PostGISUnavailable> = {
         guard let directory else { return .success(ProcessInfo.processInfo.environment["WELLKIT_TEST_POSTGRES"]!) }
+        return startCluster(in: directory)
+    }()
+
+    /// Starts a throwaway cluster in `directory` (stopped when the process exits): its superuser
+    /// URL to the `wells` database.
+    static func startCluster(in directory: String) -> Result<String, PostGISUnavailable> {
         stopAtExit(directory)
         let (status, out, err) = run(["bash", script, "start", directory])
         guard status == 0, let url = out.split(separator: "\n").last.map(String.init), url.hasPrefix("postgresql://") else {
             return .failure(PostGISUnavailable(reason: "pg-cluster.sh start failed (\(status)): \(err.suffix(2000))"))
         }
         return .success(url)
-    }()
+    }
 
     /// The directory of the cluster ``serverURL`` starts; nil with `$WELLKIT_TEST_POSTGRES`.
     static let directory: String? = ProcessInfo.processInfo.environment["WELLKIT_TEST_POSTGRES"] == nil ? "/tmp/wellkit-pg-\(getpid())" : nil

@@ -111,22 +111,25 @@ extension PostgresEngine {
     /// again with TLS when the server refuses a connection without it, as libpq does.
     static func connect(_ location: PostgresLocation, on loop: any EventLoop, bridge: EventLoopBridge) throws -> PostgresConnection {
         do {
-            do {
-                return try connect(location, tls: try location.tls(), on: loop, bridge: bridge)
-            } catch where location.tlsMode == .allow && location.socketDirectory == nil && serverError(error)?.state == "28000" {
-                // When TLS fails too, both reasons are told, as libpq does.
-                let refusal = error
-                do {
-                    return try connect(location, tls: try location.tls(retry: true), on: loop, bridge: bridge)
-                } catch {
-                    guard let first = translate(refusal, location, connecting: true) as? StoreError,
-                          let second = translate(error, location, connecting: true) as? StoreError else { throw refusal }
-                    throw StoreError(first.code, first.reason + "; and with TLS (sslmode=allow's second try): " + second.reason,
-                                     remedy: first.remedy, path: first.path)
-                }
-            }
+            return try connect(location, tls: try location.tls(), on: loop, bridge: bridge)
+        } catch where location.tlsMode == .allow && location.socketDirectory == nil && serverError(error)?.state == "28000" {
+            return try connectWithTLS(location, refused: error, on: loop, bridge: bridge)
         } catch {
             throw translate(error, location, connecting: true)
+        }
+    }
+
+    /// `sslmode=allow`'s second try, with TLS, after the server `refused` a connection without;
+    /// when it fails too, both reasons are told, as libpq does.
+    private static func connectWithTLS(_ location: PostgresLocation, refused: any Error, on loop: any EventLoop,
+                                       bridge: EventLoopBridge) throws -> PostgresConnection {
+        do {
+            return try connect(location, tls: try location.tls(retry: true), on: loop, bridge: bridge)
+        } catch {
+            let first = translate(refused, location, connecting: true), second = translate(error, location, connecting: true)
+            guard let first = first as? StoreError, let second = second as? StoreError else { throw first }
+            throw StoreError(first.code, first.reason + "; and with TLS (sslmode=allow's second try): " + second.reason,
+                             remedy: first.remedy, path: first.path)
         }
     }
 

@@ -71,10 +71,10 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         }
         applicationName = query["application_name"] ?? environment["PGAPPNAME"] ?? "WellKit"
         // libpq's files in ~/.postgresql stand in for parameters not given, when they exist.
-        let home = environment["HOME"].map { $0 + "/.postgresql/" }
+        let home = environment["HOME"]
         func file(_ parameter: String, _ variable: String, _ name: String) -> String? {
             if let given = query[parameter] ?? environment[variable], !given.isEmpty { return given }
-            return home.map { $0 + name }.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+            return home.map { $0 + "/.postgresql/" + name }.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
         }
         rootCertificate = file("sslrootcert", "PGSSLROOTCERT", "root.crt")
         clientCertificate = file("sslcert", "PGSSLCERT", "postgresql.crt")
@@ -110,7 +110,7 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         password = query["password"] ?? components.password.flatMap { $0.removingPercentEncoding } ?? environment["PGPASSWORD"]
         let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         database = query["dbname"] ?? (path.isEmpty ? nil : path.removingPercentEncoding) ?? environment["PGDATABASE"] ?? user
-        if password == nil, let file = environment["PGPASSFILE"] ?? environment["HOME"].map({ $0 + "/.pgpass" }) {
+        if password == nil, let file = environment["PGPASSFILE"] ?? home.map({ $0 + "/.pgpass" }) {
             password = passwordFromFile(file)
         }
     }
