@@ -38,7 +38,10 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            ]),
+            ],
+            // The outlines of US counties and the world's countries that loads check wells against
+            // (`Data/boundaries/make_places.py` makes them from `Data/boundaries`).
+            resources: [.copy("Resources/places.json"), .copy("Resources/places.bin")]),
         // The synthetic well lists with their answer keys: linked by the CLI (demo, generate), the
         // benchmarks and the tests, never by the library.
         .target(name: "WellKitSynthetic", dependencies: ["WellKit"]),

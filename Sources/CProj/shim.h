@@ -13,7 +13,8 @@
     X(proj_coordoperation_get_grid_used_count) X(proj_coordoperation_has_ballpark_transformation) \
     X(proj_coordoperation_is_instantiable) X(proj_create) X(proj_create_crs_to_crs_from_pj) X(proj_create_from_name) \
     X(proj_create_operation_factory_context) X(proj_create_operations) X(proj_crs_get_datum_forced) \
-    X(proj_crs_get_horizontal_datum) X(proj_destroy) X(proj_errno) X(proj_errno_reset) X(proj_get_area_of_use) \
+    X(proj_crs_get_horizontal_datum) X(proj_crs_info_list_destroy) X(proj_destroy) X(proj_errno) X(proj_errno_reset) X(proj_get_area_of_use) \
+    X(proj_get_crs_info_list_from_database) X(proj_get_crs_list_parameters_create) X(proj_get_crs_list_parameters_destroy) \
     X(proj_get_id_auth_name) X(proj_get_id_code) X(proj_get_name) X(proj_get_type) X(proj_is_crs) \
     X(proj_list_destroy) X(proj_list_get) X(proj_list_get_count) X(proj_log_func) \
     X(proj_normalize_for_visualization) X(proj_operation_factory_context_destroy) \

@@ -79,6 +79,10 @@ extension Terminal {
             message = "--map: unknown field \"\(given)\"; valid fields: \(WellField.mappable.map(\.rawValue).joined(separator: ", "))"
         case .decompress:
             message = error.reason + "; decompress it first, for example `gunzip -k \(file)`, or load it through a pipe: `wells load <(gunzip -c \(file))`"
+        case .relocate(let fix):
+            message = error.reason
+                + (fix.map { "\n  load with: " + loadCommand(applying: $0) } ?? "")
+                + (error.code == .misplaced ? "\n  or load them as they are, each flagged as a suspect: " + loadCommand(adding: ["--no-location-check"]) : "")
         }
         var location = error.file ?? ""
         if let line = error.line { location += ":\(line)" }
@@ -103,6 +107,43 @@ extension Terminal {
 }
 
 extension Terminal {
+    /// The `wells load` command this process runs, with the options a fix replaces taken out and its own put in.
+    static func loadCommand(applying fix: PlacementFix) -> String {
+        var flags: [String] = []
+        if fix.impliedWest { flags.append("--implied-west") }
+        for (field, column) in fix.mapping.sorted(by: { $0.key < $1.key }) { flags += ["--map", "\(field)=\(column)"] }
+        if let crs = fix.crs { flags += ["--crs", crs] }
+        if let x = fix.xColumn, let y = fix.yColumn { flags += ["--x", x, "--y", y] }
+        let replaced: Set<String> = Set((fix.crs != nil ? ["--crs"] : []) + (fix.xColumn != nil ? ["--x", "--y"] : []))
+        let fields = Set(fix.mapping.keys)
+        return loadCommand(adding: flags) { option, value in
+            replaced.contains(option) || (option == "--map" && fields.contains { value?.hasPrefix($0 + "=") == true })
+        }
+    }
+
+    /// The `wells load` command this process runs, without the options `drop` matches, with `flags` added.
+    static func loadCommand(adding flags: [String], dropping drop: (String, String?) -> Bool = { _, _ in false }) -> String {
+        let valued: Set<String> = ["--map", "--crs", "--x", "--y", "--datum-column", "--datum", "--id", "--delimiter", "--on-duplicate",
+                                   "--on-missing-id", "--rejects", "--format", "--db"]
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "load" { arguments.removeFirst() }
+        let switches = Set(flags.filter { $0.hasPrefix("--") && !valued.contains($0) })
+        var kept: [String] = []
+        var k = 0
+        while k < arguments.count {
+            let argument = arguments[k]
+            let (option, inline) = argument.hasPrefix("--") && argument.contains("=")
+                ? (String(argument.prefix { $0 != "=" }), String(argument.drop { $0 != "=" }.dropFirst()))
+                : (argument, nil)
+            let takesValue = valued.contains(option) && inline == nil
+            let value = inline ?? (takesValue && k + 1 < arguments.count ? arguments[k + 1] : nil)
+            let count = takesValue ? 2 : 1
+            if !drop(option, value) && !switches.contains(option) { kept += arguments[k..<min(arguments.count, k + count)] }
+            k += count
+        }
+        return (["wells", "load"] + kept + flags).map(shellQuoted).joined(separator: " ")
+    }
+
     /// A load's remedy as the `wells load` flag that sets it, for the reasons of rejects, the
     /// warnings and the inferences (``LoadOptions/describeRemedy``).
     @Sendable package static func flag(for remedy: LoadRemedy) -> String {
@@ -119,6 +160,7 @@ extension Terminal {
         case .datumColumn: "--datum-column COLUMN"
         case .oneCRS: "--crs EPSG:CODE"
         case .impliedEast: "--implied-east"
+        case .noLocationCheck: "--no-location-check"
         }
     }
 }

@@ -17,7 +17,11 @@ extension Wells {
                 before the header (USGS NWIS RDB) are skipped, and UTF-16 text is read. Rows with missing, \
                 unparseable, out-of-range or 0/0 coordinates are rejected and kept with their line and reason in the \
                 store's rejects table. If an identifier column repeats over different wells, it is not a key: every \
-                well loads with a generated FILE:LINE identifier, and the summary says so. Wells whose coordinates \
+                well loads with a generated FILE:LINE identifier, and the summary says so. A column naming each row's \
+                state (postal code, name or FIPS code) or country is evidence: a well outside its place is flagged, and \
+                when most wells lie outside theirs (or outside the area of use of --crs) the load stops with exit 65, \
+                where they landed and the command that fixes it (--implied-west for lost minus signs, --map for swapped \
+                columns, --x/--y or a feet CRS for projected values); --no-location-check loads them anyway. Wells whose coordinates \
                 look wrong (a lost sign or digit, swapped, far from the rest) load and are flagged in the suspects \
                 table. Loading the same file again updates the wells it loaded before.
 
@@ -55,7 +59,7 @@ extension Wells {
         @Flag(help: "Read coordinates as degrees-minutes-seconds, compact (875013.67) or with symbols (36°54'1.2\"N).")
         var dms = false
 
-        @Flag(name: .customLong("implied-west"), help: "With DMS coordinates, treat unsigned longitudes as west, as US lists write them.")
+        @Flag(name: .customLong("implied-west"), help: "Treat longitudes without a sign as west (negated): DMS as US lists write them, or decimal degrees that lost their minus sign.")
         var impliedWest = false
 
         @Flag(name: .customLong("implied-east"), help: "With DMS coordinates, treat unsigned longitudes as east.")
@@ -66,6 +70,10 @@ extension Wells {
 
         @Flag(name: .customLong("no-infer"), help: "Do not infer coordinate columns, DMS, hemisphere or datum from the values; use the names and flags only.")
         var noInfer = false
+
+        @Flag(name: .customLong("no-location-check"),
+              help: "Load wells that mostly lie outside the states or countries their rows name, or outside their CRS's area of use, instead of stopping; each is flagged as a suspect.")
+        var noLocationCheck = false
 
         @Flag(name: .customLong("reject-suspects"), help: "Reject wells whose coordinates look wrong instead of loading and flagging them.")
         var rejectSuspects = false
@@ -133,6 +141,7 @@ extension Wells {
             options.identifier = id.map { $0.lowercased() == "none" ? .none : .column($0) } ?? .automatic
             options.infer = !noInfer
             options.rejectSuspects = rejectSuspects
+            options.checkLocations = !noLocationCheck
             for datum in datums {
                 let (name, crs) = try datum.checked()
                 options.coordinates.datums[name] = crs

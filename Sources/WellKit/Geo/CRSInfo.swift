@@ -168,3 +168,42 @@ public struct CRSInfo: Sendable, Hashable {
             networkEnabled: libproj.proj_context_is_network_enabled(context.raw) != 0)
     }
 }
+
+extension CRSInfo {
+    /// A projected CRS of PROJ's EPSG database: its identifier, name and area of use.
+    struct Listed: Sendable {
+        var identifier: String
+        var name: String
+        var area: Area
+    }
+
+    /// The EPSG projected CRSs (not deprecated) whose area of use intersects `area`, from PROJ's database.
+    static func projectedCRSs(intersecting area: Area) -> [Listed] {
+        guard let context = try? ProjContext() else { return [] }
+        guard let params = libproj.proj_get_crs_list_parameters_create() else { return [] }
+        defer { libproj.proj_get_crs_list_parameters_destroy(params) }
+        var types = [PJ_TYPE_PROJECTED_CRS]
+        var count: Int32 = 0
+        let list: UnsafeMutablePointer<UnsafeMutablePointer<PROJ_CRS_INFO>?>? = types.withUnsafeMutableBufferPointer { buffer in
+            params.pointee.types = UnsafePointer(buffer.baseAddress)
+            params.pointee.typesCount = 1
+            params.pointee.bbox_valid = 1
+            params.pointee.crs_area_of_use_contains_bbox = 0
+            params.pointee.west_lon_degree = area.west
+            params.pointee.south_lat_degree = area.south
+            params.pointee.east_lon_degree = area.east
+            params.pointee.north_lat_degree = area.north
+            params.pointee.allow_deprecated = 0
+            return libproj.proj_get_crs_info_list_from_database(context.raw, "EPSG", params, &count)
+        }
+        guard let list else { return [] }
+        defer { libproj.proj_crs_info_list_destroy(list) }
+        return (0..<Int(count)).compactMap { k in
+            guard let info = list[k]?.pointee, info.bbox_valid != 0 else { return nil }
+            return Listed(identifier: "EPSG:" + String(cString: info.code), name: String(cString: info.name),
+                          area: Area(west: info.west_lon_degree, south: info.south_lat_degree,
+                                     east: info.east_lon_degree, north: info.north_lat_degree,
+                                     name: info.area_name.map { String(cString: $0) }))
+        }
+    }
+}

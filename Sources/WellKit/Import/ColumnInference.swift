@@ -29,7 +29,7 @@ struct ColumnInference {
     /// The first records of the file, each with as many fields as the header.
     let sample: [[String]]
     let file: String
-    private(set) var inferences: [Inference] = []
+    var inferences: [Inference] = []
 
     /// How many records the loader samples for inference.
     static let sampleSize = 2_000
@@ -44,6 +44,7 @@ struct ColumnInference {
     mutating func infer(_ options: LoadOptions) throws -> LoadOptions {
         var options = options
         try chooseIdentifier(&options)
+        if options.infer { inferPlaceColumns(&options) }
         guard options.infer, options.coordinates.xColumn == nil else { return options }
         try inferCoordinates(&options)
         return options
@@ -174,7 +175,7 @@ struct ColumnInference {
         let lon = lonCandidates.compactMap { i in format(ofColumn: i, limit: 180).map { (i, $0) } }.first
         guard let (latIndex, latFormat) = lat, let (lonIndex, lonFormat) = lon else {
             if named.indices[.latitude] == nil || named.indices[.longitude] == nil {
-                throw ProjectedCandidates(header: header, sample: sample, file: file).error()
+                throw ProjectedCandidates(header: header, sample: sample, file: file, placeColumns: options.placeColumns).error()
             }
             return  // named columns whose values read as nothing: the loader rejects each row with its reason
         }

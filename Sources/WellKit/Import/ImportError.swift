@@ -28,6 +28,10 @@ public struct ImportError: Error, CustomStringConvertible, Sendable {
         case interrupted
         case notText
         case ambiguousCoordinates
+        /// Most wells lie outside the places their rows name, or outside the area of use of their CRS.
+        case misplaced
+        /// Records were read, but every one was rejected.
+        case nothingLoaded
     }
 
     /// A load option that names a column.
@@ -72,6 +76,8 @@ public struct ImportError: Error, CustomStringConvertible, Sendable {
         case chooseField(given: String)
         /// Decompress the gzip file first.
         case decompress
+        /// Load with the settings of the fix (nil: none was found), or with ``LoadOptions/checkLocations`` off to load as given, flagged.
+        case relocate(PlacementFix?)
     }
 
     public let code: Code
@@ -130,6 +136,11 @@ public struct ImportError: Error, CustomStringConvertible, Sendable {
             return "LoadOptions.mapping[\"\(given)\"]: \(reason); valid fields: \(WellField.mappable.map(\.rawValue).joined(separator: ", "))"
         case .decompress:
             return reason + "; decompress it first, for example with gunzip"
+        case .relocate(let fix?):
+            return reason + " Load with \(fix.apiText)"
+                + (code == .misplaced ? "; or set LoadOptions.checkLocations = false to load the wells as they are, flagged" : "")
+        case .relocate(nil):
+            return reason + " Set LoadOptions.checkLocations = false to load the wells as they are, flagged"
         }
     }
 

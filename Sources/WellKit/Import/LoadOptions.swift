@@ -33,6 +33,12 @@ public struct LoadOptions: Sendable {
     public var infer = true
     /// Reject wells whose coordinates look wrong instead of loading and flagging them (`--reject-suspects`).
     public var rejectSuspects = false
+    /// Stop a load whose wells mostly lie outside the states or countries their rows name, or
+    /// outside the area of use of the CRS they were read in (``ImportError/Code/misplaced``).
+    /// When false (`--no-location-check`) such a file loads, and each well outside its place is flagged.
+    public var checkLocations = true
+    /// The columns that name each row's state or country, found by inference.
+    var placeColumns: [PlaceColumn] = []
     /// Field name → source column, overriding the automatic mapping (`--map field=Column`).
     public var mapping: [String: String] = [:]
     /// Which columns hold the position, in which CRS or datum, and whether as DMS text.
@@ -208,6 +214,8 @@ public enum RejectKind: String, Sendable, CaseIterable, Codable {
     case suspectLostDigit = "suspect: lost digit"
     /// ``LoadOptions/rejectSuspects``: the well lies far from all the others.
     case suspectFarFromOthers = "suspect: far from the others"
+    /// ``LoadOptions/rejectSuspects``: the well lies outside the state or country its row names, and no slip explains it.
+    case suspectOutsidePlace = "suspect: outside named place"
 
     /// The kind for a suspect finding's reason, one of ``SuspectCoordinates``' slips.
     init(suspect reason: String) {

@@ -36,6 +36,8 @@ public enum LoadRemedy: Sendable, Hashable {
     case oneCRS
     /// Read unsigned longitudes as east: ``CoordinateOptions/impliedEast``.
     case impliedEast
+    /// Load wells that lie outside the places their rows name, flagged: ``LoadOptions/checkLocations``.
+    case noLocationCheck
 
     /// The setting in the API's terms, such as `LoadOptions.onDuplicate = .last`.
     public var apiText: String {
@@ -52,6 +54,7 @@ public enum LoadRemedy: Sendable, Hashable {
         case .datumColumn: #"CoordinateOptions.datumColumn = "COLUMN""#
         case .oneCRS: #"CoordinateOptions.crs = "EPSG:CODE""#
         case .impliedEast: "CoordinateOptions.impliedEast = true"
+        case .noLocationCheck: "LoadOptions.checkLocations = false"
         }
     }
 }

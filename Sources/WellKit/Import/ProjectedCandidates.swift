@@ -12,6 +12,9 @@ struct ProjectedCandidates {
     let header: [String]
     let sample: [[String]]
     let file: String
+    /// The columns naming each row's state or country: candidates are ranked by how many sampled
+    /// wells they put inside their rows' places, and one that puts most outside is never offered.
+    var placeColumns: [PlaceColumn] = []
 
     struct Candidate: Equatable {
         var crs: String
@@ -43,8 +46,57 @@ struct ProjectedCandidates {
         return numbers
     }
 
-    /// Candidate CRSs for every x/y pair, best supported first.
+    /// Candidate CRSs for every x/y pair, best supported first; with a place column, only those
+    /// that put at least 90% of the sampled wells inside the places their rows name, the state
+    /// planes of the states named among them.
     func find() -> [Candidate] {
+        let candidates = findByValues()
+        guard let places = Places.shared, !placeColumns.isEmpty else { return candidates }
+        let regions = sample.map { row in
+            placeColumns.lazy.compactMap { $0.index < row.count ? ExpectedRegion($0, row[$0.index], places) : nil }.first
+        }
+        let named = regions.compactMap { $0 }
+        guard !named.isEmpty else { return candidates }
+        var crss: [(identifier: String, name: String, area: CRSInfo.Area?)] = []
+        for state in Dictionary(named.compactMap(\.state).map { ($0.fips, ($0, 1)) }, uniquingKeysWith: { ($0.0, $0.1 + $1.1) })
+            .values.sorted(by: { $0.1 > $1.1 }).prefix(2).map(\.0) {
+            guard let box = places.extent(of: places.countiesByState[state.fips] ?? []) else { continue }
+            for listed in CRSInfo.projectedCRSs(intersecting: CRSInfo.Area(west: box.west, south: box.south, east: box.east, north: box.north))
+            where (listed.name.hasPrefix("NAD83 / ") || listed.name.hasPrefix("NAD27 / "))
+                && (listed.name.contains(" \(state.name) ") || listed.name.hasSuffix(" \(state.name)") || listed.name.contains(" UTM zone "))
+                && !crss.contains(where: { $0.identifier == listed.identifier }) {
+                crss.append((listed.identifier, listed.name, listed.area))
+            }
+        }
+        var scored: [(candidate: Candidate, inside: Int, inArea: Int, order: Int)] = []
+        let checked = regions.prefix(300).count { $0 != nil }
+        for pair in pairs() {
+            guard numbers(pair.x) != nil, numbers(pair.y) != nil else { continue }
+            let given = candidates.filter { $0.xColumn == header[pair.x] && $0.yColumn == header[pair.y] }
+            let tried = given.map { ($0.crs, $0.evidence, CRSInfo.Area?.none) } + crss.filter { c in !given.contains { $0.crs == c.identifier } }
+                .map { ($0.identifier, $0.name, $0.area) }
+            for (order, (crs, description, area)) in tried.enumerated() {
+                guard let transformer = try? TransformCache.shared.transformer(from: crs, to: "EPSG:4326") else { continue }
+                var inside = 0, inArea = 0
+                for (row, region) in zip(sample.prefix(300), regions.prefix(300)) {
+                    guard let region, let x = ValueParsing.number(row[pair.x]), let y = ValueParsing.number(row[pair.y]),
+                          let p = try? transformer.transform(x: x, y: y), p.x.isFinite, p.y.isFinite else { continue }
+                    if region.contains(places, latitude: p.y, longitude: p.x)
+                        || region.distance(places, latitude: p.y, longitude: p.x) <= Places.tolerance { inside += 1 }
+                    if area?.contains(longitude: p.x, latitude: p.y) ?? true { inArea += 1 }
+                }
+                guard inside * 10 >= checked * 9 else { continue }
+                let evidence = "\(description): \(grouped(inside)) of \(grouped(checked)) sampled wells inside the places their rows name"
+                    + (area == nil ? "" : ", \(grouped(inArea)) inside its area of use")
+                scored.append((Candidate(crs: crs, xColumn: header[pair.x], yColumn: header[pair.y], evidence: evidence), inside, inArea,
+                               order + (crs.contains("NAD27") || description.hasPrefix("NAD27") ? 1_000 : 0)))
+            }
+        }
+        return scored.sorted { ($1.inside, $1.inArea, $0.order) < ($0.inside, $0.inArea, $1.order) }.map(\.candidate)
+    }
+
+    /// Candidate CRSs for every x/y pair from the values alone: UTM where another pair places the points, Web Mercator.
+    private func findByValues() -> [Candidate] {
         var candidates: [Candidate] = []
         var webMercator: (pair: (x: Int, y: Int), lonLat: [(x: Double, y: Double)])?
         var utmPairs: [(x: Int, y: Int)] = []

@@ -63,7 +63,7 @@ struct RecordValidator: Sendable {
         let projected = coordinates.xColumn != nil
         switch (coordinate(fields, latIndex, projected ? "y" : "latitude", example: projected ? "4275692" : "36.9003", hemisphere: nil),
                 coordinate(fields, lonIndex, projected ? "x" : "longitude", example: projected ? "501562" : "-85.2613",
-                           hemisphere: coordinates.impliedWest ? .west : nil)) {
+                           hemisphere: coordinates.impliedWest && !projected ? .west : nil)) {
         case (.failure(let reason), _), (_, .failure(let reason)): return .failure(reason)
         case (.success(let la), .success(let lo)): (lat, lon) = (la, lo)
         }
@@ -151,7 +151,8 @@ struct RecordValidator: Sendable {
             return .failure(RejectReason(column: header[index], kind: .coordinateNotANumber,
                                          reason: "\"\(fields.text(index))\" is not a number; expected decimal degrees such as \(example)"))
         }
-        return .success(value)
+        // --implied-west: a decimal longitude without its minus sign is west too.
+        return .success(hemisphere == .west && value > 0 ? -value : value)
     }
 }
 

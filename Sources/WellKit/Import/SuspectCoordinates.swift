@@ -29,6 +29,8 @@ enum SuspectCoordinates {
     static let cell = 0.2
     static let columns = Int((360 / cell).rounded())
     static let minimumWells = 20
+    /// The reason of a well outside the place its row names that no slip explains (``ScannedFile/checkPlaces(_:)``).
+    static let outsidePlace = "outside named place"
 
     struct Finding: Equatable {
         var index: Int

@@ -53,6 +53,7 @@ extension WellStore {
         let startedAt = Date()
         var scan = try scan(csvAt: path, options: options)
         scan.summary.phases["read"] = (ContinuousClock.now - clock).seconds
+        if scan.records.isEmpty, !scan.rejects.isEmpty { throw scan.nothingLoaded() }
         return PreparedLoad(scan: scan, options: options, startedAt: startedAt, clock: clock)
     }
 
@@ -173,8 +174,9 @@ extension WellStore {
         var scan = ScannedFile(summary: summary, file: file, validator: validator, delimiter: reader.delimiter,
                                records: part.records, rejects: part.rejects, mapping: mapping)
         try scan.settleDuplicates(rule: options.onDuplicate, identifierIsKey: identifierGiven)
+        let placeFindings = try scan.checkPlaces(options)
         let suspectsStart = ContinuousClock.now
-        scan.flagSuspects(reject: options.rejectSuspects)
+        scan.flagSuspects(reject: options.rejectSuspects, placeFindings: placeFindings)
         scan.summary.phases["suspects"] = (ContinuousClock.now - suspectsStart).seconds
         scan.summary.rejected = scan.rejects.count
         for reject in scan.rejects { scan.summary.rejectReasons[reject.kind.rawValue, default: 0] += 1 }
@@ -236,6 +238,24 @@ struct ScannedFile {
         self.records = kept.map { records[$0] }
     }
 
+    /// The error for a file whose every record was rejected: the commonest reason, an example, and
+    /// for coordinates that are all swapped, the mapping that loads them.
+    func nothingLoaded() -> ImportError {
+        let counts = Dictionary(rejects.map { ($0.kind, 1) }, uniquingKeysWith: +).sorted { ($0.value, $1.key.rawValue) > ($1.value, $0.key.rawValue) }
+        let (kind, count) = counts[0]
+        let example = rejects.first { $0.kind == kind }!
+        var fix: PlacementFix?
+        if kind == .coordinatesSwapped, let lat = mapping.column(for: .latitude), let lon = mapping.column(for: .longitude) {
+            fix = PlacementFix(slip: "the latitude and longitude columns are swapped", fits: count, checked: rejects.count,
+                               mapping: ["lat": lon, "lon": lat])
+        }
+        return ImportError(
+            .nothingLoaded,
+            "none of the \(grouped(summary.records)) records loaded; the commonest reason (\(grouped(count)) rows) is \(kind.rawValue), "
+                + "for example line \(example.line): \(example.reason)." + (fix.map { " It looks as if \($0.slip)." } ?? ""),
+            remedy: fix.map { .relocate($0) }, file: summary.file, line: example.line, column: example.column)
+    }
+
     /// Two records at the same place, to about a metre.
     static func sameLocation(_ a: ScannedRecord, _ b: ScannedRecord) -> Bool {
         abs(a.lat - b.lat) < 1e-5 && abs(a.lon - b.lon) < 1e-5
@@ -289,8 +309,12 @@ struct ScannedFile {
     }
 
     /// Flags wells whose coordinates look wrong (``SuspectCoordinates``), or rejects them with `reject`.
-    mutating func flagSuspects(reject: Bool) {
-        let findings = SuspectCoordinates.find(records.map { ($0.lat, $0.lon) })
+    ///
+    /// - Parameter placeFindings: The wells outside the places their rows name (``checkPlaces(_:)``), which take precedence.
+    mutating func flagSuspects(reject: Bool, placeFindings: [SuspectCoordinates.Finding] = []) {
+        let placed = Set(placeFindings.map(\.index))
+        let findings = (placeFindings + SuspectCoordinates.find(records.map { ($0.lat, $0.lon) }).filter { !placed.contains($0.index) })
+            .sorted { $0.index < $1.index }
         guard !findings.isEmpty else { return }
         for finding in findings {
             let record = records[finding.index]

@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Builds the loader's place outlines (Sources/WellKit/Resources/places.json and places.bin) from the
+public-domain boundaries in this folder: US counties (states are the union of their counties) and
+Natural Earth countries.
+
+    python3 Data/boundaries/make_places.py
+
+places.json lists the places: kind ("county" or "country"), name, codes, bounding box and rings (as
+offsets into places.bin). places.bin holds every ring's vertices as little-endian float32 longitude,
+latitude pairs. A 1:20M county outline is off by up to about 1-2 km along a border, which is why the
+loader's check has a tolerance of 2 km; float32 adds at most about a metre.
+"""
+import json
+import os
+import struct
+
+here = os.path.dirname(os.path.abspath(__file__))
+out = os.path.join(here, "..", "..", "Sources", "WellKit", "Resources")
+
+places = []
+coordinates = []
+
+
+def add(kind, name, codes, geometry, **extra):
+    polygons = geometry["coordinates"] if geometry["type"] == "MultiPolygon" else [geometry["coordinates"]]
+    rings = []
+    west, south, east, north = 180.0, 90.0, -180.0, -90.0
+    for polygon in polygons:
+        for ring in polygon:
+            rings.append([len(coordinates) // 2, len(ring)])
+            for lon, lat in (p[:2] for p in ring):
+                coordinates.extend((lon, lat))
+                west, south, east, north = min(west, lon), min(south, lat), max(east, lon), max(north, lat)
+    place = {"kind": kind, "name": name, "codes": [c for c in codes if c and c != "-99"],
+             "bbox": [round(west, 5), round(south, 5), round(east, 5), round(north, 5)], "rings": rings}
+    place.update(extra)
+    places.append(place)
+
+
+with open(os.path.join(here, "us-counties-fips.geojson")) as f:
+    for feature in json.load(f)["features"]:
+        p = feature["properties"]
+        if p["COUNTY"] == "nyc":  # overlaps the five NYC counties (see README.md)
+            continue
+        add("county", p["NAME"], [p["STATE"] + p["COUNTY"]], feature["geometry"], state=p["STATE"], lsad=p["LSAD"])
+
+with open(os.path.join(here, "ne_50m_admin_0_countries.geojson")) as f:
+    for feature in json.load(f)["features"]:
+        p = feature["properties"]
+        names = [p.get(k) for k in ("ADMIN", "NAME", "NAME_LONG", "FORMAL_EN", "SOVEREIGNT", "ISO_A2", "ISO_A3", "ADM0_A3")]
+        add("country", p["ADMIN"], list(dict.fromkeys(n for n in names if isinstance(n, str))), feature["geometry"])
+
+os.makedirs(out, exist_ok=True)
+with open(os.path.join(out, "places.bin"), "wb") as f:
+    f.write(struct.pack("<%df" % len(coordinates), *coordinates))
+with open(os.path.join(out, "places.json"), "w") as f:
+    json.dump({"source": "Data/boundaries (see its README.md); made by Data/boundaries/make_places.py",
+               "places": places}, f, separators=(",", ":"))
+print(f"{len(places)} places, {len(coordinates) // 2} vertices")

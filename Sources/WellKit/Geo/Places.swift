@@ -1,0 +1,244 @@
+import Foundation
+
+/// Public-domain outlines of the places a well list names: US counties (a state is the union of its
+/// counties) and the countries of the world, for checking where a load puts its wells.
+///
+/// The outlines come from `Data/boundaries` (US Census Bureau 1:20M counties, Natural Earth 1:50m
+/// countries; see its README for provenance), compiled by `Data/boundaries/make_places.py` into the
+/// library's resources `places.json` (names, codes, boxes, rings) and `places.bin` (vertices as
+/// float32 longitude/latitude pairs). A 1:20M outline is off by up to about 1–2 km along a border,
+/// so checks against it allow ``tolerance``.
+///
+/// A point is inside a place when it is inside an odd number of the place's rings (so holes and
+/// multipolygons need no special case). Each place keeps its edges in latitude bands, so a test
+/// looks at the few edges that cross the point's latitude.
+final class Places: Sendable {
+    /// How far outside a named place a well may lie before it is flagged, for the outlines' simplification.
+    static let tolerance = 2_000.0
+
+    enum Kind: String, Decodable, Sendable { case county, country }
+
+    struct Place: Sendable {
+        var kind: Kind
+        var name: String
+        var codes: [String]
+        /// For a county, its state's 2-digit FIPS code.
+        var state: String?
+        var west: Double, south: Double, east: Double, north: Double
+        /// Each ring's first vertex and vertex count in ``Places/vertices``.
+        var rings: [(start: Int, count: Int)]
+        /// Edges (as the index of their first vertex) by latitude band.
+        var bands: [[Int32]]
+        var bandHeight: Double
+    }
+
+    let places: [Place]
+    /// Longitude, latitude pairs.
+    let vertices: [Float]
+    /// State FIPS code → the indices of its counties.
+    let countiesByState: [String: [Int]]
+    /// A country's code or name, upper-cased → its index.
+    let countryByName: [String: Int]
+
+    /// The outlines shipped with the library, or nil when its resources are missing (the check is then skipped, and said so).
+    static let shared: Places? = try? Places(directory: resourceDirectory())
+
+    /// Where the resources are: `$WELLKIT_PLACES` if set, else SwiftPM's resource bundle beside the
+    /// executable, else the source tree this library was built from.
+    static func resourceDirectory() -> URL? {
+        let fm = FileManager.default
+        var candidates: [URL] = []
+        if let path = ProcessInfo.processInfo.environment["WELLKIT_PLACES"] { candidates.append(URL(fileURLWithPath: path)) }
+        if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent() {
+            candidates.append(executable.appendingPathComponent("WellKit_WellKit.resources"))
+            candidates.append(executable.appendingPathComponent("WellKit_WellKit.resources/Resources"))
+        }
+        candidates.append(URL(fileURLWithPath: Bundle.main.bundlePath).appendingPathComponent("WellKit_WellKit.resources"))
+        candidates.append(URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Resources"))
+        return candidates.first { fm.fileExists(atPath: $0.appendingPathComponent("places.bin").path) }
+    }
+
+    private struct Index: Decodable {
+        struct Entry: Decodable {
+            var kind: Kind
+            var name: String
+            var codes: [String]
+            var state: String?
+            var bbox: [Double]
+            var rings: [[Int]]
+        }
+        var places: [Entry]
+    }
+
+    init(directory: URL?) throws {
+        guard let directory else { throw CocoaError(.fileNoSuchFile) }
+        let index = try JSONDecoder().decode(Index.self, from: Data(contentsOf: directory.appendingPathComponent("places.json")))
+        let bytes = try Data(contentsOf: directory.appendingPathComponent("places.bin"))
+        var vertices = [Float](repeating: 0, count: bytes.count / 4)
+        _ = vertices.withUnsafeMutableBytes { bytes.copyBytes(to: $0) }
+        self.vertices = vertices
+        var places: [Place] = []
+        var counties: [String: [Int]] = [:]
+        var countries: [String: Int] = [:]
+        for entry in index.places {
+            guard entry.bbox.count == 4 else { continue }
+            var place = Place(kind: entry.kind, name: entry.name, codes: entry.codes, state: entry.state,
+                              west: entry.bbox[0], south: entry.bbox[1], east: entry.bbox[2], north: entry.bbox[3],
+                              rings: entry.rings.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }, bands: [], bandHeight: 1)
+            Self.band(&place, vertices)
+            switch entry.kind {
+            case .county: if let state = entry.state { counties[state, default: []].append(places.count) }
+            case .country: for code in entry.codes where countries[code.uppercased()] == nil { countries[code.uppercased()] = places.count }
+            }
+            places.append(place)
+        }
+        self.places = places
+        countiesByState = counties
+        countryByName = countries
+    }
+
+    private static func band(_ place: inout Place, _ vertices: [Float]) {
+        let edges = place.rings.reduce(0) { $0 + max(0, $1.count - 1) }
+        let count = max(1, min(256, edges / 8))
+        place.bandHeight = max(1e-9, (place.north - place.south) / Double(count))
+        var bands = [[Int32]](repeating: [], count: count)
+        for ring in place.rings where ring.count > 1 {
+            for k in ring.start..<(ring.start + ring.count - 1) {
+                let y1 = Double(vertices[2 * k + 1]), y2 = Double(vertices[2 * k + 3])
+                let lo = Int(((min(y1, y2) - place.south) / place.bandHeight).rounded(.down))
+                let hi = Int(((max(y1, y2) - place.south) / place.bandHeight).rounded(.down))
+                let first = min(count - 1, max(0, lo)), last = min(count - 1, max(first, hi))
+                for b in first...last { bands[b].append(Int32(k)) }
+            }
+        }
+        place.bands = bands
+    }
+
+    /// Whether the point lies inside place `index`.
+    func contains(_ index: Int, longitude: Double, latitude: Double) -> Bool {
+        let place = places[index]
+        guard latitude >= place.south, latitude <= place.north, longitude >= place.west, longitude <= place.east else { return false }
+        let band = min(place.bands.count - 1, max(0, Int(((latitude - place.south) / place.bandHeight).rounded(.down))))
+        var inside = false
+        vertices.withUnsafeBufferPointer { v in
+            for k in place.bands[band] {
+                let k = Int(k)
+                let x1 = Double(v[2 * k]), y1 = Double(v[2 * k + 1]), x2 = Double(v[2 * k + 2]), y2 = Double(v[2 * k + 3])
+                if (y1 > latitude) != (y2 > latitude), longitude < x1 + (latitude - y1) * (x2 - x1) / (y2 - y1) { inside.toggle() }
+            }
+        }
+        return inside
+    }
+
+    /// Whether the point lies inside any of `indices`.
+    func contains(any indices: [Int], longitude: Double, latitude: Double) -> Bool {
+        indices.contains { contains($0, longitude: longitude, latitude: latitude) }
+    }
+
+    /// The distance in metres from the point to the nearest of `indices` (0 inside one), on a local
+    /// flat approximation: good to a few per cent within a few hundred kilometres, which is what
+    /// a message needs.
+    func distance(to indices: [Int], longitude: Double, latitude: Double) -> Double {
+        if contains(any: indices, longitude: longitude, latitude: latitude) { return 0 }
+        let mx = 111_320 * cos(latitude * .pi / 180), my = 110_574.0
+        func boxDistance(_ p: Place) -> Double {
+            let dx = max(p.west - longitude, 0, longitude - p.east) * mx, dy = max(p.south - latitude, 0, latitude - p.north) * my
+            return (dx * dx + dy * dy).squareRoot()
+        }
+        var best = Double.infinity
+        for index in indices.sorted(by: { boxDistance(places[$0]) < boxDistance(places[$1]) }) {
+            let place = places[index]
+            guard boxDistance(place) < best else { break }
+            vertices.withUnsafeBufferPointer { v in
+                for ring in place.rings where ring.count > 1 {
+                    for k in ring.start..<(ring.start + ring.count - 1) {
+                        let ax = (Double(v[2 * k]) - longitude) * mx, ay = (Double(v[2 * k + 1]) - latitude) * my
+                        let bx = (Double(v[2 * k + 2]) - longitude) * mx, by = (Double(v[2 * k + 3]) - latitude) * my
+                        let dx = bx - ax, dy = by - ay, length = dx * dx + dy * dy
+                        let t = length == 0 ? 0 : max(0, min(1, -(ax * dx + ay * dy) / length))
+                        let px = ax + t * dx, py = ay + t * dy
+                        best = min(best, (px * px + py * py).squareRoot())
+                    }
+                }
+            }
+        }
+        guard best > 100_000 else { return best }
+        // Far away the flat approximation fails: the great-circle distance to the nearest place's box instead, a lower bound.
+        return indices.map { index in
+            let p = places[index]
+            return Geodesic.distance(fromLatitude: latitude, longitude: longitude,
+                                     toLatitude: min(max(latitude, p.south), p.north), longitude: min(max(longitude, p.west), p.east))
+        }.min() ?? best
+    }
+
+    /// The box around `indices`.
+    func extent(of indices: [Int]) -> (west: Double, south: Double, east: Double, north: Double)? {
+        guard let first = indices.first else { return nil }
+        var box = (places[first].west, places[first].south, places[first].east, places[first].north)
+        for i in indices.dropFirst() {
+            let p = places[i]
+            box = (min(box.0, p.west), min(box.1, p.south), max(box.2, p.east), max(box.3, p.north))
+        }
+        return box
+    }
+
+    /// The state (as ``USState``) whose counties contain the point, if any.
+    func state(containing longitude: Double, latitude: Double) -> USState? {
+        for state in USState.all {
+            if let counties = countiesByState[state.fips], contains(any: counties, longitude: longitude, latitude: latitude) { return state }
+        }
+        return nil
+    }
+}
+
+/// A US state, DC or Puerto Rico: its FIPS code, postal code and name.
+struct USState: Sendable, Equatable {
+    var fips: String
+    var postal: String
+    var name: String
+
+    static let all: [USState] = """
+        01 AL Alabama|02 AK Alaska|04 AZ Arizona|05 AR Arkansas|06 CA California|08 CO Colorado|09 CT Connecticut|10 DE Delaware|\
+        11 DC District of Columbia|12 FL Florida|13 GA Georgia|15 HI Hawaii|16 ID Idaho|17 IL Illinois|18 IN Indiana|19 IA Iowa|\
+        20 KS Kansas|21 KY Kentucky|22 LA Louisiana|23 ME Maine|24 MD Maryland|25 MA Massachusetts|26 MI Michigan|27 MN Minnesota|\
+        28 MS Mississippi|29 MO Missouri|30 MT Montana|31 NE Nebraska|32 NV Nevada|33 NH New Hampshire|34 NJ New Jersey|\
+        35 NM New Mexico|36 NY New York|37 NC North Carolina|38 ND North Dakota|39 OH Ohio|40 OK Oklahoma|41 OR Oregon|\
+        42 PA Pennsylvania|44 RI Rhode Island|45 SC South Carolina|46 SD South Dakota|47 TN Tennessee|48 TX Texas|49 UT Utah|\
+        50 VT Vermont|51 VA Virginia|53 WA Washington|54 WV West Virginia|55 WI Wisconsin|56 WY Wyoming|72 PR Puerto Rico
+        """.split(separator: "|").map { entry in
+        let parts = entry.split(separator: " ", maxSplits: 2).map(String.init)
+        return USState(fips: parts[0], postal: parts[1], name: parts[2])
+    }
+
+    private static let byKey: [String: USState] = {
+        var keys: [String: USState] = [:]
+        for state in all {
+            keys[state.postal] = state
+            keys[state.name.uppercased()] = state
+            keys["STATE OF " + state.name.uppercased()] = state
+        }
+        return keys
+    }()
+
+    /// The state a cell names: a postal code (`OK`), a name (`Oklahoma`, any case), or, when
+    /// `fips` allows it, a FIPS code (`40`, `040`).
+    static func named(_ text: String, fips: Bool) -> USState? {
+        let key = text.trimmingCharacters(in: .whitespaces).uppercased()
+        if let state = byKey[key] { return state }
+        if fips, let number = Int(key), key.count <= 3 {
+            let code = number < 10 ? "0\(number)" : "\(number)"
+            return all.first { $0.fips == code }
+        }
+        return nil
+    }
+}
+
+/// Canadian provinces and territories, by postal abbreviation and name: checked against Canada's outline.
+enum CanadianProvince {
+    static let names: Set<String> = [
+        "AB", "BC", "MB", "NB", "NL", "NS", "NT", "NU", "ON", "PE", "QC", "SK", "YT", "ALBERTA", "BRITISH COLUMBIA", "MANITOBA",
+        "NEW BRUNSWICK", "NEWFOUNDLAND AND LABRADOR", "NOVA SCOTIA", "NORTHWEST TERRITORIES", "NUNAVUT", "ONTARIO",
+        "PRINCE EDWARD ISLAND", "QUEBEC", "SASKATCHEWAN", "YUKON",
+    ]
+}

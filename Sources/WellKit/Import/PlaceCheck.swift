@@ -1,0 +1,321 @@
+import Foundation
+
+/// A column that names the place each row's well is in: a US state (postal code, name or FIPS
+/// code; Canadian provinces too) or a country (name, ISO 3166 code).
+struct PlaceColumn: Sendable, Equatable {
+    enum Kind: String, Sendable { case state, country }
+    var kind: Kind
+    var column: String
+    var index: Int
+}
+
+/// A change to a load's options that puts a misplaced file's wells where the file says they are,
+/// found by trying the usual slips on the whole file (``ImportError/Remedy/relocate(_:)``).
+public struct PlacementFix: Sendable, Equatable {
+    /// What the slip was, such as "the longitudes lost their minus sign".
+    public var slip: String
+    /// How many of the wells checked land where their rows say with the fix, and how many were checked.
+    public var fits: Int
+    public var checked: Int
+    /// Read unsigned longitudes as west (``CoordinateOptions/impliedWest``).
+    public var impliedWest = false
+    /// Field → column, for `lat` and `lon` (``LoadOptions/mapping``).
+    public var mapping: [String: String] = [:]
+    /// The CRS and x/y columns to read instead (``CoordinateOptions``).
+    public var crs: String?
+    public var xColumn: String?
+    public var yColumn: String?
+
+    /// The settings in the API's terms.
+    public var apiText: String {
+        var parts: [String] = []
+        if impliedWest { parts.append("CoordinateOptions.impliedWest = true") }
+        for (field, column) in mapping.sorted(by: { $0.key < $1.key }) { parts.append(#"LoadOptions.mapping["\#(field)"] = "\#(column)""#) }
+        if let crs { parts.append(#"CoordinateOptions.crs = "\#(crs)""#) }
+        if let xColumn, let yColumn { parts.append(#"CoordinateOptions.xColumn = "\#(xColumn)", yColumn = "\#(yColumn)""#) }
+        return parts.joined(separator: ", ")
+    }
+}
+
+extension ColumnInference {
+    /// Finds the columns that name each row's state or country, by their header and their values:
+    /// a header with the word state, province or country, and at least 90% of its sampled values
+    /// naming one. Each becomes an inference; the load checks every well against its row's place.
+    mutating func inferPlaceColumns(_ options: inout LoadOptions) {
+        guard let places = Places.shared else { return }
+        var found: [PlaceColumn] = []
+        for index in header.indices {
+            let words = Self.headerWords(header[index])
+            let stateName = words.contains { ["st", "stusps", "stabbr", "province", "prov"].contains($0) || $0.hasPrefix("state") }
+            let countryName = words.contains { $0.hasPrefix("country") || $0 == "nation" || $0 == "cntry" }
+            guard stateName || countryName else { continue }
+            let values = sample.map { $0[index].trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard !values.isEmpty else { continue }
+            let kind: PlaceColumn.Kind = stateName ? .state : .country
+            let hits = values.count { value in
+                kind == .state ? USState.named(value, fips: true) != nil || CanadianProvince.names.contains(value.uppercased())
+                    : places.countryByName[value.uppercased()] != nil
+            }
+            guard hits * 10 >= values.count * 9, !found.contains(where: { $0.kind == kind }) else { continue }
+            found.append(PlaceColumn(kind: kind, column: header[index], index: index))
+            let counts = Dictionary(values.map { ($0, 1) }, uniquingKeysWith: +).sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+            inferences.append(Inference(
+                subject: kind.rawValue, column: header[index],
+                value: "per row: " + counts.prefix(4).map { "\($0.key) \(grouped($0.value))" }.joined(separator: ", ")
+                    + (counts.count > 4 ? ", …" : ""),
+                evidence: "\(grouped(hits)) of \(grouped(values.count)) sampled values name a "
+                    + (kind == .state ? "US state or Canadian province" : "country")
+                    + "; every well is checked against its outline (\(Int(Places.tolerance / 1000)) km tolerance)",
+                override: options.describeRemedy(.noLocationCheck)))
+        }
+        options.placeColumns = found
+    }
+}
+
+/// Where a load's wells should be: the places their rows name, or the area of use of the CRS they were read in.
+struct ExpectedRegion {
+    var name: String
+    var places: [Int] = []
+    var box: CRSInfo.Area?
+    /// The US state, when the region is one.
+    var state: USState?
+
+    /// Metres from the point to the region (0 inside).
+    func distance(_ places: Places, latitude: Double, longitude: Double) -> Double {
+        if let box {
+            return box.contains(longitude: longitude, latitude: latitude) ? 0 : .infinity
+        }
+        return places.distance(to: self.places, longitude: longitude, latitude: latitude)
+    }
+
+    func contains(_ places: Places, latitude: Double, longitude: Double) -> Bool {
+        if let box { return box.contains(longitude: longitude, latitude: latitude) }
+        return places.contains(any: self.places, longitude: longitude, latitude: latitude)
+    }
+}
+
+extension ExpectedRegion {
+    /// The place a row's cell names in a place column, if the outlines have it.
+    init?(_ column: PlaceColumn, _ text: String, _ places: Places) {
+        let value = text.trimmingCharacters(in: .whitespaces)
+        switch column.kind {
+        case .state:
+            if let state = USState.named(value, fips: true), let counties = places.countiesByState[state.fips] {
+                self.init(name: "\(state.name) named on its row", places: counties)
+                self.state = state
+            } else if CanadianProvince.names.contains(value.uppercased()), let canada = places.countryByName["CAN"] {
+                self.init(name: "Canada (\(value) named on its row)", places: [canada])
+            } else {
+                return nil
+            }
+        case .country:
+            guard let country = places.countryByName[value.uppercased()] else { return nil }
+            self.init(name: "\(places.places[country].name) named on its row", places: [country])
+        }
+    }
+}
+
+extension ScannedFile {
+    /// Checks every well against the place its row names (or, for coordinates read in a CRS the user
+    /// gave and no place column, the CRS's area of use).
+    ///
+    /// - When at least half of the wells checked lie outside their places (beyond ``Places/tolerance``),
+    ///   nothing is written: the load stops with where the wells landed, where the file says they
+    ///   should be, and the fix, found by trying the usual slips on the whole file (a lost minus
+    ///   sign, swapped columns, swapped x/y, US survey feet read as metres). `checkLocations` false
+    ///   (`--no-location-check`) loads them anyway, flagged.
+    /// - Otherwise each well outside its place is a suspect, with the slip that would put it inside when one does.
+    ///
+    /// - Returns: The suspects found, by record index.
+    mutating func checkPlaces(_ options: LoadOptions) throws -> [SuspectCoordinates.Finding] {
+        guard let places = Places.shared, !records.isEmpty else { return [] }
+        let clock = ContinuousClock.now
+        defer { summary.phases["places"] = (ContinuousClock.now - clock).seconds }
+        var regions: [ExpectedRegion] = []
+        var regionOf = [Int32](repeating: -1, count: records.count)
+        var what: String
+        /// Only wells in Antarctica: stop only when a slip explains them, since real Antarctic lists exist.
+        var antarcticOnly = false
+        if !options.placeColumns.isEmpty {
+            what = "the " + options.placeColumns.map { "\($0.kind.rawValue) named on their rows (\($0.column))" }.joined(separator: " or ")
+            resolvePlaces(options.placeColumns, places, &regions, &regionOf)
+        } else if let crs = options.coordinates.crs, options.coordinates.datumColumn == nil,
+                  let info = try? CRSInfo.describe(crs), !info.isGeographic || crs != "EPSG:4326",
+                  var area = info.areaOfUse, area.east - area.west < 300 || area.west > area.east {
+            // A margin of half a degree: zones are used a little past their stated areas.
+            area = CRSInfo.Area(west: area.west - 0.5, south: area.south - 0.5, east: area.east + 0.5, north: area.north + 0.5)
+            what = "the area of use of \(info.identifier) (\(info.name): \(area.name ?? "its area"))"
+            regions.append(ExpectedRegion(name: "the area of use of \(info.identifier)", box: area))
+            for k in regionOf.indices { regionOf[k] = 0 }
+        } else if options.coordinates.xColumn == nil, records.count(where: { $0.lat < -60 }) * 2 >= records.count,
+                  let antarctica = places.countryByName["ATA"] {
+            // Latitude and longitude swapped in a list of the northern mid-latitudes puts it in Antarctica.
+            what = "every continent but Antarctica"
+            antarcticOnly = true
+            regions.append(ExpectedRegion(name: "land outside Antarctica",
+                                          places: places.places.indices.filter { places.places[$0].kind == .country && $0 != antarctica }))
+            for k in regionOf.indices { regionOf[k] = 0 }
+        } else {
+            return []
+        }
+        let checked = regionOf.indices.filter { regionOf[$0] >= 0 }
+        guard !checked.isEmpty else { return [] }
+        var outside: [Int] = []
+        for k in checked {
+            let record = records[k], region = regions[Int(regionOf[k])]
+            if !region.contains(places, latitude: record.lat, longitude: record.lon) { outside.append(k) }
+        }
+        guard !outside.isEmpty else { return [] }
+        // Beyond the outlines' tolerance: all of them when few, else a sample decides for the file.
+        let sampleStride = max(1, outside.count / 400)
+        let sampled = stride(from: 0, to: outside.count, by: sampleStride).map { outside[$0] }
+        let far = sampled.count { k in
+            regions[Int(regionOf[k])].distance(places, latitude: records[k].lat, longitude: records[k].lon) > Places.tolerance
+        }
+        let farEstimate = far * outside.count / max(1, sampled.count)
+        if checked.count >= 3, farEstimate * 2 >= checked.count {
+            let fix = wholeFileFix(checked: checked, regions: regions, regionOf: regionOf, places: places, options: options)
+            if antarcticOnly && fix == nil { return [] }
+            let error = misplacement(checked: checked, far: farEstimate, what: what, regions: regions, regionOf: regionOf,
+                                     places: places, fix: fix, fromRows: !options.placeColumns.isEmpty)
+            guard !options.checkLocations else { throw error }
+            summary.warnings.append(error.reason + " Loaded anyway (\(options.describeRemedy(.noLocationCheck))); each such well is flagged.")
+        }
+        var findings: [SuspectCoordinates.Finding] = []
+        for k in outside {
+            let record = records[k], region = regions[Int(regionOf[k])]
+            let distance = region.distance(places, latitude: record.lat, longitude: record.lon)
+            guard distance > Places.tolerance else { continue }
+            let gap = distance.isFinite ? " (\((distance / 1000).projDecimal(1)) km)" : ""
+            let detail = "outside \(region.name)\(gap)"
+            if let (reason, lat, lon) = SuspectCoordinates.repair((record.lat, record.lon), landsAmongOthers: {
+                (-90...90).contains($0) && (-180...180).contains($1) && region.contains(places, latitude: $0, longitude: $1)
+            }) {
+                findings.append(.init(index: k, reason: reason,
+                                      detail: detail + "; at \(lat.projDecimal(6)), \(lon.projDecimal(6)) it would be inside"))
+            } else {
+                findings.append(.init(index: k, reason: SuspectCoordinates.outsidePlace, detail: detail))
+            }
+        }
+        return findings
+    }
+
+    /// Each record's region, from its row's place cells; unknown or empty cells are not checked.
+    private func resolvePlaces(_ columns: [PlaceColumn], _ places: Places, _ regions: inout [ExpectedRegion], _ regionOf: inout [Int32]) {
+        var cache: [String: Int32] = [:]
+        let scanner = CSVScanner(delimiter: delimiter)
+        var spans: [FieldSpan] = []
+        let buffer = file.bytes
+        func region(_ column: PlaceColumn, _ text: String) -> Int32 {
+            let key = "\(column.kind.rawValue):" + text.trimmingCharacters(in: .whitespaces).uppercased()
+            if let known = cache[key] { return known }
+            var id: Int32 = -1
+            if let found = ExpectedRegion(column, text, places) {
+                id = Int32(regions.count)
+                regions.append(found)
+            }
+            cache[key] = id
+            return id
+        }
+        for k in records.indices {
+            _ = scanner.scan(buffer, from: records[k].range.lowerBound, to: buffer.count, atEOF: true, line: records[k].line, fields: &spans)
+            for column in columns where column.index < spans.count && !spans[column.index].isEmpty {
+                let id = region(column, fieldText(buffer, spans[column.index]))
+                if id >= 0 {
+                    regionOf[k] = id
+                    break
+                }
+            }
+        }
+    }
+
+    /// The slip that puts most of the checked wells where their rows say, if one puts at least 80% there.
+    private func wholeFileFix(checked: [Int], regions: [ExpectedRegion], regionOf: [Int32], places: Places,
+                              options: LoadOptions) -> PlacementFix? {
+        let sample = stride(from: 0, to: checked.count, by: max(1, checked.count / 400)).map { checked[$0] }
+        typealias Reading = (fix: PlacementFix, position: (ScannedRecord) -> (lat: Double, lon: Double)?)
+        var readings: [Reading] = []
+        let coordinates = options.coordinates
+        if coordinates.xColumn == nil {
+            let latColumn = mapping.column(for: .latitude), lonColumn = mapping.column(for: .longitude)
+            readings.append((PlacementFix(slip: "the longitudes lost their minus sign", fits: 0, checked: 0, impliedWest: true),
+                             { ($0.lat, $0.lon > 0 ? -$0.lon : $0.lon) }))
+            if let latColumn, let lonColumn {
+                readings.append((PlacementFix(slip: "the latitude and longitude columns are swapped", fits: 0, checked: 0,
+                                              mapping: ["lat": lonColumn, "lon": latColumn]),
+                                 { abs($0.lon) <= 90 ? ($0.lon, $0.lat) : nil }))
+            }
+        } else if let crs = coordinates.crs, let x = coordinates.xColumn, let y = coordinates.yColumn,
+                  let transformer = try? TransformCache.shared.transformer(from: crs, to: "EPSG:4326") {
+            // Each reading transforms the values as the file gives them, in another CRS or with x and y exchanged.
+            func read(_ transformer: CoordinateTransformer, swap: Bool) -> (ScannedRecord) -> (lat: Double, lon: Double)? {
+                { record in
+                    guard let source = record.source,
+                          let p = try? transformer.transform(x: swap ? source.y : source.x, y: swap ? source.x : source.y),
+                          p.x.isFinite, p.y.isFinite else { return nil }
+                    return (p.y, p.x)
+                }
+            }
+            readings.append((PlacementFix(slip: "the x and y columns are swapped", fits: 0, checked: 0, xColumn: y, yColumn: x),
+                             read(transformer, swap: true)))
+            for unit in ["US survey feet", "international feet"] {
+                guard let feet = Self.footVariant(of: crs, unit: unit),
+                      let feetTransformer = try? TransformCache.shared.transformer(from: feet.crs, to: "EPSG:4326") else { continue }
+                readings.append((PlacementFix(slip: "the values are in \(unit), the unit of \(feet.crs) (\(feet.name)), not in metres",
+                                              fits: 0, checked: 0, crs: feet.crs, xColumn: x, yColumn: y),
+                                 read(feetTransformer, swap: false)))
+                readings.append((PlacementFix(slip: "the x and y columns are swapped, and the values are in \(unit) (\(feet.crs), \(feet.name))",
+                                              fits: 0, checked: 0, crs: feet.crs, xColumn: y, yColumn: x),
+                                 read(feetTransformer, swap: true)))
+            }
+        }
+        var best: PlacementFix?
+        for (fix, position) in readings {
+            let fits = sample.count { k in
+                guard let p = position(records[k]), (-90...90).contains(p.lat), (-180...180).contains(p.lon) else { return false }
+                let region = regions[Int(regionOf[k])]
+                return region.contains(places, latitude: p.lat, longitude: p.lon)
+                    || region.distance(places, latitude: p.lat, longitude: p.lon) <= Places.tolerance
+            }
+            if fits * 10 >= sample.count * 8, fits > best?.fits ?? 0 {
+                best = fix
+                best?.fits = fits
+                best?.checked = sample.count
+            }
+        }
+        return best
+    }
+
+    /// The projected CRS of the same name in feet: `NAD83 / Oklahoma North` → `NAD83 / Oklahoma North (ftUS)`, EPSG:2267.
+    static func footVariant(of crs: String, unit: String) -> (crs: String, name: String)? {
+        guard let info = try? CRSInfo.describe(crs), info.kind == .projected else { return nil }
+        let base = info.name.replacingOccurrences(of: " (ftUS)", with: "").replacingOccurrences(of: " (ft)", with: "")
+        let name = base + (unit == "US survey feet" ? " (ftUS)" : " (ft)")
+        guard name != info.name, let feet = try? CRSInfo.describe(name) else { return nil }
+        return (feet.identifier, feet.name)
+    }
+
+    /// The error that stops a misplaced load: where the wells landed, where the file says they should be, and the fix.
+    private func misplacement(checked: [Int], far: Int, what: String, regions: [ExpectedRegion], regionOf: [Int32],
+                              places: Places, fix: PlacementFix?, fromRows: Bool) -> ImportError {
+        let lats = checked.map { records[$0].lat }.sorted(), lons = checked.map { records[$0].lon }.sorted()
+        let lat = lats[lats.count / 2], lon = lons[lons.count / 2]
+        let country = places.countryByName.values.sorted().first { places.places[$0].kind == .country && places.contains($0, longitude: lon, latitude: lat) }
+        let state = places.state(containing: lon, latitude: lat)
+        var named = Dictionary(checked.map { (regions[Int(regionOf[$0])].name, 1) }, uniquingKeysWith: +)
+            .sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(3).map { "\($0.key.replacingOccurrences(of: " named on its row", with: "")) \(grouped($0.value))" }
+        if regions.count > 3 { named.append("…") }
+        var landed = " (no country)"
+        if let country { landed = " (" + (state.map { "\($0.name), " } ?? "") + places.places[country].name + ")" }
+        let counted = "\(grouped(min(far, checked.count))) of \(grouped(checked.count)) wells lie outside \(what)"
+        var reason = counted + ": read as given they land around " + ProjectedCandidates.place(lat, lon) + landed
+        reason += fromRows ? ", where the file says " + named.joined(separator: ", ") + "." : "."
+        if let fix {
+            reason += " It looks as if \(fix.slip): read so, \(grouped(fix.fits)) of \(grouped(fix.checked)) sampled wells land where their rows say."
+        } else {
+            reason += " No usual slip (a lost minus sign, swapped columns, swapped x/y, feet read as metres) puts them there;"
+                + " check the coordinate columns and their CRS."
+        }
+        return ImportError(.misplaced, reason, remedy: .relocate(fix), file: summary.file)
+    }
+}
