@@ -143,8 +143,8 @@ extension ScannedFile {
                   let info = try? CRSInfo.describe(crs), !info.isGeographic || crs != "EPSG:4326",
                   var area = info.areaOfUse, area.east - area.west < 300 || area.west > area.east {
             // A margin of half a degree: zones are used a little past their stated areas.
-            area = CRSInfo.Area(west: area.west - 0.5, south: area.south - 0.5, east: area.east + 0.5, north: area.north + 0.5)
-            what = "the area of use of \(info.identifier) (\(info.name): \(area.name ?? "its area"))"
+            area = CRSInfo.Area(west: area.west - 0.5, south: area.south - 0.5, east: area.east + 0.5, north: area.north + 0.5, name: area.name)
+            what = "the area of use of \(info.identifier) (\(info.name)" + (area.name.map { ": \($0)" } ?? "") + ")"
             regions.append(ExpectedRegion(name: "the area of use of \(info.identifier)", box: area))
             for k in regionOf.indices { regionOf[k] = 0 }
         } else if options.coordinates.xColumn == nil, records.count(where: { $0.lat < -60 }) * 2 >= records.count,
@@ -311,7 +311,8 @@ extension ScannedFile {
         var reason = counted + ": read as given they land around " + ProjectedCandidates.place(lat, lon) + landed
         reason += fromRows ? ", where the file says " + named.joined(separator: ", ") + "." : "."
         if let fix {
-            reason += " It looks as if \(fix.slip): read so, \(grouped(fix.fits)) of \(grouped(fix.checked)) sampled wells land where their rows say."
+            reason += " It looks as if \(fix.slip): read so, \(grouped(fix.fits)) of \(grouped(fix.checked)) sampled wells land "
+                + (fromRows ? "where their rows say." : "inside it.")
         } else {
             reason += " No usual slip (a lost minus sign, swapped columns, swapped x/y, feet read as metres) puts them there;"
                 + " check the coordinate columns and their CRS."
