@@ -202,21 +202,25 @@ struct ColumnInference {
     /// Returns the datums seen, most common first.
     private mutating func inferDatumColumn(_ options: inout LoadOptions) -> [String] {
         guard options.coordinates.crs == nil else { return [] }
-        let known = Set(options.coordinates.datums.keys.map { $0.uppercased() })
+        let lookup = options.coordinates.datumLookup
+        func known(_ value: String) -> Bool { lookup[CoordinateOptions.datumKey(value)] != nil }
         let given = options.coordinates.datumColumn.flatMap { header.firstIndex(of: $0) }
         for index in given.map({ [$0] }) ?? Array(header.indices) {
             // A quick look at a few values first: most columns are plainly not datums.
             let first = sample.lazy.map { $0[index] }.filter { !$0.isEmpty }.prefix(20)
-            guard given != nil || first.contains(where: { known.contains($0.trimmingCharacters(in: .whitespaces).uppercased()) })
+            guard given != nil || first.contains(where: known)
             else { continue }
-            let values = sample.map { $0[index].trimmingCharacters(in: .whitespaces).uppercased() }.filter { !$0.isEmpty }
+            let values = sample.map { $0[index].trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             guard !values.isEmpty else { continue }
-            let counts = Dictionary(values.map { ($0, 1) }, uniquingKeysWith: +)
-            let matching = counts.filter { known.contains($0.key) }.values.reduce(0, +)
-            guard given != nil || matching * 100 >= values.count * 95 else { continue }
+            // Counted by datum, each spelling (`NAD 27`, `nad27`) under its key (`NAD27`).
+            let counts = Dictionary(values.map { (known($0) ? CoordinateOptions.datumKey($0) : $0, 1) }, uniquingKeysWith: +)
+            let spellings = Set(values.filter(known)).count
+            let matching = counts.filter { known($0.key) }.values.reduce(0, +)
+            // Mostly datum names: a value it does not know rejects its row, naming the value and the fix.
+            guard given != nil || matching * 100 >= values.count * 60 else { continue }
             let ranked = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map(\.key)
             if given == nil { options.coordinates.datumColumn = header[index] }
-            if options.coordinates.emptyDatum == nil, let common = ranked.first(where: known.contains),
+            if options.coordinates.emptyDatum == nil, let common = ranked.first(where: known),
                values.count < sample.count {
                 options.coordinates.emptyDatum = common
             }
@@ -225,6 +229,8 @@ struct ColumnInference {
                 subject: "datum", column: header[index], value: "per row: " + ranked.prefix(4).map { "\($0) \(grouped(counts[$0]!))" }.joined(separator: ", "),
                 evidence: given != nil ? "given as the datum column"
                     : "\(grouped(matching)) of \(grouped(values.count)) sampled values name a datum"
+                    + (spellings > counts.count { known($0.key) } ? " (\(spellings) spellings)" : "")
+                    + (matching < values.count ? "; rows with another value are rejected with it" : "")
                     + (empties > 0 && options.coordinates.emptyDatum != nil ? "; \(grouped(empties)) empty cells taken as \(options.coordinates.emptyDatum!)" : ""),
                 override: "\(options.describeRemedy(.datumColumn)), or \(options.describeRemedy(.oneCRS)) for one CRS"))
             return ranked

@@ -67,11 +67,40 @@ public struct CoordinateOptions: Sendable, Equatable {
         datumColumn != nil || !(crs == nil || crs == "EPSG:4326" || crs == "4326")
     }
 
-    /// The CRS a row's coordinates are in, given its datum cell.
-    func crs(forDatum datum: String?) -> String? {
+    /// The CRS a row's coordinates are in, given its datum cell and ``datumLookup``.
+    func crs(forDatum datum: String?, in lookup: [String: String]) -> String? {
         guard datumColumn != nil else { return crs ?? "EPSG:4326" }
-        var name = (datum ?? "").trimmingCharacters(in: .whitespaces).uppercased()
-        if name.isEmpty, let emptyDatum { name = emptyDatum.uppercased() }
-        return datums.first { $0.key.uppercased() == name }?.value
+        var name = (datum ?? "").trimmingCharacters(in: .whitespaces)
+        if name.isEmpty, let emptyDatum { name = emptyDatum }
+        return lookup[Self.datumKey(name)]
+    }
+
+    /// ``datums`` by ``datumKey(_:)``, with each CRS's own code as a name too (`EPSG:4267`, `4267`).
+    var datumLookup: [String: String] {
+        var lookup: [String: String] = [:]
+        for (name, crs) in datums {
+            lookup[Self.datumKey(name)] = crs
+            lookup[Self.datumKey(crs)] = crs
+        }
+        return lookup
+    }
+
+    /// A datum name as the key it is looked up by, so that the usual spellings of one datum meet:
+    /// `NAD 27`, `NAD-27`, `nad27`, `NAD1927`, `North American Datum 1927`, `GCS_North_American_1927`
+    /// → `NAD27`; `WGS 1984` → `WGS84`; `NAD83(HARN)` → `NAD83HARN`; `4267` → `EPSG:4267`.
+    static func datumKey(_ name: String) -> String {
+        var key = name.uppercased().filter { !" -_.()/".contains($0) }
+        if key.allSatisfy(\.isNumber), !key.isEmpty { return "EPSG:" + key }
+        if key.hasPrefix("GCS") { key.removeFirst(3) }
+        if key.hasPrefix("D") && key.dropFirst().hasPrefix("NORTHAMERICAN") { key.removeFirst() }   // ESRI's D_North_American_1927
+        for (long, short) in [("NORTHAMERICANDATUM", "NAD"), ("NORTHAMERICAN", "NAD"), ("WORLDGEODETICSYSTEM", "WGS")] where key.hasPrefix(long) {
+            key = short + key.dropFirst(long.count)
+        }
+        for (year, short) in [("1927", "27"), ("1983", "83"), ("1984", "84"), ("1972", "72")] {
+            for datum in ["NAD", "WGS"] where key.hasPrefix(datum + year) {
+                key = datum + short + key.dropFirst(datum.count + year.count)
+            }
+        }
+        return key
     }
 }

@@ -14,20 +14,25 @@ struct RecordValidator: Sendable {
     let header: [String]
     /// The file's name without its directory, the `FILE` of generated identifiers.
     let fileLabel: String
+    /// Eight hex digits that tell this file's contents from another's of the same name (``fileTag(header:firstRecord:)``).
+    let fileTag: String
     let detailSlots: [(field: WellField, index: Int?)]
     let extraIndices: [Int]
     let latIndex: Int, lonIndex: Int
     let idIndex: Int?, nameIndex: Int?
     private let coordinates: CoordinateOptions
     private let datumIndex: Int?
+    /// ``CoordinateOptions/datumLookup``, made once.
+    private let datumLookup: [String: String]
     /// Every CRS a record's coordinates may be in; ``ScannedRecord/Source/crs`` indexes it.
     let crsNames: [String]
     /// Words a remedy in a reject's reason (``LoadOptions/describeRemedy``).
     let describe: @Sendable (LoadRemedy) -> String
 
     /// - Parameter file: The file as the user named it: its name goes into generated identifiers.
-    init(mapping: ColumnMapping, file: String, coordinates: CoordinateOptions = CoordinateOptions(),
+    init(mapping: ColumnMapping, file: String, fileTag: String = "", coordinates: CoordinateOptions = CoordinateOptions(),
          describe: @escaping @Sendable (LoadRemedy) -> String = { $0.apiText }) {
+        self.fileTag = fileTag
         self.mapping = mapping
         self.describe = describe
         self.coordinates = coordinates
@@ -42,6 +47,7 @@ struct RecordValidator: Sendable {
         idIndex = mapping.indices[.identifier]
         nameIndex = mapping.indices[.name]
         crsNames = Array(Set([coordinates.crs ?? "EPSG:4326"] + coordinates.datums.values)).sorted()
+        datumLookup = coordinates.datumLookup
     }
 
     /// Decides whether a record is a well, and where it is.
@@ -70,7 +76,7 @@ struct RecordValidator: Sendable {
         var source: ScannedRecord.Source?
         if coordinates.needsTransform {
             let datum = datumIndex.map { fields.text($0) }
-            guard let crs = coordinates.crs(forDatum: datum) else {
+            guard let crs = coordinates.crs(forDatum: datum, in: datumLookup) else {
                 return .failure(RejectReason(
                     column: datumIndex.map { header[$0] }, kind: .unknownDatum,
                     reason: "datum \"\(datum ?? "")\" is not one of \(coordinates.datums.keys.sorted().joined(separator: ", ")); map it with \(describe(.mapDatum))"))
@@ -127,11 +133,24 @@ struct RecordValidator: Sendable {
 
     /// The same validator with the identifier column kept as an attribute: every record gets a generated identifier.
     func withoutIdentifier() -> RecordValidator {
-        RecordValidator(mapping: mapping.without(.identifier), file: fileLabel, coordinates: coordinates, describe: describe)
+        RecordValidator(mapping: mapping.without(.identifier), file: fileLabel, fileTag: fileTag, coordinates: coordinates, describe: describe)
     }
 
-    /// The identifier a record without one gets: `FILE:LINE`, stable across reloads of the same file.
-    func generatedIdentifier(line: Int) -> String { "\(fileLabel):\(line)" }
+    /// The identifier a record without one gets: `FILE@TAG:LINE`, stable across reloads of the same
+    /// file, where the same file is one of the same name whose header and first record are the same
+    /// (``fileTag(header:firstRecord:)``): two different lists both called `wells.csv`, or two
+    /// different streams on standard input, get different identifiers and add up.
+    func generatedIdentifier(line: Int) -> String { fileTag.isEmpty ? "\(fileLabel):\(line)" : "\(fileLabel)@\(fileTag):\(line)" }
+
+    /// Eight hex digits of FNV-1a over the header's and the first record's fields: what tells two
+    /// files of one name apart, and stays the same when later rows are corrected or appended.
+    static func fileTag(header: [String], firstRecord: [String]?) -> String {
+        var text = header.joined(separator: "\u{1F}") + "\u{1E}" + (firstRecord ?? []).joined(separator: "\u{1F}")
+        let hash = text.withUTF8 { DuplicateIdentifiers.fnv1a($0) }
+        let folded = UInt32(truncatingIfNeeded: hash ^ (hash >> 32))
+        let hex = String(folded, radix: 16)
+        return String(repeating: "0", count: 8 - hex.count) + hex
+    }
 
     private func coordinate(_ fields: RecordFields, _ index: Int, _ what: String, example: String, hemisphere: DMS.Hemisphere?) -> Result<Double, RejectReason> {
         if fields.isEmpty(index) {

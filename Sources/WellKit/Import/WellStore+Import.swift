@@ -164,7 +164,8 @@ extension WellStore {
                 override: ""), at: 0)
         }
 
-        let validator = RecordValidator(mapping: mapping, file: name ?? path, coordinates: options.coordinates, describe: options.describeRemedy)
+        let validator = RecordValidator(mapping: mapping, file: name ?? path, fileTag: RecordValidator.fileTag(header: header.fields, firstRecord: sample.first),
+                                        coordinates: options.coordinates, describe: options.describeRemedy)
         let part = PartitionedParse.run(file: file, from: data.offset, line: data.line, delimiter: reader.delimiter,
                                         validator: validator, options: options)
         options.progress?(LoadProgress(phase: .reading, done: file.bytes.count, total: file.bytes.count))
