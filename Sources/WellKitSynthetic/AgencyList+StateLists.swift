@@ -1,3 +1,5 @@
+import WellKit
+
 extension AgencyList {
     // MARK: - Texas counties
 
@@ -18,6 +20,12 @@ extension AgencyList {
 
     /// The most records a `coordinate-errors` file can number uniquely: 100,000 per county.
     static let apiNumberCapacity = 100_000 * texasCounties.count
+
+    /// The postal code of the state the well lies in (by the outlines loads check against), or
+    /// nothing where no county's outline holds it: the `State` column is evidence a load checks.
+    static func state(of well: SourceWell) -> String {
+        Places.shared?.state(containing: Double(well.longitude) / 1e6, latitude: Double(well.latitude) / 1e6)?.postal ?? ""
+    }
 
     // MARK: - damaged-ids
 
@@ -74,7 +82,9 @@ extension AgencyList {
             text.append(microdegrees: well.longitude)
             text.append(byte: comma)
             text.append(csvField: Self.texasCounties[Self.cell(of: well, among: Self.texasCounties.count)])
-            text.append(",TX,")
+            text.append(byte: comma)
+            text.append(Self.state(of: well))
+            text.append(byte: comma)
             if let spud = well.spud { text.append(usDate: spud) }
             text.append(byte: comma)
             if let feet = well.depthFeet { text.append(quotedThousands: feet) }
@@ -106,7 +116,8 @@ extension AgencyList {
     /// The header of the `coordinate-errors` layout.
     static let coordinateErrorsHeader = "API Number,Well Name,Operator,Latitude,Longitude,County,State,Status"
 
-    /// Writes the `coordinate-errors` layout: a Texas list with a unique `API Number` and a few wrong coordinates.
+    /// Writes the `coordinate-errors` layout: a list with Texas-style `API Number`s (unique), the state each well
+    /// truly lies in (``state(of:)``), and a few wrong coordinates.
     ///
     /// `max(1, count / 100)` rows, chosen by selection sampling, carry one error each in
     /// ``AnswerKey/Suspect/Reason`` rotation; the key lists them by line.
@@ -161,7 +172,9 @@ extension AgencyList {
             }
             text.append(byte: comma)
             text.append(csvField: Self.texasCounties[county])
-            text.append(",TX,")
+            text.append(byte: comma)
+            text.append(Self.state(of: well))
+            text.append(byte: comma)
             text.append(csvField: well.status)
             text.endLine(crlf: false)
             if let reason {

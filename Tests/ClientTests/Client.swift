@@ -44,6 +44,10 @@ struct Client {
         let transformations: [Transformation] = summary.transformations
         let report: IdentifierReport? = summary.identifierNotKey
         _ = (kinds, inferences, suspects, transformations, report)
+        // A misplaced file stops with the fix as data.
+        do { _ = try store.load(csvAt: path, options: options) } catch let error as ImportError {
+            if case .relocate(let fix?)? = error.remedy { let _: PlacementFix = fix; _ = fix.apiText }
+        }
         return summary
     }
 

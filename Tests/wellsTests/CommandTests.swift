@@ -75,7 +75,8 @@ import Testing
             #expect(second["inserted"] as? Int == 0 && second["updated"] as? Int == 3)
             #expect(piped["inserted"] as? Int == 0 && piped["updated"] as? Int == 3 && piped["file"] as? String == "/dev/stdin")
             let identifiers = try WellStore(path: store, mode: .readOnly).pool.read { try String.fetchAll($0, sql: "SELECT uwi FROM details ORDER BY uwi") }
-            #expect(identifiers == ["1", "3", "stdin:3"])
+            let tag = RecordValidator.fileTag(header: ["api", "well_name", "latitude", "longitude"], firstRecord: ["1", "A", "36.1", "-85.1"])
+            #expect(identifiers == ["1", "3", "stdin@\(tag):3"])
         }
     }
 

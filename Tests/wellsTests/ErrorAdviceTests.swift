@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Testing
+import WellsTestSupport
 @testable import WellsCLI
 @testable import WellKit
 
@@ -47,7 +48,7 @@ import Testing
 
 extension ErrorAdviceTests {
     @Test func candidateCRSsComeWithTheLoadCommand() {
-        let path = "/work/shared/data/in-igs-orphan-wells-utm16n.csv"
+        let path = RepositoryData.realList("in-igs-orphan-wells-utm16n.csv")
         do { _ = try WellStore.dryRun(csvAt: path); Issue.record("no error") } catch {
             #expect(Terminal.describe(error).contains("\n    wells load \(path) --crs EPSG:26916 --x Utmx --y Utmy"))
         }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+import WellsTestSupport
 @testable import WellKit
 @testable import WellKitSynthetic
 
@@ -42,9 +43,8 @@ import Testing
 
     static func sha(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
 
-    /// The 25-well Alabama list in ../shared/data.
-    static let small = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/data/al-sogb-wells-multiline.csv").path
+    /// The 25-well Alabama list in Data/real.
+    static let small = RepositoryData.realList("al-sogb-wells-multiline.csv")
 
     @Test func directoriesAndDevicesAreRefusedWithoutACrash() throws {
         try withTemporaryDirectory("wells-safety") { directory in

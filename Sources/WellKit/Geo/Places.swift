@@ -12,9 +12,12 @@ import Foundation
 /// A point is inside a place when it is inside an odd number of the place's rings (so holes and
 /// multipolygons need no special case). Each place keeps its edges in latitude bands, so a test
 /// looks at the few edges that cross the point's latitude.
-final class Places: Sendable {
+package final class Places: Sendable {
     /// How far outside a named place a well may lie before it is flagged, for the outlines' simplification.
     static let tolerance = 2_000.0
+    /// How far outside its place a well at sea (on no country's land) may lie: offshore wells are
+    /// real, in state waters (3 to 9 nautical miles) and beyond, out to an exclusive economic zone (200).
+    static let seaTolerance = 400_000.0
 
     enum Kind: String, Decodable, Sendable { case county, country }
 
@@ -39,9 +42,11 @@ final class Places: Sendable {
     let countiesByState: [String: [Int]]
     /// A country's code or name, upper-cased → its index.
     let countryByName: [String: Int]
+    /// The indices of the countries.
+    let countries: [Int]
 
     /// The outlines shipped with the library, or nil when its resources are missing (the check is then skipped, and said so).
-    static let shared: Places? = try? Places(directory: resourceDirectory())
+    package static let shared: Places? = try? Places(directory: resourceDirectory())
 
     /// Where the resources are: `$WELLKIT_PLACES` if set, else SwiftPM's resource bundle beside the
     /// executable, else the source tree this library was built from.
@@ -96,6 +101,7 @@ final class Places: Sendable {
         self.places = places
         countiesByState = counties
         countryByName = countries
+        self.countries = places.indices.filter { places[$0].kind == .country }
     }
 
     private static func band(_ place: inout Place, _ vertices: [Float]) {
@@ -172,6 +178,11 @@ final class Places: Sendable {
         }.min() ?? best
     }
 
+    /// Whether the point lies on some country's land.
+    func isOnLand(longitude: Double, latitude: Double) -> Bool {
+        countries.contains { contains($0, longitude: longitude, latitude: latitude) }
+    }
+
     /// The box around `indices`.
     func extent(of indices: [Int]) -> (west: Double, south: Double, east: Double, north: Double)? {
         guard let first = indices.first else { return nil }
@@ -184,7 +195,7 @@ final class Places: Sendable {
     }
 
     /// The state (as ``USState``) whose counties contain the point, if any.
-    func state(containing longitude: Double, latitude: Double) -> USState? {
+    package func state(containing longitude: Double, latitude: Double) -> USState? {
         for state in USState.all {
             if let counties = countiesByState[state.fips], contains(any: counties, longitude: longitude, latitude: latitude) { return state }
         }
@@ -193,10 +204,10 @@ final class Places: Sendable {
 }
 
 /// A US state, DC or Puerto Rico: its FIPS code, postal code and name.
-struct USState: Sendable, Equatable {
-    var fips: String
-    var postal: String
-    var name: String
+package struct USState: Sendable, Equatable {
+    package var fips: String
+    package var postal: String
+    package var name: String
 
     static let all: [USState] = """
         01 AL Alabama|02 AK Alaska|04 AZ Arizona|05 AR Arkansas|06 CA California|08 CO Colorado|09 CT Connecticut|10 DE Delaware|\

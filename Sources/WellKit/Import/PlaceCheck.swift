@@ -88,6 +88,15 @@ struct ExpectedRegion {
         return places.distance(to: self.places, longitude: longitude, latitude: latitude)
     }
 
+    /// How far outside the region the point lies when that is beyond the tolerance (``Places/tolerance``
+    /// on land, ``Places/seaTolerance`` at sea); nil when it is inside or within it.
+    func excess(_ places: Places, latitude: Double, longitude: Double) -> Double? {
+        let distance = distance(places, latitude: latitude, longitude: longitude)
+        guard distance > Places.tolerance else { return nil }
+        if box == nil, distance <= Places.seaTolerance, !places.isOnLand(longitude: longitude, latitude: latitude) { return nil }
+        return distance
+    }
+
     func contains(_ places: Places, latitude: Double, longitude: Double) -> Bool {
         if let box { return box.contains(longitude: longitude, latitude: latitude) }
         return places.contains(any: self.places, longitude: longitude, latitude: latitude)
@@ -169,9 +178,7 @@ extension ScannedFile {
         // Beyond the outlines' tolerance: all of them when few, else a sample decides for the file.
         let sampleStride = max(1, outside.count / 400)
         let sampled = stride(from: 0, to: outside.count, by: sampleStride).map { outside[$0] }
-        let far = sampled.count { k in
-            regions[Int(regionOf[k])].distance(places, latitude: records[k].lat, longitude: records[k].lon) > Places.tolerance
-        }
+        let far = sampled.count { k in regions[Int(regionOf[k])].excess(places, latitude: records[k].lat, longitude: records[k].lon) != nil }
         let farEstimate = far * outside.count / max(1, sampled.count)
         if checked.count >= 3, farEstimate * 2 >= checked.count {
             let fix = wholeFileFix(checked: checked, regions: regions, regionOf: regionOf, places: places, options: options)
@@ -184,8 +191,7 @@ extension ScannedFile {
         var findings: [SuspectCoordinates.Finding] = []
         for k in outside {
             let record = records[k], region = regions[Int(regionOf[k])]
-            let distance = region.distance(places, latitude: record.lat, longitude: record.lon)
-            guard distance > Places.tolerance else { continue }
+            guard let distance = region.excess(places, latitude: record.lat, longitude: record.lon) else { continue }
             let gap = distance.isFinite ? " (\((distance / 1000).projDecimal(1)) km)" : ""
             let detail = "outside \(region.name)\(gap)"
             if let (reason, lat, lon) = SuspectCoordinates.repair((record.lat, record.lon), landsAmongOthers: {

@@ -313,9 +313,18 @@ struct ScannedFile {
     ///
     /// - Parameter placeFindings: The wells outside the places their rows name (``checkPlaces(_:)``), which take precedence.
     mutating func flagSuspects(reject: Bool, placeFindings: [SuspectCoordinates.Finding] = []) {
-        let placed = Set(placeFindings.map(\.index))
-        let findings = (placeFindings + SuspectCoordinates.find(records.map { ($0.lat, $0.lon) }).filter { !placed.contains($0.index) })
-            .sorted { $0.index < $1.index }
+        // A well outside its row's place keeps the slip that would put it back; one that no slip explains
+        // keeps the neighbours' reason (such as "far from the others") when they have one, with the place's detail.
+        var byIndex = Dictionary(SuspectCoordinates.find(records.map { ($0.lat, $0.lon) }).map { ($0.index, $0) }, uniquingKeysWith: { a, _ in a })
+        for finding in placeFindings {
+            if finding.reason == SuspectCoordinates.outsidePlace, var other = byIndex[finding.index] {
+                other.detail = finding.detail + "; " + other.detail
+                byIndex[finding.index] = other
+            } else {
+                byIndex[finding.index] = finding
+            }
+        }
+        let findings = byIndex.values.sorted { $0.index < $1.index }
         guard !findings.isEmpty else { return }
         for finding in findings {
             let record = records[finding.index]

@@ -123,7 +123,8 @@ import Testing
     }
 
     @Test func rejectKindsKeepTheirTexts() {
-        #expect(RejectKind.allCases.count == 18)
+        #expect(RejectKind.allCases.count == 19)
+        #expect(RejectKind(suspect: "outside named place") == .suspectOutsidePlace)
         #expect(RejectKind.latitudeOutOfRange.rawValue == "latitude out of range")
         for slip in ["longitude sign", "latitude sign", "swapped", "lost digit", "far from the others"] {
             #expect(RejectKind(suspect: slip).rawValue == "suspect: " + slip)

@@ -48,13 +48,9 @@ private func localMetres(_ a: (x: Double, y: Double), _ b: (x: Double, y: Double
 
     /// Every Indiana orphan well: Utmx/Utmy (EPSG:26916) -> 4326 -> 3857 matches x/y within 2 m.
     @Test func indianaWellsMatchPublishedWebMercator() throws {
-        let repo = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        let file = repo.appendingPathComponent("../shared/data/in-igs-orphan-wells-utm16n.csv")
-            .standardizedFileURL
+        let file = URL(fileURLWithPath: Fixtures.sharedData("in-igs-orphan-wells-utm16n.csv"))
         guard let data = FileManager.default.contents(atPath: file.path) else {
-            Issue.record("missing test data \(file.path): the shared well files must sit in ../shared/data")
+            Issue.record("missing test data \(file.path)")
             return
         }
         var text = String(decoding: data, as: UTF8.self)

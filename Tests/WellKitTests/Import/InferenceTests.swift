@@ -128,9 +128,11 @@ import Testing
         #expect(summary.inserted == 300)
         #expect(summary.rejectReasons == ["duplicate well": 2])
         #expect(summary.warnings.contains { $0.contains("not a key") && $0.contains(#"LoadOptions.identifier = .column("Well API")"#) })
+        let generated = "tx.csv@" + RecordValidator.fileTag(header: ["Well API", "Well Name", "Latitude", "Longitude"],
+                                                             firstRecord: rows[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)) + ":9"
         try store.pool.read { (db: Database) throws -> Void in
-            #expect(try String.fetchOne(db, sql: "SELECT uwi FROM details JOIN pins ON pins.id = pin_id WHERE name = 'W 7'") == "tx.csv:9")
-            #expect(try String.fetchOne(db, sql: "SELECT json_extract(extra, '$.\"Well API\"') FROM details WHERE uwi = 'tx.csv:9'") == "4.21236E+13")
+            #expect(try String.fetchOne(db, sql: "SELECT uwi FROM details JOIN pins ON pins.id = pin_id WHERE name = 'W 7'") == generated)
+            #expect(try String.fetchOne(db, sql: "SELECT json_extract(extra, '$.\"Well API\"') FROM details WHERE uwi = ?", arguments: [generated]) == "4.21236E+13")
         }
         // Loading again updates, and --id makes the column a key again.
         #expect(try store.load(csvAt: path).updated == 300)

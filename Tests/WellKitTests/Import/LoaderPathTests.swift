@@ -95,11 +95,14 @@ import Testing
         let header = try #require(try reader.next()).fields
         var expected: [String: [String: String]] = [:]
         var badValues = 0
+        var tag: String?
         while let record = try reader.next() {
             let f = record.fields
+            // Generated identifiers are FILE@TAG:LINE, the tag from the header and the first record.
+            if tag == nil { tag = RecordValidator.fileTag(header: header, firstRecord: f) }
             guard record.issue == nil, f.count == header.count, let lat = Double(f[2]), let lon = Double(f[3]), !(lat == 0 && lon == 0)
             else { continue }
-            let uwi = f[0].isEmpty ? "wells.csv:\(record.line)" : f[0]
+            let uwi = f[0].isEmpty ? "wells.csv@\(tag!):\(record.line)" : f[0]
             guard expected[uwi] == nil else { continue }
             var row: [String: String] = ["lat": String(lat), "lon": String(lon)]
             var extra: [String: String] = [:]

@@ -231,7 +231,8 @@ import Testing
         let generated = try store.load(csvAt: file)
         #expect(generated.generatedIdentifiers == 1)
         #expect(try store.pool.read { try String.fetchOne($0, sql: "SELECT uwi FROM details ORDER BY uwi LIMIT 1") } == "B")
-        #expect(try store.pool.read { try Bool.fetchOne($0, sql: "SELECT EXISTS(SELECT 1 FROM details WHERE uwi = 'ids.csv:2')") } == true)
+        #expect(try store.pool.read { try Bool.fetchOne($0, sql: "SELECT EXISTS(SELECT 1 FROM details WHERE uwi = ?)", arguments: [
+            "ids.csv@" + RecordValidator.fileTag(header: ["uwi", "lat", "lon"], firstRecord: ["", "51", "-114"]) + ":2"]) } == true)
         var options = LoadOptions()
         options.onMissingIdentifier = .reject
         let rejected = try Fixtures.makeStore().load(csvAt: file, options: options)

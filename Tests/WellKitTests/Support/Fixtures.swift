@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WellsTestSupport
 @testable import WellKit
 
 /// Temporary files and stores for tests, and the shared real well lists.
@@ -40,12 +41,10 @@ enum Fixtures {
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The path of a real well list in `../shared/data`; records an issue if it is missing.
+    /// The path of a real well list in `Data/real`; records an issue if it is missing.
     static func sharedData(_ name: String) -> String {
-        let path = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/data/\(name)").path
-        if !FileManager.default.fileExists(atPath: path) {
-            Issue.record("missing \(path): the real well lists are expected in ../shared/data beside the repository")
-        }
+        let path = RepositoryData.realList(name)
+        if !FileManager.default.fileExists(atPath: path) { Issue.record("missing \(path): the real well lists are kept in Data/real") }
         return path
     }
 

@@ -1,0 +1,215 @@
+import Foundation
+import GRDB
+import Testing
+import WellsTestSupport
+@testable import WellKit
+
+/// Files made the way agencies publish them (`Tests/Fixtures/Placement`, made by its
+/// `make_fixtures.py`), each with a slip that used to load its wells onto the wrong continent with
+/// exit 0. Each must now stop with exit 65 and a command that, pasted, loads the wells where their
+/// rows say; or load with its wells where they belong.
+@Suite struct PlacementTests {
+    static let fixtures = RepositoryData.root.appendingPathComponent("Tests/Fixtures/Placement")
+
+    static func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
+
+    /// A path for a new store, in a directory removed at exit.
+    static func newStorePath() -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wells-placement-\(getpid())")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.appendingPathComponent(UUID().uuidString + ".sqlite").path
+    }
+
+    /// The command after "load with: " in a message, split as a shell would split it.
+    static func suggestedCommand(_ message: String, after marker: String = "load with: ") -> [String]? {
+        guard let line = message.split(separator: "\n").first(where: { $0.contains(marker) }),
+              let range = line.range(of: marker) else { return nil }
+        var words: [String] = [], word = "", quoted = false, any = false
+        for c in line[range.upperBound...] {
+            if c == "'" { quoted.toggle(); any = true } else if c == " " && !quoted {
+                if any { words.append(word) }
+                word = ""; any = false
+            } else { word.append(c); any = true }
+        }
+        if any { words.append(word) }
+        return words
+    }
+
+    /// Runs the suggested command (without its leading `wells`) and returns what it stored.
+    static func paste(_ message: String) throws -> [(uwi: String, lat: Double, lon: Double)] {
+        let command = try #require(suggestedCommand(message), "no command in: \(message)")
+        #expect(command.prefix(2) == ["wells", "load"])
+        let result = try HardeningTests.wells(Array(command.dropFirst()))
+        #expect(result.status == 0, "the pasted command failed: \(command) \(result.err)")
+        let db = try #require(command.firstIndex(of: "--db").map { command[$0 + 1] })
+        let store = try WellStore(path: db, mode: .existing)
+        return try store.pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT uwi, lat, lon FROM pins JOIN details ON details.pin_id = pins.id ORDER BY uwi")
+                .map { ($0["uwi"], $0["lat"], $0["lon"]) }
+        }
+    }
+
+    /// Whether every well lies inside `state` (by its counties' outlines, to the check's tolerance).
+    static func allInside(_ wells: [(uwi: String, lat: Double, lon: Double)], _ postal: String) throws -> Bool {
+        let places = try #require(Places.shared)
+        let state = try #require(USState.named(postal, fips: false))
+        let counties = places.countiesByState[state.fips] ?? []
+        return wells.allSatisfy { places.distance(to: counties, longitude: $0.lon, latitude: $0.lat) <= Places.tolerance }
+    }
+
+    @Test func lostMinusSignsWithAStateColumnStopWithImpliedWest() throws {
+        try withTemporaryDirectory("placement") { directory in
+            let db = directory.appendingPathComponent("ok.sqlite").path
+            let result = try HardeningTests.wells(["load", Self.fixture("ok-lost-sign.csv"), "--db", db])
+            #expect(result.status == 65)
+            #expect(result.err.contains("300 of 300 wells lie outside the state named on their rows (State)"), "\(result.err)")
+            #expect(result.err.contains("(China)") && result.err.contains("Oklahoma 300"))
+            #expect(result.err.contains("--implied-west"))
+            #expect(!FileManager.default.fileExists(atPath: db), "a stopped first load leaves no store")
+            let wells = try Self.paste(result.err)
+            #expect(wells.count == 300)
+            #expect(try Self.allInside(wells, "OK"))
+        }
+    }
+
+    @Test func aFewLostSignsAreFlaggedWithTheirSlipAndTheirState() throws {
+        let summary = try WellStore(path: Self.newStorePath()).load(csvAt: Self.fixture("ok-four-slips.csv"))
+        #expect(summary.inserted == 300)
+        #expect(summary.suspects.map(\.line) == [9, 72, 172, 272])
+        #expect(summary.suspects.allSatisfy { $0.reason == "longitude sign" && $0.detail.contains("outside Oklahoma named on its row") })
+        #expect(summary.inferences.contains { $0.subject == "state" && $0.column == "State" })
+    }
+
+    @Test func statePlaneFeetReadAsMetresStopWithTheFeetCRS() throws {
+        try withTemporaryDirectory("placement") { directory in
+            let db = directory.appendingPathComponent("sp.sqlite").path
+            let result = try HardeningTests.wells(["load", Self.fixture("ok-stateplane-ftus.csv"), "--db", db,
+                                                   "--crs", "EPSG:32124", "--x", "X_COORD", "--y", "Y_COORD"])
+            #expect(result.status == 65)
+            #expect(result.err.contains("US survey feet") && result.err.contains("--crs EPSG:2267"), "\(result.err)")
+            try Self.expectTheKey(try Self.paste(result.err))
+        }
+    }
+
+    /// The answer key's positions, to the fixture's rounding.
+    static func expectTheKey(_ wells: [(uwi: String, lat: Double, lon: Double)]) throws {
+        let key = try String(contentsOfFile: fixture("ok-stateplane-ftus-key.csv"), encoding: .utf8)
+            .split(separator: "\n").dropFirst().map { $0.split(separator: ",").map(String.init) }
+        #expect(wells.count == key.count)
+        for (well, row) in zip(wells, key) {
+            #expect(well.uwi == row[0])
+            let error = Geodesic.distance(fromLatitude: well.lat, longitude: well.lon, toLatitude: Double(row[1])!, longitude: Double(row[2])!)
+            // The fixture rounds x and y to 0.01 ft (3 mm), so a well may lie up to about 2 mm off either way.
+            #expect(error < 0.003, "\(well.uwi) is \(error) m from the key")
+        }
+    }
+
+    @Test func projectedCandidatesAreTheNamedStatesZonesAndLand() throws {
+        try withTemporaryDirectory("placement") { directory in
+            let db = directory.appendingPathComponent("sp.sqlite").path
+            let result = try HardeningTests.wells(["load", Self.fixture("ok-stateplane-ftus.csv"), "--db", db])
+            #expect(result.status == 65)
+            let first = try #require(Self.suggestedCommand(result.err, after: "    "), "\(result.err)")
+            #expect(first.contains("EPSG:2267"), "the first candidate is NAD83 / Oklahoma North (ftUS): \(result.err)")
+            #expect(!result.err.contains("EPSG:3857"), "Web Mercator puts these wells in Africa: never offered")
+            var pasted = Array(first.dropFirst())
+            pasted += ["--db", db]
+            #expect(try HardeningTests.wells(pasted).status == 0)
+            let store = try WellStore(path: db, mode: .existing)
+            try Self.expectTheKey(try store.pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT uwi, lat, lon FROM pins JOIN details ON details.pin_id = pins.id ORDER BY uwi")
+                    .map { ($0["uwi"], $0["lat"], $0["lon"]) }
+            })
+        }
+    }
+
+    @Test func swappedXAndYStopWithTheSwap() throws {
+        try withTemporaryDirectory("placement") { directory in
+            let db = directory.appendingPathComponent("sp.sqlite").path
+            let result = try HardeningTests.wells(["load", Self.fixture("ok-stateplane-ftus.csv"), "--db", db,
+                                                   "--crs", "EPSG:2267", "--x", "Y_COORD", "--y", "X_COORD"])
+            #expect(result.status == 65)
+            #expect(result.err.contains("the x and y columns are swapped"), "\(result.err)")
+            try Self.expectTheKey(try Self.paste(result.err))
+        }
+    }
+
+    /// Without a place column, the CRS's area of use is the evidence: Indiana's UTM columns swapped.
+    @Test func aUserCRSIsCheckedAgainstItsAreaOfUse() throws {
+        try withTemporaryDirectory("placement") { directory in
+            let db = directory.appendingPathComponent("in.sqlite").path
+            let file = RepositoryData.realList("in-igs-orphan-wells-utm16n.csv")
+            let result = try HardeningTests.wells(["load", file, "--db", db, "--crs", "EPSG:26916", "--x", "Utmy", "--y", "Utmx"])
+            #expect(result.status == 65)
+            #expect(result.err.contains("outside the area of use of EPSG:26916"), "\(result.err)")
+            let wells = try Self.paste(result.err)
+            #expect(wells.count == 492)
+            #expect(try Self.allInside(wells, "IN"))
+            // --no-location-check loads them as given, flagged.
+            let forced = try HardeningTests.wells(["load", file, "--db", directory.appendingPathComponent("f.sqlite").path, "--crs", "EPSG:26916",
+                                                   "--x", "Utmy", "--y", "Utmx", "--no-location-check", "--format", "json"])
+            #expect(forced.status == 0)
+            #expect(forced.out.contains("Loaded anyway"))
+        }
+    }
+
+    @Test func swappedColumnsStopWithTheMapping() throws {
+        for name in ["pa-swapped.csv", "pa-swapped-no-state.csv"] {
+            try withTemporaryDirectory("placement") { directory in
+                let db = directory.appendingPathComponent("pa.sqlite").path
+                let result = try HardeningTests.wells(["load", Self.fixture(name), "--db", db])
+                #expect(result.status == 65, "\(name)")
+                #expect(result.err.contains("(Antarctica)") && result.err.contains("--map lat=Longitude --map lon=Latitude"), "\(result.err)")
+                let wells = try Self.paste(result.err)
+                #expect(wells.count == 300)
+                #expect(try Self.allInside(wells, "PA"))
+            }
+        }
+    }
+
+    @Test func aFileWhoseEveryRowIsRejectedExits65WithTheFix() throws {
+        try withTemporaryDirectory("placement") { directory in
+            let db = directory.appendingPathComponent("all.sqlite").path
+            let result = try HardeningTests.wells(["load", Self.fixture("ok-all-swapped.csv"), "--db", db])
+            #expect(result.status == 65)
+            #expect(result.err.contains("none of the 300 records loaded") && result.err.contains("coordinates swapped"), "\(result.err)")
+            #expect(!FileManager.default.fileExists(atPath: db), "no empty store is left")
+            let wells = try Self.paste(result.err)
+            #expect(wells.count == 300)
+            #expect(try Self.allInside(wells, "OK"))
+        }
+    }
+
+    /// NAD27 written seven ways among NAD83 and WGS84: every NAD27 row goes through the NAD27 operation.
+    @Test func datumsAreReadByAnyUsualSpelling() throws {
+        let summary = try WellStore(path: Self.newStorePath()).load(csvAt: Self.fixture("datums.tsv"))
+        #expect(summary.inserted == 200 && summary.rejected == 0)
+        let byCRS = Dictionary(summary.transformations.map { ($0.source, $0.wells) }, uniquingKeysWith: +)
+        #expect(byCRS["EPSG:4267"] == 140, "\(byCRS)")
+        #expect(byCRS["EPSG:4269"] == 20)
+        #expect(summary.inferences.contains { $0.subject == "datum" && $0.value.hasPrefix("per row: NAD27 120") })
+        for spelling in ["NAD 27", "NAD-27", "NAD1927", "nad27", "North American Datum 1927", "GCS_North_American_1927", "4267", "EPSG:4267"] {
+            #expect(CoordinateOptions.datumKey(spelling) == CoordinateOptions.datumKey("NAD27") || CoordinateOptions.datumKey(spelling) == "EPSG:4267",
+                    "\(spelling)")
+        }
+        #expect(CoordinateOptions.datumKey("WGS 1984") == "WGS84" && CoordinateOptions.datumKey("NAD83(HARN)") == "NAD83HARN")
+    }
+
+    /// Two different lists, both called wells.csv, without identifiers, add up; a reload still updates.
+    @Test func twoFilesOfOneNameAddUp() throws {
+        let store = try WellStore(path: Self.newStorePath())
+        #expect(try store.load(csvAt: Self.fixture("a/wells.csv")).inserted == 150)
+        #expect(try store.load(csvAt: Self.fixture("b/wells.csv")).inserted == 150)
+        let again = try store.load(csvAt: Self.fixture("b/wells.csv"))
+        #expect(again.inserted == 0 && again.updated == 150)
+        #expect(try store.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM pins") } == 300)
+    }
+
+    /// The five real files load with no location stop and no suspect from the place check.
+    @Test func theRealFilesRaiseNoFalseAlarm() throws {
+        for name in ["tn-oilgas-wells.csv", "usgs-nwis-pa-gw-sites.tsv", "usgs-nwis-hi-pacific-gw-sites.tsv", "al-sogb-wells-multiline.csv"] {
+            let summary = try WellStore(path: Self.newStorePath()).load(csvAt: RepositoryData.realList(name))
+            #expect(summary.suspects.isEmpty, "\(name): \(summary.suspects.prefix(3))")
+        }
+    }
+}
