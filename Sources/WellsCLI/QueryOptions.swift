@@ -66,14 +66,18 @@ package struct QueryOptions: ParsableArguments {
 
 /// Runs a query and streams its rows to standard output in the chosen format.
 package enum QueryRunner {
-    package static func run(store: WellStore, request: WellFetchRequest, options: QueryOptions, distanceFrom center: Coordinate? = nil) throws {
+    /// - Returns: The number of rows written.
+    @discardableResult
+    package static func run(store: WellStore, request: WellFetchRequest, options: QueryOptions, distanceFrom center: Coordinate? = nil) throws -> Int {
         let fields = try options.fieldList()
         let transformer = try options.toCRS.map { try TransformCache.shared.transformer(from: "EPSG:4326", to: $0) }
         let latIndex = fields.firstIndex(of: .latitude) ?? 0, lonIndex = fields.firstIndex(of: .longitude) ?? 0
         let columns = fields.map(\.rawValue) + (center == nil ? [] : ["distance_m"]) + (transformer == nil ? [] : ["x", "y"])
         let output = StandardOutput()
         let writer = ResultWriter(terminal: options.format, columns: columns) { output.write($0) }
+        var rows = 0
         try store.forEachRow(request, fields: fields, distanceFrom: center) { row in
+            rows += 1
             var values = row.values
             if center != nil, let meters = values[values.count - 1].double {
                 values[values.count - 1] = .real((meters * 10).rounded() / 10)
@@ -85,6 +89,7 @@ package enum QueryRunner {
         }
         writer.finish()
         output.flush()
+        return rows
     }
 }
 

@@ -31,11 +31,18 @@ extension Wells {
             if let crs, crs != "EPSG:4326" {
                 let v = try box.corners(in: crs)
                 request.region = .projectedBox(crs: crs, minX: v.minX, minY: v.minY, maxX: v.maxX, maxY: v.maxY)
-            } else {
-                request.region = .box(try box.box())
+                request.antimeridian = antimeridian
+                try QueryRunner.run(store: try store.open(.readOnly), request: request, options: query)
+                return
             }
+            let degrees = try box.box()
+            request.region = .box(degrees)
             request.antimeridian = antimeridian
-            try QueryRunner.run(store: try store.open(.readOnly), request: request, options: query)
+            ArgumentSense.checkAntimeridian(degrees)
+            let wellStore = try store.open(.readOnly)
+            if try QueryRunner.run(store: wellStore, request: request, options: query) == 0, request.predicate == nil {
+                ArgumentSense.checkBox(degrees, in: wellStore, rows: 0)
+            }
         }
     }
 }

@@ -36,12 +36,18 @@ extension Wells {
             let center = try point.coordinate()
             let wellStore = try store.open(.readOnly)
             var request = try query.request()
+            ArgumentSense.checkRadius(radius)
             if let meters = radius?.meters {
                 request.region = .radius(latitude: center.latitude, longitude: center.longitude, meters: max(0, meters))
+                if try QueryRunner.run(store: wellStore, request: request, options: query, distanceFrom: center) == 0 {
+                    ArgumentSense.checkPoint(center, in: wellStore)
+                }
+                return
             } else if let nearest {
                 // The k nearest are the wells within the distance of the k-th nearest; --offset and
                 // --limit then page through those k, so --nearest 5 --limit 1 prints the nearest one.
                 let found = try wellStore.fetchNearest(to: center, count: nearest, request: request)
+                if let first = found.first, request.predicate == nil { ArgumentSense.checkPoint(center, in: wellStore, nearest: first.meters) }
                 request.region = .radius(latitude: center.latitude, longitude: center.longitude, meters: found.last?.meters ?? 0)
                 let offset = min(query.offset ?? 0, found.count)
                 request.limit = min(found.count - offset, query.limit ?? .max)
