@@ -166,6 +166,7 @@ extension Wells {
             }
             BusErrorGuard.arm(file: file == "-" ? "stdin" : file, store: dryRun ? "nothing" : store.path)
             let storeExisted = FileManager.default.fileExists(atPath: store.path)
+            if !dryRun { InterruptGuard.arm(store: store.path, existedBefore: storeExisted) }
             let summary: LoadSummary
             var opened: WellStore?
             do {
@@ -177,8 +178,12 @@ extension Wells {
                     opened = wellStore
                     // The rejects come from the load itself, after its commit, not back out of the store.
                     summary = try wellStore.load(csvAt: file, options: options, rejects: rejects.map { path in
-                        { try Reject.writeCSV($0, toCSVAt: path) }
+                        { rejects in
+                            InterruptGuard.committed.store(true, ordering: .releasing)
+                            try Reject.writeCSV(rejects, toCSVAt: path)
+                        }
                     })
+                    InterruptGuard.committed.store(true, ordering: .releasing)
                     bar?.finish()
                 }
             } catch {

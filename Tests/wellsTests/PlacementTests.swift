@@ -3,6 +3,7 @@ import GRDB
 import Testing
 import WellsTestSupport
 @testable import WellKit
+import WellKitSynthetic
 
 /// Files made the way agencies publish them (`Tests/Fixtures/Placement`, made by its
 /// `make_fixtures.py`), each with a slip that used to load its wells onto the wrong continent with
@@ -210,6 +211,64 @@ import WellsTestSupport
         for name in ["tn-oilgas-wells.csv", "usgs-nwis-pa-gw-sites.tsv", "usgs-nwis-hi-pacific-gw-sites.tsv", "al-sogb-wells-multiline.csv"] {
             let summary = try WellStore(path: Self.newStorePath()).load(csvAt: RepositoryData.realList(name))
             #expect(summary.suspects.isEmpty, "\(name): \(summary.suspects.prefix(3))")
+        }
+    }
+}
+
+/// Endings a script can trust: an interrupted first load leaves no store, a refused one leaves a
+/// foreign file byte for byte, and arguments that are almost certainly a mistake are named.
+@Suite struct HonestEndingTests {
+    @Test(arguments: [SIGINT, SIGTERM])
+    func anInterruptedFirstLoadRemovesTheStoreItCreated(signal: Int32) throws {
+        try withTemporaryDirectory("wells-interrupt") { directory in
+            let store = directory.appendingPathComponent("wells.sqlite").path
+            let big = directory.appendingPathComponent("big.csv").path
+            try WellGenerator(count: 244_292, seed: 7).write(toFileAt: big)
+            let process = try InterruptedLoadTests.startLoad(big, into: store)
+            // Interrupted once the new store is in place, mid-load.
+            InterruptedLoadTests.interrupt(process, with: signal, pollingEvery: 0.005) {
+                FileManager.default.fileExists(atPath: store)
+            }
+            #expect(process.terminationStatus == 128 + signal)
+            let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("wells.sqlite") }
+            #expect(left.isEmpty, "left behind: \(left)")
+            let query = try HardeningTests.wells(["bbox", "-114.2,50.9,-113.9,51.2", "--db", store])
+            #expect(query.status == 66 && query.err.contains("no store here"))
+        }
+    }
+
+    @Test func aLoadRefusedForAForeignSQLiteFileLeavesItByteIdentical() throws {
+        try withTemporaryDirectory("wells-foreign") { directory in
+            let gpkg = directory.appendingPathComponent("layer.gpkg").path
+            let ogr = Process()
+            ogr.executableURL = URL(fileURLWithPath: "/usr/bin/ogr2ogr")
+            ogr.arguments = ["-f", "GPKG", gpkg, PlacementTests.fixture("a/wells.csv"), "-oo", "X_POSSIBLE_NAMES=Longitude", "-oo", "Y_POSSIBLE_NAMES=Latitude"]
+            try ogr.run()
+            ogr.waitUntilExit()
+            let before = try Data(contentsOf: URL(fileURLWithPath: gpkg))
+            let result = try HardeningTests.wells(["load", PlacementTests.fixture("b/wells.csv"), "--db", gpkg])
+            #expect(result.status == 65 && result.err.contains("not a WellKit store"))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: gpkg)) == before)
+            let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            #expect(files == ["layer.gpkg"], "\(files)")
+        }
+    }
+
+    @Test func queryArgumentsFarFromEveryWellAreNamed() throws {
+        try withTemporaryDirectory("wells-sense") { directory in
+            let store = directory.appendingPathComponent("tn.sqlite").path
+            #expect(try HardeningTests.wells(["load", RepositoryData.realList("tn-oilgas-wells.csv"), "--db", store, "-q"]).status == 0)
+            let lonFirst = try HardeningTests.wells(["near", "-85.50,36.16", "--nearest", "3", "--db", store])
+            #expect(lonFirst.status == 0 && lonFirst.out.contains("(3 rows)"), "results stay as asked")
+            #expect(lonFirst.err.contains("did you mean 36.16,-85.5 (lat,lon swapped"), "\(lonFirst.err)")
+            let swappedCorners = try HardeningTests.wells(["bbox", "-85.3,36.0,-85.6,36.3", "--db", store, "--format", "csv"])
+            #expect(swappedCorners.err.contains("read as a box across the antimeridian, 359.7° wide"), "\(swappedCorners.err)")
+            let latFirst = try HardeningTests.wells(["bbox", "36.0,-85.6,36.3,-85.3", "--db", store])
+            #expect(latFirst.out.contains("(0 rows)") && latFirst.err.contains("did you mean -85.6,36,-85.3,36.3"), "\(latFirst.err)")
+            let bare = try HardeningTests.wells(["near", "36.16,-85.50", "--radius", "2", "--db", store])
+            #expect(bare.err.contains("--radius 2 has no unit and is read as 2 m"))
+            let right = try HardeningTests.wells(["near", "36.16,-85.50", "--nearest", "3", "--db", store])
+            #expect(right.err.isEmpty, "no note for a sensible query: \(right.err)")
         }
     }
 }

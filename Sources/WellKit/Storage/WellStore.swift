@@ -192,12 +192,34 @@ public final class WellStore: Sendable {
                 throw StoreError(.readOnly, "cannot create the store: \(String(cString: strerror(errno)))", path: path)
             }
         }
+        if exists { try checkIdentityBeforeWriting(path: path) }
         let pool = try DatabasePool(path: path, configuration: configuration)
         try pool.barrierWriteWithoutTransaction { db in
             try checkIdentity(db, path: path, readOnly: false)
         }
         try Schema.migrator.migrate(pool)
         return pool
+    }
+
+    /// Refuses a file that is not a WellKit store through a read-only connection, before a writer
+    /// switches it to WAL or writes anything: a GeoPackage given to `--db` by mistake stays byte for
+    /// byte as it was. (A file this cannot read, such as a store with a hot journal that only a
+    /// writer may roll back, goes on to the writer's own check.)
+    private static func checkIdentityBeforeWriting(path: String) throws {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(busyTimeout)
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? queue.close() }
+            try queue.read { try checkIdentity($0, path: path, readOnly: false) }
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            throw error
+        } catch {
+            return
+        }
     }
 
     /// Checks that the file is empty or a WellKit store of a schema version this build knows;
