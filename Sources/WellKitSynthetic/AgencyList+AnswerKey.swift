@@ -79,6 +79,21 @@ extension AgencyList {
             public var reason: Reason
         }
 
+        /// A whole file read the wrong way: the slip, the options under which a load finds it (none:
+        /// a load with no options), and the options that load the wells where their rows say.
+        public struct Placement: Codable, Sendable, Equatable {
+            public var slip: String
+            /// `wells load` options that read the file wrong, such as `--crs EPSG:32108 --x X_COORD --y Y_COORD`.
+            public var given: [String]
+            /// `wells load` options that read it right, such as `--implied-west`.
+            public var fix: [String]
+        }
+
+        /// The column naming the state each well lies in (`lost-signs`, `state-plane-feet`).
+        public var stateColumn: String?
+        /// How the whole file is misplaced, and its fix (`lost-signs`, `state-plane-feet`).
+        public var placement: Placement?
+
         /// The layout's command-line name, e.g. `nwis-dms`.
         public var layout: String
         /// Data records, excluding comment lines, the header and a column-format line.

@@ -44,7 +44,10 @@ extension AgencyList {
     /// `0` (half the rows) or the first digit of the latitude, so it is unique and 15 digits long.
     /// About 1% of the rows, chosen by selection sampling, have both coordinates blank (and no
     /// datum); the others draw NAD27, NAD83 or WGS84. Station names lose any double quote.
-    func renderNWIS(into text: inout Text) -> AnswerKey {
+    ///
+    /// With `spellings` (the `datum-spellings` layout) each datum code is written in one of the ways
+    /// agencies write it (``nwisDatumSpellings``), drawn per row; the key counts them by datum.
+    func renderNWIS(into text: inout Text, spellings: Bool = false) -> AnswerKey {
         var random = layoutRandom()
         var wells = SourceWells(count: count, seed: seed)
         let siteNumbers = WellGenerator.LicencePermutation(domain: 100_000_000_000_000, seed: random.next())
@@ -63,7 +66,7 @@ extension AgencyList {
         let datumCodes = Self.nwisDatums.map { Array($0.code.utf8) }
         var datumCounts = [Int](repeating: 0, count: datumCodes.count)
         var rejects = SelectionSampler(picks: count >= 2 ? max(1, count / 100) : 0, candidates: count)
-        var key = AnswerKey(layout: .nwisDMS, records: count, identifier: .init(column: "site_no", isKey: true))
+        var key = AnswerKey(layout: layout, records: count, identifier: .init(column: "site_no", isKey: true))
         for index in 0..<count {
             let well = wells.next()
             let missing = rejects.next(&random)
@@ -85,7 +88,12 @@ extension AgencyList {
             if !missing {
                 let datum = Self.datumIndex(random.unit())
                 datumCounts[datum] += 1
-                text.append(datumCodes[datum])
+                if spellings {
+                    let variants = Self.nwisDatumSpellings[datum]
+                    text.append(variants[random.below(variants.count)])
+                } else {
+                    text.append(datumCodes[datum])
+                }
             }
             text.append("\tUS\t")
             text.append(Self.westernCounties[Self.cell(of: well, among: Self.westernCounties.count)])
@@ -105,6 +113,13 @@ extension AgencyList {
         key.datums = Dictionary(uniqueKeysWithValues: zip(Self.nwisDatums.map(\.code), datumCounts))
         return key
     }
+
+    /// The ways agencies write each of ``nwisDatums``, for the `datum-spellings` layout.
+    static let nwisDatumSpellings = [
+        ["NAD27", "NAD 27", "NAD-27", "NAD1927", "nad27", "North American Datum 1927", "EPSG:4267", "GCS_North_American_1927"],
+        ["NAD83", "NAD 83", "NAD1983", "nad83", "4269", "North American Datum 1983"],
+        ["WGS84", "WGS 84", "WGS 1984", "wgs84"],
+    ]
 
     /// The ``nwisDatums`` entry a uniform draw `u` in [0, 1) falls in.
     static func datumIndex(_ u: Double) -> Int {

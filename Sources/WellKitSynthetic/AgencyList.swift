@@ -41,6 +41,15 @@ public struct AgencyList: Sendable {
         case damagedIDs = "damaged-ids"
         /// A state list with a unique API number and about 1% of rows with a coordinate error.
         case coordinateErrors = "coordinate-errors"
+        /// A list with a State column whose longitudes all lost their minus sign.
+        case lostSigns = "lost-signs"
+        /// State-plane x/y in US survey feet with a State column, and no latitude or longitude.
+        case statePlaneFeet = "state-plane-feet"
+        /// NWIS RDB as `nwis-dms`, its datums written in the many ways agencies write them (`NAD 27`, `NAD1927`, …).
+        case datumSpellings = "datum-spellings"
+
+        /// Whether a load with no options (or the key's ``AnswerKey/Placement/given`` ones) must stop with the key's fix.
+        public var isMisplaced: Bool { self == .lostSigns || self == .statePlaneFeet }
 
         /// The value mixed into the seed, so each layout draws its own stream.
         var streamTag: UInt64 {
@@ -48,6 +57,9 @@ public struct AgencyList: Sendable {
             case .nwisDMS: 0x6E77_6973_2D64_6D73 // "nwis-dms"
             case .damagedIDs: 0x6461_6D61_6765_6421 // "damaged!"
             case .coordinateErrors: 0x636F_6F72_6465_7272 // "coorderr"
+            case .lostSigns: 0x6C6F_7374_7369_676E // "lostsign"
+            case .statePlaneFeet: 0x7374_706C_6665_6574 // "stplfeet"
+            case .datumSpellings: 0x6461_7475_6D73_7065 // "datumspe"
             }
         }
     }
@@ -85,6 +97,9 @@ public struct AgencyList: Sendable {
         case .nwisDMS: key = renderNWIS(into: &text)
         case .damagedIDs: key = renderDamagedIDs(into: &text)
         case .coordinateErrors: key = renderCoordinateErrors(into: &text)
+        case .lostSigns: key = renderLostSigns(into: &text)
+        case .statePlaneFeet: key = renderStatePlaneFeet(into: &text)
+        case .datumSpellings: key = renderNWIS(into: &text, spellings: true)
         }
         return (text.bytes, key)
     }

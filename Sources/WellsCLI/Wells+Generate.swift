@@ -17,7 +17,11 @@ extension Wells {
                 site numbers, compact DMS coordinates with a per-row datum, 1% of rows without coordinates); \
                 damaged-ids is a CRLF CSV whose Well API column a spreadsheet rounded to a few values, with \
                 0.5% exact duplicate records; coordinate-errors is a CSV with a unique API Number and 1% of \
-                rows with a lost sign, a lost digit or a point far from the others.
+                rows with a lost sign, a lost digit or a point far from the others (both with a State column \
+                naming the state each well lies in). Whole files read the wrong way, whose key names the fix: \
+                lost-signs has every longitude without its minus sign; state-plane-feet has x/y in NAD83 / \
+                Nevada Central (ftUS), EPSG:3422, and no latitude or longitude. datum-spellings is nwis-dms \
+                with its datums written as agencies write them (NAD 27, NAD1927, EPSG:4267, …).
                 """)
 
         /// The file layouts `--layout` accepts.
@@ -26,6 +30,9 @@ extension Wells {
             case nwisDMS = "nwis-dms"
             case damagedIDs = "damaged-ids"
             case coordinateErrors = "coordinate-errors"
+            case lostSigns = "lost-signs"
+            case statePlaneFeet = "state-plane-feet"
+            case datumSpellings = "datum-spellings"
 
             /// The library's agency layout, or nil for the Alberta-like list.
             var agency: AgencyList.Layout? { AgencyList.Layout(rawValue: rawValue) }
@@ -55,7 +62,7 @@ extension Wells {
             }
             guard layout.agency != nil else {
                 if key != nil {
-                    throw ValidationError("--key needs an agency layout (--layout nwis-dms, damaged-ids or coordinate-errors).")
+                    throw ValidationError("--key needs an agency layout (--layout nwis-dms, damaged-ids, coordinate-errors, lost-signs, state-plane-feet or datum-spellings).")
                 }
                 return
             }

@@ -6,7 +6,9 @@ import Testing
 
 /// Every inference and flag of a load against the answer key of an agency-style synthetic file.
 @Suite struct AnswerKeyTests {
-    @Test(arguments: AgencyList.Layout.allCases, [(count: 3_000, seed: UInt64(3)), (count: 20_000, seed: 7)])
+    static let sizes = [(count: 3_000, seed: UInt64(3)), (count: 20_000, seed: 7)]
+
+    @Test(arguments: AgencyList.Layout.allCases.filter { !$0.isMisplaced }, sizes)
     func loadMatchesTheAnswerKey(layout: AgencyList.Layout, size: (count: Int, seed: UInt64)) throws {
         let path = try Fixtures.temporaryDirectory().appendingPathComponent("\(layout.rawValue).txt").path
         let key = try AgencyList(layout: layout, count: size.count, seed: size.seed).write(toFileAt: path)
@@ -58,5 +60,51 @@ import Testing
         let again = try store.load(csvAt: path)
         #expect(again.inserted == 0 && again.updated == summary.loaded)
         #expect(try store.suspects().count == key.suspects.count)
+    }
+
+    /// A whole file read the wrong way stops before writing, with the key's fix; loaded with the
+    /// fix, every well lies in the state its row names and nothing is flagged.
+    @Test(arguments: AgencyList.Layout.allCases.filter(\.isMisplaced), sizes)
+    func misplacedFileStopsWithTheKeysFix(layout: AgencyList.Layout, size: (count: Int, seed: UInt64)) throws {
+        let path = try Fixtures.temporaryDirectory().appendingPathComponent("\(layout.rawValue).txt").path
+        let key = try AgencyList(layout: layout, count: size.count, seed: size.seed).write(toFileAt: path)
+        let placement = try #require(key.placement)
+        func options(_ flags: [String]) -> LoadOptions {
+            var options = LoadOptions()
+            var k = 0
+            while k < flags.count {
+                switch flags[k] {
+                case "--implied-west": options.coordinates.impliedWest = true
+                case "--crs": options.coordinates.crs = flags[k + 1]; k += 1
+                case "--x": options.coordinates.xColumn = flags[k + 1]; k += 1
+                case "--y": options.coordinates.yColumn = flags[k + 1]; k += 1
+                default: Issue.record("unknown flag \(flags[k])")
+                }
+                k += 1
+            }
+            return options
+        }
+        let store = try Fixtures.makeStore()
+        do {
+            _ = try store.load(csvAt: path, options: options(placement.given))
+            Issue.record("\(layout.rawValue) loaded as given")
+        } catch let error as ImportError {
+            #expect(error.code == .misplaced, "\(error)")
+            guard case .relocate(let fix?)? = error.remedy else { Issue.record("no fix: \(error)"); return }
+            #expect(error.reason.contains(placement.slip), "\(error.reason)")
+            #expect(fix.impliedWest == placement.fix.contains("--implied-west"))
+            #expect(fix.crs == options(placement.fix).coordinates.crs && fix.xColumn == options(placement.fix).coordinates.xColumn)
+        }
+        #expect(try !store.hasLoads(), "a stopped load writes nothing")
+        if layout == .statePlaneFeet {
+            // With no options, the first candidate offered is the key's CRS.
+            do { _ = try store.load(csvAt: path); Issue.record("loaded without a CRS") } catch let error as ImportError {
+                guard case .giveCRS(let candidates)? = error.remedy else { Issue.record("\(error)"); return }
+                #expect(candidates.first?.crs == options(placement.fix).coordinates.crs, "\(candidates.map(\.crs))")
+            }
+        }
+        let summary = try store.load(csvAt: path, options: options(placement.fix))
+        #expect(summary.inserted == key.records && summary.rejected == 0)
+        #expect(summary.suspects.isEmpty, "\(summary.suspects.prefix(3))")
     }
 }

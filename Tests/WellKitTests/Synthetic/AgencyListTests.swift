@@ -171,6 +171,10 @@ import Testing
                        "datumColumn", "datums", "rejects", "suspects"],
             .damagedIDs: ["layout", "records", "identifier", "duplicates", "rejects", "suspects"],
             .coordinateErrors: ["layout", "records", "identifier", "rejects", "suspects"],
+            .lostSigns: ["layout", "records", "identifier", "rejects", "suspects", "stateColumn", "placement"],
+            .statePlaneFeet: ["layout", "records", "identifier", "rejects", "suspects", "stateColumn", "placement"],
+            .datumSpellings: ["layout", "records", "commentLines", "delimiter", "identifier", "latitude", "longitude",
+                              "datumColumn", "datums", "rejects", "suspects"],
         ]
         for layout in AgencyList.Layout.allCases {
             let key = AgencyList(layout: layout, count: 500, seed: 2).renderBytes().key
