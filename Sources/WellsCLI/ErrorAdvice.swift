@@ -138,7 +138,11 @@ extension Terminal {
             let takesValue = valued.contains(option) && inline == nil
             let value = inline ?? (takesValue && k + 1 < arguments.count ? arguments[k + 1] : nil)
             let count = takesValue ? 2 : 1
-            if !drop(option, value) && !switches.contains(option) { kept += arguments[k..<min(arguments.count, k + count)] }
+            if option == "--db", let value {
+                kept += ["--db", WellStore.displayName(of: value)]   // never a password
+            } else if !drop(option, value) && !switches.contains(option) {
+                kept += arguments[k..<min(arguments.count, k + count)]
+            }
             k += count
         }
         return (["wells", "load"] + kept + flags).map(shellQuoted).joined(separator: " ")

@@ -56,7 +56,7 @@ extension Wells {
             // in order (measured: 330 ms → 25 ms on 244,292 wells); say how to make one.
             let sorts = results.request.sortDescriptors
             if WellStore.sortCanUseIndex(sorts), try opened.sortIndex(for: sorts) == nil {
-                Terminal.error("note: this sort would be faster with an index; create it with `\(Self.indexCommand(sorts, db: store.path))`")
+                Terminal.error("note: this sort would be faster with an index; create it with `\(Self.indexCommand(sorts, db: WellStore.displayName(of: store.path)))`")
             }
             try results.performFetch()
             let output = try render(results)

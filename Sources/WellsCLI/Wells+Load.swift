@@ -197,7 +197,7 @@ extension Wells {
             case .json:
                 print(String(decoding: try JSONEncoder.pretty.encode(summary), as: UTF8.self))
             case .text:
-                print(Terminal.printable(LoadReport(summary: summary, store: store.path, dryRun: dryRun, postgreSQL: opened?.isPostgreSQL == true).text))
+                print(Terminal.printable(LoadReport(summary: summary, store: WellStore.displayName(of: store.path), dryRun: dryRun, postgreSQL: opened?.isPostgreSQL == true).text))
             }
         }
     }

@@ -83,7 +83,7 @@ extension Wells {
             if let problem = server.basemapProblem {
                 Terminal.error("wells serve: warning: the map has no country outlines: \(problem)")
             }
-            let path = store.path
+            let path = WellStore.displayName(of: store.path)
             if exitWithStandardInput {
                 Thread.detachNewThread {
                     _ = FileHandle.standardInput.readDataToEndOfFile()

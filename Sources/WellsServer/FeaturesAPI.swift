@@ -31,7 +31,7 @@ struct FeaturesAPI: Sendable {
     func landing(_ request: Request) -> String {
         let base = Self.base(request)
         return """
-            {"title":"WellKit","description":"Wells of \(Self.escaped((configuration.storePath as NSString).lastPathComponent)) served by wells serve: OGC API – Features and vector tiles.",\
+            {"title":"WellKit","description":"Wells of \(Self.escaped(configuration.storeName)) served by wells serve: OGC API – Features and vector tiles.",\
             "links":[\(Self.link(base + "/?f=json", "self", "application/json", "This document")),\
             \(Self.link(base + "/", "alternate", "text/html", "The map")),\
             \(Self.link(base + "/conformance", "conformance", "application/json", "Conformance classes")),\

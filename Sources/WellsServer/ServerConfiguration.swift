@@ -5,6 +5,11 @@ import WellKit
 package struct ServerConfiguration: Sendable {
     /// The store file, opened read-only.
     package var storePath: String
+    /// The store as documents name it: a file's name, or a database's name, never a password.
+    package var storeName: String {
+        let shown = WellStore.displayName(of: storePath)
+        return shown == storePath ? (storePath as NSString).lastPathComponent : shown
+    }
     /// The address to bind: the loopback interface unless told otherwise.
     package var host = "127.0.0.1"
     /// The port; 0 picks a free one (the running server reports it).

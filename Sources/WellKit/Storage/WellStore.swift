@@ -268,3 +268,16 @@ extension WellStore {
 private final class TraceGate: Sendable {
     let isOpen = Atomic<Bool>(false)
 }
+
+extension WellStore {
+    /// How a store is named wherever WellKit shows it (messages, logs, summaries, the server's
+    /// documents): a file by its path; a PostgreSQL URL by user, host, port and database, never its
+    /// password, whether in the user-info or a `password=` parameter.
+    ///
+    /// For example, `postgresql://u:pw@db.example.org/wells?password=pw` is shown as
+    /// `postgresql://u@db.example.org:5432/wells`.
+    public static func displayName(of location: String) -> String {
+        guard PostgresLocation.isURL(location) else { return location }
+        return (try? PostgresLocation(url: location, environment: [:]))?.description ?? PostgresLocation.redacted(location)
+    }
+}

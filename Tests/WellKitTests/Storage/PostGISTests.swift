@@ -336,6 +336,29 @@ import WellsTestSupport
 
     /// `wells serve` on a PostgreSQL store answers the wells the library fetches, and a query
     /// past `--timeout` (here, one waiting on another session's lock) answers 503, not late.
+    /// A password in the URL (user-info or `password=`) reaches no output: the load's summary, its
+    /// error messages and suggested commands, `wells serve`'s documents.
+    @Test func passwordsAreNeverShown() async throws {
+        let url = try PostGIS.makeDatabase()
+        let secret = "s3cret-Pw-\(UInt32.random(in: 0...UInt32.max))"
+        let withUser = url.replacingOccurrences(of: "wells@", with: "wells:\(secret)@")
+        let withParameter = url + "?password=\(secret)"
+        let load = PostGIS.run([WellsExecutable.path, "load", Fixtures.sharedData("tn-oilgas-wells.csv"), "--db", withUser])
+        #expect(load.0 == 0, "\(load.2)")
+        #expect(load.1.contains("Loaded") && !load.1.contains(secret) && !load.2.contains(secret), "\(load.1)")
+        // A stopped load's message quotes the command to paste: without the password.
+        let misplaced = PostGIS.run([WellsExecutable.path, "load", try Fixtures.file("API,Latitude,Longitude,State\nA,35.1,97.5,OK\nB,35.2,97.6,OK\nC,35.3,97.7,OK\n"),
+                                     "--db", withParameter])
+        #expect(misplaced.0 == 65 && misplaced.2.contains("--implied-west") && !misplaced.2.contains(secret), "\(misplaced.2)")
+        let served = try await ServedWells(arguments: ["serve", "--db", withParameter, "--port", "0", "--exit-with-stdin"])
+        for path in ["", "?f=json", "collections", "collections/wells", "api", "conformance"] {
+            let (_, body) = try await served.get(path)
+            #expect(!String(decoding: body, as: UTF8.self).contains(secret), "\(path)")
+        }
+        #expect(WellStore.displayName(of: withUser) == WellStore.displayName(of: withParameter))
+        #expect(!WellStore.displayName(of: "postgresql://u:pw@db.example.org/wells?password=pw").contains("pw"))
+    }
+
     @Test func wellsServeAnswersFromPostGISAndStopsAQueryAtTheTimeout() async throws {
         let url = try PostGIS.makeDatabase()
         let database = String(url.split(separator: "/").last!)
