@@ -7,8 +7,9 @@
 /// - space or colon separated: `87 50 13.67 W`, `36:54:01.2`
 ///
 /// A hemisphere letter (N/S/E/W) or a sign sets the sign; when the text has
-/// neither, `impliedHemisphere` applies (`.west`/`.south` negate). Minutes and
-/// seconds must be below 60; latitudes may not exceed 90°, longitudes 180°.
+/// neither, `impliedHemisphere` applies (`.west`/`.south` negate). Minutes must be
+/// below 60 and seconds at most 60 (`60.00`, a rounding artefact, carries into the
+/// minute); latitudes may not exceed 90°, longitudes 180°.
 ///
 /// For example:
 ///
@@ -98,7 +99,8 @@ package enum DMS {
         }
         if given[2], m != m.rounded() { throw fail("minutes must be whole when seconds follow") }
         guard m < 60 else { throw fail("minutes must be below 60 (got \(m.projDecimal(4)))") }
-        guard s < 60 else { throw fail("seconds must be below 60 (got \(s.projDecimal(4)))") }
+        // Exactly 60 seconds is a rounding artefact (59.996 written to two decimals): it carries into the minute.
+        guard s <= 60 else { throw fail("seconds must be below 60 (got \(s.projDecimal(4)))") }
 
         let magnitude = d + m / 60 + s / 3600
         let isLatitude = (hemisphere ?? impliedHemisphere)?.isLatitude

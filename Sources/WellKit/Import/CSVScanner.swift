@@ -167,6 +167,12 @@ struct CSVScanner: Sendable {
     }
 
     /// Whether a record's fields make a blank line, which readers skip.
+    /// Appends empty fields at the end of `fields` up to `count`: a row without its trailing empty fields.
+    static func padTrailing(_ fields: inout [FieldSpan], to count: Int) {
+        let end = fields.last?.end ?? 0
+        while fields.count < count { fields.append(FieldSpan(start: end, end: end, escaped: false)) }
+    }
+
     static func isBlank(_ fields: [FieldSpan], issue: CSVIssue?) -> Bool {
         fields.count == 1 && fields[0].isEmpty && issue == nil
     }

@@ -27,6 +27,8 @@ enum PartitionedParse {
         var starts: [(offset: Int, line: Int)] = []
         /// The SHA-256 of the whole file, in hex, which the second half's thread computes when it is done.
         var sha256: String?
+        /// The lines of records with fewer fields than the header, whose missing trailing fields were taken as empty.
+        var shortLines: [Int] = []
     }
 
     /// Locates the records of `file` from `offset`, where the line numbered `line` starts.
@@ -69,6 +71,7 @@ enum PartitionedParse {
         let fromLine = tail.starts[k].line
         first.records += tail.records.drop { $0.line < fromLine }
         first.rejects += tail.rejects.drop { $0.line < fromLine }
+        first.shortLines += tail.shortLines.drop { $0 < fromLine }
         first.count += tail.starts.count - k
         return first
     }
@@ -107,6 +110,11 @@ enum PartitionedParse {
                 offset = end
                 line += lines
                 if CSVScanner.isBlank(spans, issue: issue) { continue }
+                if issue == nil, spans.count < validator.header.count {
+                    // Spreadsheets drop a row's trailing empty fields: those are read as empty.
+                    part.shortLines.append(recordLine)
+                    CSVScanner.padTrailing(&spans, to: validator.header.count)
+                }
                 part.count += 1
                 if recordStarts { part.starts.append((start, recordLine)) }
                 if part.count & 4095 == 0, let progress = options.progress {

@@ -164,6 +164,7 @@ final class RowBuilder: @unchecked Sendable {
     /// Appends the row of `record` to `batch`, its cells in ``RowBatch/Column`` order (`DetailColumnTests` checks it).
     func build(_ record: ScannedRecord, into batch: RowBatch) {
         _ = scanner.scan(buffer, from: record.range.lowerBound, to: buffer.count, atEOF: true, line: record.line, fields: &spans)
+        if spans.count < keys.count { CSVScanner.padTrailing(&spans, to: keys.count) }
         let fields = RecordFields(buffer: buffer, spans: spans)
         batch.cells.append(validator.nameIndex.map { text(fields, $0, batch) } ?? .null)
         batch.cells.append(.real(record.lat))

@@ -170,6 +170,10 @@ extension WellStore {
                                         validator: validator, options: options)
         options.progress?(LoadProgress(phase: .reading, done: file.bytes.count, total: file.bytes.count))
         summary.records = part.count
+        if let first = part.shortLines.first {
+            summary.warnings.append("\(grouped(part.shortLines.count)) record\(part.shortLines.count == 1 ? "" : "s") had fewer fields than the header "
+                + "(the first on line \(first)); their missing trailing fields were read as empty")
+        }
         summary.sha256 = part.sha256 ?? ""
         summary.phases["parse"] = (ContinuousClock.now - clock).seconds
         var scan = ScannedFile(summary: summary, file: file, validator: validator, delimiter: reader.delimiter,

@@ -33,6 +33,9 @@ import WellKit
         Case(text: "36°30'", implied: nil, expected: 36.5),
         Case(text: "36° 30.5' N", implied: nil, expected: 36 + 30.5 / 60),
         Case(text: "87 50 13.67 E", implied: .west, expected: 87 + 50 / 60 + 13.67 / 3600),
+        // 60.00 seconds, 59.996 rounded to two decimals, carries into the minute.
+        Case(text: "36 54 60.00", implied: nil, expected: 36 + 55 / 60.0),
+        Case(text: "0864060.00", implied: .west, expected: -(86 + 41 / 60.0)),
         // Plain decimal degrees.
         Case(text: "-87.837131", implied: nil, expected: -87.837131),
         Case(text: "87.837131", implied: .west, expected: -87.837131),
@@ -53,7 +56,7 @@ import WellKit
         ("   ", nil, "empty"),
         ("87 61 00 W", nil, "minutes must be below 60"),
         ("876100", .west, "minutes must be below 60"),
-        ("87 50 60 W", nil, "seconds must be below 60"),
+        ("87 50 60.01 W", nil, "seconds must be below 60"),
         ("875075.5", nil, "seconds must be below 60"),
         ("95 00 00 N", nil, "exceeds 90"),
         ("181.5", nil, "exceeds 180"),

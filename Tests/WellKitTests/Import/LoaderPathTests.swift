@@ -97,9 +97,11 @@ import Testing
         var badValues = 0
         var tag: String?
         while let record = try reader.next() {
-            let f = record.fields
+            var f = record.fields
+            // A row without its trailing empty fields loads with them empty.
+            if record.issue == nil, f.count < header.count { f += Array(repeating: "", count: header.count - f.count) }
             // Generated identifiers are FILE@TAG:LINE, the tag from the header and the first record.
-            if tag == nil { tag = RecordValidator.fileTag(header: header, firstRecord: f) }
+            if tag == nil { tag = RecordValidator.fileTag(header: header, firstRecord: record.fields) }
             guard record.issue == nil, f.count == header.count, let lat = Double(f[2]), let lon = Double(f[3]), !(lat == 0 && lon == 0)
             else { continue }
             let uwi = f[0].isEmpty ? "wells.csv@\(tag!):\(record.line)" : f[0]

@@ -162,6 +162,18 @@ import Testing
 
     // MARK: - Validation
 
+    /// A row without its trailing empty fields (as spreadsheets write them) loads, with those fields
+    /// empty and a warning; a row with more fields than the header is still rejected.
+    @Test func shortRowsLoadWithTheirTrailingFieldsEmpty() throws {
+        let csv = "uwi,name,lat,lon,total_depth,spud_date\nW1,Full,51.5,-114.5,1200,2001-05-06\nW2,Short,51.6,-114.6\nW3,Shorter,51.7,-114.7,900\n"
+        let store = try Fixtures.makeStore()
+        let summary = try store.load(csvAt: try Fixtures.file(csv))
+        #expect(summary.inserted == 3 && summary.rejected == 0)
+        #expect(summary.warnings.contains { $0.hasPrefix("2 records had fewer fields than the header (the first on line 3)") }, "\(summary.warnings)")
+        let depth = try store.pool.read { try Double.fetchOne($0, sql: "SELECT total_depth FROM details WHERE uwi = 'W3'") }
+        #expect(depth == 900)
+    }
+
     @Test func rejectsEachBadRowWithLineColumnAndReason() throws {
         let csv = """
             uwi,name,lat,lon,total_depth,spud_date
@@ -171,7 +183,7 @@ import Testing
             W4,Null island,0,0,1200,2001-05-06
             W5,Swapped,-114.5,51.5,1200,2001-05-06
             W6,Far east,51.5,200,1200,2001-05-06
-            W7,Short row,51.5,-114.5
+            W7,Long row,51.5,-114.5,1200,2001-05-06,extra
             W8,Bad "quote",51.5,-114.5,1200,2001-05-06
             W9,Bad depth,51.5,-114.5,NA,2001-13-45
             W1,Again,51.6,-114.6,1300,2002-01-01
@@ -193,7 +205,7 @@ import Testing
             (5, "lat", "both 0"),
             (6, "lat", "look swapped"),
             (7, "lon", "longitude 200 is outside -180…180"),
-            (8, nil, "expected 6 fields as in the header, found 4"),
+            (8, nil, "expected 6 fields as in the header, found 7"),
             (9, "name", "a quote (\") inside an unquoted field"),
             (11, "uwi", "already appears on line 2"),
         ]
