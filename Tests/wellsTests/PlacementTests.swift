@@ -196,6 +196,29 @@ import WellKitSynthetic
         #expect(CoordinateOptions.datumKey("WGS 1984") == "WGS84" && CoordinateOptions.datumKey("NAD83(HARN)") == "NAD83HARN")
     }
 
+    /// Title lines, `;` with decimal commas, Windows-1252 punctuation and a short row: every well
+    /// loads where its row says, its text as written, and the summary names what it read.
+    @Test func anExportWithTitleLinesDecimalCommasAndWindows1252Loads() throws {
+        let store = try WellStore(path: Self.newStorePath())
+        let summary = try store.load(csvAt: Self.fixture("ok-export-1252.csv"))
+        #expect(summary.inserted == 40 && summary.rejected == 0 && summary.suspects.isEmpty)
+        #expect(summary.titleLines == 2)
+        let inferred = Dictionary(summary.inferences.map { ($0.subject, $0.value) }, uniquingKeysWith: { a, _ in a })
+        #expect(inferred["encoding"] == "Windows-1252" && inferred["delimiter"] == "semicolon")
+        #expect(inferred["decimal mark"]?.hasPrefix("comma") == true)
+        #expect(inferred["title"]?.contains("Oklahoma Corporation Commission - Well Data Export") == true)
+        #expect(summary.warnings.contains { $0.contains("fewer fields than the header (the first on line 9)") })
+        let first = try store.pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT name, lat, lon, operator FROM pins JOIN details ON details.pin_id = pins.id WHERE uwi = '35-000000'")
+        }
+        let key = try String(contentsOfFile: Self.fixture("ok-lost-sign.csv"), encoding: .utf8).split(separator: "\n")[1].split(separator: ",")
+        #expect(first?["name"] == "\u{201C}Smith\u{201D} \u{2013} 0" && first?["operator"] == "Acme \u{2013} Oil")
+        #expect(first?["lat"] == Double(key[2])! && first?["lon"] == -Double(key[3])!)
+        #expect(try Self.allInside(try store.pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT uwi, lat, lon FROM pins JOIN details ON details.pin_id = pins.id").map { ($0["uwi"], $0["lat"], $0["lon"]) }
+        }, "OK"))
+    }
+
     /// Two different lists, both called wells.csv, without identifiers, add up; a reload still updates.
     @Test func twoFilesOfOneNameAddUp() throws {
         let store = try WellStore(path: Self.newStorePath())

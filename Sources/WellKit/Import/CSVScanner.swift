@@ -201,15 +201,28 @@ func fieldText(_ buf: UnsafeBufferPointer<UInt8>, _ span: FieldSpan) -> String {
     withFieldBytes(buf, span) { decode($0) }
 }
 
-/// Decodes UTF-8, or Latin-1 byte for byte when the bytes are not valid UTF-8.
+/// Decodes UTF-8, or Windows-1252 byte for byte when the bytes are not valid UTF-8: Latin-1, except
+/// that bytes 0x80–0x9F are the punctuation Windows writes there (curly quotes, dashes, `€`), not
+/// C1 control characters; the five bytes Windows-1252 leaves undefined stay Latin-1.
 @inline(__always)
 func decode(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
     if bytes.isEmpty { return "" }
     // ASCII first: most fields are, and the generic `String(validating:as:)` costs more per call.
     if isASCII(bytes) { return String(decoding: bytes, as: UTF8.self) }
     if let text = String(validating: bytes, as: UTF8.self) { return text }
-    return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
+    return String(String.UnicodeScalarView(bytes.map { byte in
+        guard (0x80...0x9F).contains(byte), let scalar = Unicode.Scalar(windows1252[Int(byte) - 0x80]), scalar.value != 0 else {
+            return Unicode.Scalar(byte)
+        }
+        return scalar
+    }))
 }
+
+/// The code points of Windows-1252's bytes 0x80–0x9F (0 where it defines none).
+private let windows1252: [UInt32] = [
+    0x20AC, 0, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017D, 0,
+    0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0, 0x017E, 0x0178,
+]
 
 /// Whether every byte is below 0x80.
 @inline(__always)

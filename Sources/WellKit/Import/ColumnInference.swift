@@ -29,6 +29,8 @@ struct ColumnInference {
     /// The first records of the file, each with as many fields as the header.
     let sample: [[String]]
     let file: String
+    /// Numbers are written with a decimal comma (``CoordinateOptions/decimalComma``).
+    var decimalComma = false
     var inferences: [Inference] = []
 
     /// How many records the loader samples for inference.
@@ -144,7 +146,7 @@ struct ColumnInference {
         var signed = false
         for text in values {
             if text.contains(where: { $0 == "-" || "NSEWnsew".contains($0) }) { signed = true }
-            if let value = ValueParsing.number(text), abs(value) <= limit, !Self.looksCompact(text) {
+            if let value = decimalComma ? ValueParsing.decimalComma(text) : ValueParsing.number(text), abs(value) <= limit, !Self.looksCompact(text) {
                 counts[.decimal, default: 0] += 1
             } else if let value = DMS.degrees(text, impliedHemisphere: limit == 90 ? .north : .east), abs(value) <= limit {
                 counts[Self.looksCompact(text) ? .compactDMS : .symbolDMS, default: 0] += 1

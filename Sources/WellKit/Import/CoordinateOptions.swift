@@ -31,6 +31,9 @@ public struct CoordinateOptions: Sendable, Equatable {
     public var impliedEast = false
     /// The datum of rows whose ``datumColumn`` cell is empty; nil rejects such rows as an unknown datum.
     public var emptyDatum: String?
+    /// Numbers are written with a decimal comma (`36,020983`), as in `;`-separated European files:
+    /// coordinates and numeric fields are read so. Inferred from the values when the delimiter is not a comma.
+    public var decimalComma = false
 
     public init(crs: String? = nil, xColumn: String? = nil, yColumn: String? = nil, datumColumn: String? = nil, dms: Bool = false,
                 impliedWest: Bool = false, impliedEast: Bool = false) {

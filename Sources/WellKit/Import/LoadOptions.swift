@@ -123,6 +123,8 @@ public struct LoadSummary: Sendable, Codable {
     public var preview: [[String: String]] = []
     /// Lines starting with `#` before the header, skipped (USGS NWIS RDB files have them).
     public var commentLines = 0
+    /// Title lines before the header that were skipped (`Oklahoma Corporation Commission - Well Data Export`).
+    public var titleLines = 0
     /// What the loader inferred about the columns, with the evidence for each.
     public var inferences: [Inference] = []
     /// Set when the identifier column turned out not to be a key for this file.

@@ -59,10 +59,16 @@ final class MappedFile: @unchecked Sendable {
 /// same mapping as the records, so a load opens its input once.
 final class MappedSource: ByteSource {
     private let file: MappedFile
-    private var offset = 0
-    var size: Int? { file.bytes.count }
+    private var offset: Int
+    private let start: Int
+    var size: Int? { file.bytes.count - start }
 
-    init(_ file: MappedFile) { self.file = file }
+    /// Reads `file` from byte `start` on.
+    init(_ file: MappedFile, from start: Int = 0) {
+        self.file = file
+        self.start = min(max(0, start), file.bytes.count)
+        offset = self.start
+    }
 
     func read(into buffer: UnsafeMutableBufferPointer<UInt8>) throws -> Int {
         let n = min(buffer.count, file.bytes.count - offset)

@@ -22,6 +22,8 @@ struct RecordValidator: Sendable {
     let idIndex: Int?, nameIndex: Int?
     private let coordinates: CoordinateOptions
     private let datumIndex: Int?
+    /// Numbers have a decimal comma (``CoordinateOptions/decimalComma``).
+    let decimalComma: Bool
     /// ``CoordinateOptions/datumLookup``, made once.
     private let datumLookup: [String: String]
     /// Every CRS a record's coordinates may be in; ``ScannedRecord/Source/crs`` indexes it.
@@ -48,6 +50,7 @@ struct RecordValidator: Sendable {
         nameIndex = mapping.indices[.name]
         crsNames = Array(Set([coordinates.crs ?? "EPSG:4326"] + coordinates.datums.values)).sorted()
         datumLookup = coordinates.datumLookup
+        decimalComma = coordinates.decimalComma
     }
 
     /// Decides whether a record is a well, and where it is.
@@ -166,7 +169,7 @@ struct RecordValidator: Sendable {
                                              reason: "\"\(text)\" is not degrees-minutes-seconds: \(error.reason)"))
             }
         }
-        guard let value = fields.withBytes(index, ValueParsing.decimal) else {
+        guard let value = fields.withBytes(index, decimalComma ? ValueParsing.decimalComma : ValueParsing.decimal) else {
             return .failure(RejectReason(column: header[index], kind: .coordinateNotANumber,
                                          reason: "\"\(fields.text(index))\" is not a number; expected decimal degrees such as \(example)"))
         }

@@ -9,6 +9,30 @@ enum ValueParsing {
         return text.withUTF8 { number($0) }
     }
 
+    /// Parses a number written with a decimal comma, as in `;`-separated European files: `36,020983`,
+    /// `-97,5`, `1.234,5` (a point groups thousands); nil for anything else.
+    static func decimalComma(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard let comma = bytes.firstIndex(of: UInt8(ascii: ",")), bytes.lastIndex(of: UInt8(ascii: ",")) == comma else {
+            return decimal(bytes)
+        }
+        var plain: [UInt8] = []
+        plain.reserveCapacity(bytes.count)
+        for (k, byte) in bytes.enumerated() {
+            if byte == UInt8(ascii: ".") {
+                guard k < comma else { return nil }   // a point after the comma is not a thousands separator
+                continue
+            }
+            plain.append(byte == UInt8(ascii: ",") ? UInt8(ascii: ".") : byte)
+        }
+        return plain.withUnsafeBufferPointer { decimal($0) }
+    }
+
+    /// ``decimalComma(_:)`` for a string.
+    static func decimalComma(_ text: String) -> Double? {
+        var text = text
+        return text.withUTF8 { decimalComma($0) }
+    }
+
     /// Parses a decimal number from UTF-8 bytes, as ``number(_:)-(String)`` does.
     static func number(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
         if let value = decimal(bytes) { return value }

@@ -63,3 +63,19 @@ for folder, seed in (("a", 5), ("b", 6)):
     write(os.path.join(folder, "wells.csv"), ["Well Name", "Latitude", "Longitude", "State"],
           [[f"{folder.upper()} {i}", lat, lon, "TN"] for i, (lat, lon) in enumerate(points("47", 150, seed))])
 print("written")
+
+# An export as spreadsheets on European Windows write it: two title lines, ';' between fields, decimal
+# commas, Windows-1252 punctuation (curly quotes 0x93/0x94, an en dash 0x96), a row without its trailing
+# empty fields, and DMS seconds of 60.00 in a DMS column kept as an attribute.
+with open(os.path.join(here, "ok-export-1252.csv"), "wb") as f:
+    f.write(b"Oklahoma Corporation Commission - Well Data Export\r\nExported 2026-11-20\r\n")
+    f.write(b"API;Well Name;Latitude;Longitude;State;Operator;Comment\r\n")
+    for i, (lat, lon) in enumerate(ok[:40]):
+        name = b"\x93Smith\x94 \x96 " + str(i).encode()
+        row = [f"35-{i:06d}".encode(), name, f"{lat}".replace(".", ",").encode(), f"{lon}".replace(".", ",").encode(), b"OK",
+               b"Acme \x96 Oil", b""]
+        line = b";".join(row)
+        if i == 5:
+            line = b";".join(row[:5])  # no trailing Operator and Comment fields
+        f.write(line + b"\r\n")
+print("written export")
