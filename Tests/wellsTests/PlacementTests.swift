@@ -219,6 +219,32 @@ import WellKitSynthetic
         }, "OK"))
     }
 
+    /// Coordinates in one column (WKT, EWKT, a (lat, lon) tuple, a DMS pair) and degrees under X/Y
+    /// headers load where they are, inferred from the values; `--map lat=COLUMN` onto a point column works too.
+    @Test(arguments: ["points-wkt.csv", "points-ewkt.csv", "points-tuple.csv", "points-dms.csv", "degrees-xy.csv"])
+    func coordinatesInOneColumnOrUnderXAndY(name: String) throws {
+        let store = try WellStore(path: Self.newStorePath())
+        let summary = try store.load(csvAt: Self.fixture(name))
+        #expect(summary.inserted == 50 && summary.rejected == 0 && summary.suspects.isEmpty, "\(name): \(summary.rejectReasons)")
+        let key = try String(contentsOfFile: Self.fixture("ok-lost-sign.csv"), encoding: .utf8).split(separator: "\n").dropFirst().prefix(50)
+            .map { $0.split(separator: ",").map(String.init) }
+        let stored = try store.pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT uwi, lat, lon FROM pins JOIN details ON details.pin_id = pins.id ORDER BY uwi").map { ($0["uwi"] as String, $0["lat"] as Double, $0["lon"] as Double) }
+        }
+        // DMS to a tenth of a second is within about 3 m; the other forms keep every digit.
+        let tolerance = name == "points-dms.csv" ? 5.0 : 0.001
+        for (well, row) in zip(stored, key) {
+            #expect(well.0 == row[0])
+            #expect(Geodesic.distance(fromLatitude: well.1, longitude: well.2, toLatitude: Double(row[2])!, longitude: -Double(row[3])!) < tolerance, "\(well)")
+        }
+        if name == "points-wkt.csv" {
+            var options = LoadOptions()
+            options.infer = false
+            options.mapping["lat"] = "geometry"
+            #expect(try WellStore(path: Self.newStorePath()).load(csvAt: Self.fixture(name), options: options).inserted == 50)
+        }
+    }
+
     /// Two different lists, both called wells.csv, without identifiers, add up; a reload still updates.
     @Test func twoFilesOfOneNameAddUp() throws {
         let store = try WellStore(path: Self.newStorePath())

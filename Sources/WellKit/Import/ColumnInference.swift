@@ -46,8 +46,9 @@ struct ColumnInference {
     mutating func infer(_ options: LoadOptions) throws -> LoadOptions {
         var options = options
         try chooseIdentifier(&options)
+        mapPointColumn(&options)
         if options.infer { inferPlaceColumns(&options) }
-        guard options.infer, options.coordinates.xColumn == nil else { return options }
+        guard options.infer, options.coordinates.xColumn == nil, options.coordinates.pointColumn == nil else { return options }
         try inferCoordinates(&options)
         return options
     }
@@ -171,12 +172,16 @@ struct ColumnInference {
         let lonWords = header.indices.filter {
             Self.headerWords(header[$0]).contains { ["lon", "long", "lng"].contains($0) || $0.hasPrefix("longitude") }
         }
-        let latCandidates = ([named.indices[.latitude]].compactMap { $0 } + latWords).uniqued()
-        let lonCandidates = ([named.indices[.longitude]].compactMap { $0 } + lonWords).uniqued()
+        // Columns named just X and Y come last: degrees under them are longitudes and latitudes.
+        let xWords = header.indices.filter { ["x", "xcoord", "pointx", "xcoordinate"].contains(Self.headerWords(header[$0]).joined()) }
+        let yWords = header.indices.filter { ["y", "ycoord", "pointy", "ycoordinate"].contains(Self.headerWords(header[$0]).joined()) }
+        let latCandidates = ([named.indices[.latitude]].compactMap { $0 } + latWords + yWords).uniqued()
+        let lonCandidates = ([named.indices[.longitude]].compactMap { $0 } + lonWords + xWords).uniqued()
         let lat = latCandidates.compactMap { i in format(ofColumn: i, limit: 90).map { (i, $0) } }.first
         let lon = lonCandidates.compactMap { i in format(ofColumn: i, limit: 180).map { (i, $0) } }.first
         guard let (latIndex, latFormat) = lat, let (lonIndex, lonFormat) = lon else {
             if named.indices[.latitude] == nil || named.indices[.longitude] == nil {
+                if inferPointColumn(&options) { return }
                 throw ProjectedCandidates(header: header, sample: sample, file: file, placeColumns: options.placeColumns).error()
             }
             return  // named columns whose values read as nothing: the loader rejects each row with its reason
@@ -198,6 +203,47 @@ struct ColumnInference {
         if dms && !lonFormat.signed && !options.coordinates.impliedWest && !options.coordinates.impliedEast {
             try inferHemisphere(&options, lonColumn: header[lonIndex], datum: datum)
         }
+    }
+
+    /// `--map lat=COLUMN` (and `lon`) onto one column whose values are points: that column is the point column.
+    private mutating func mapPointColumn(_ options: inout LoadOptions) {
+        let given = Set([options.mapping["lat"], options.mapping["lon"]].compactMap { $0 })
+        guard given.count == 1, let column = given.first, let index = header.firstIndex(of: column) else { return }
+        let values = sample.map { $0[index] }.filter { !$0.isEmpty }
+        guard !values.isEmpty, values.count { PointText.parse($0, decimalComma: decimalComma) != nil } * 10 >= values.count * 9 else { return }
+        options.mapping["lat"] = nil
+        options.mapping["lon"] = nil
+        options.coordinates.pointColumn = column
+        inferences.append(Inference(subject: "coordinates", column: column, value: describePoints(values),
+                                    evidence: "mapped to lat/lon; its values are points", override: ""))
+    }
+
+    /// Finds a column whose sampled values are at least 90% points (``PointText``), for a file without latitude and longitude columns.
+    private mutating func inferPointColumn(_ options: inout LoadOptions) -> Bool {
+        for index in header.indices {
+            let values = sample.map { $0[index] }.filter { !$0.isEmpty }
+            guard !values.isEmpty else { continue }
+            let parsed = values.count { PointText.parse($0, decimalComma: decimalComma) != nil }
+            guard parsed * 10 >= values.count * 9 else { continue }
+            options.coordinates.pointColumn = header[index]
+            let srids = Set(values.compactMap { PointText.parse($0, decimalComma: decimalComma)?.srid })
+            if options.coordinates.crs == nil, srids.count == 1, let srid = srids.first, srid != 4326 {
+                options.coordinates.crs = "EPSG:\(srid)"
+            }
+            inferences.append(Inference(
+                subject: "coordinates", column: header[index], value: describePoints(values),
+                evidence: "\(grouped(parsed)) of \(grouped(values.count)) sampled values are points"
+                    + (srids.isEmpty ? "" : "; SRID \(srids.sorted().map(String.init).joined(separator: ", "))"),
+                override: options.describeRemedy(.mapField("lat"))))
+            return true
+        }
+        return false
+    }
+
+    /// How a column's points are written: "WKT points (x y)", and so on.
+    private func describePoints(_ values: [String]) -> String {
+        let forms = Dictionary(values.compactMap { PointText.parse($0, decimalComma: decimalComma)?.form.rawValue }.map { ($0, 1) }, uniquingKeysWith: +)
+        return forms.sorted { $0.value > $1.value }.map(\.key).joined(separator: ", ")
     }
 
     /// Finds a column whose values are datum names (NAD27, NAD83, WGS84, OLDHI, …) and applies it per row.

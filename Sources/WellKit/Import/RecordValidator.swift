@@ -19,6 +19,8 @@ struct RecordValidator: Sendable {
     let detailSlots: [(field: WellField, index: Int?)]
     let extraIndices: [Int]
     let latIndex: Int, lonIndex: Int
+    /// The column with both coordinates (``CoordinateOptions/pointColumn``); `latIndex` and `lonIndex` are it too.
+    let pointIndex: Int?
     let idIndex: Int?, nameIndex: Int?
     private let coordinates: CoordinateOptions
     private let datumIndex: Int?
@@ -43,8 +45,9 @@ struct RecordValidator: Sendable {
         detailSlots = WellField.detailValueFields.map { ($0, mapping.indices[$0]) }
         extraIndices = mapping.unmappedIndices
         // --x/--y name the coordinate columns directly; otherwise the mapped lat/lon columns.
-        latIndex = coordinates.yColumn.flatMap { mapping.header.firstIndex(of: $0) } ?? mapping.indices[.latitude]!
-        lonIndex = coordinates.xColumn.flatMap { mapping.header.firstIndex(of: $0) } ?? mapping.indices[.longitude]!
+        pointIndex = coordinates.pointColumn.flatMap { mapping.header.firstIndex(of: $0) }
+        latIndex = pointIndex ?? coordinates.yColumn.flatMap { mapping.header.firstIndex(of: $0) } ?? mapping.indices[.latitude]!
+        lonIndex = pointIndex ?? coordinates.xColumn.flatMap { mapping.header.firstIndex(of: $0) } ?? mapping.indices[.longitude]!
         datumIndex = coordinates.datumColumn.flatMap { mapping.header.firstIndex(of: $0) }
         idIndex = mapping.indices[.identifier]
         nameIndex = mapping.indices[.name]
@@ -69,12 +72,19 @@ struct RecordValidator: Sendable {
                 reason: "expected \(header.count) fields as in the header, found \(fields.count); quote values that contain the delimiter"))
         }
         var lat: Double, lon: Double
-        let projected = coordinates.xColumn != nil
+        let projected = coordinates.xColumn != nil || (coordinates.pointColumn != nil && coordinates.crs != nil)
+        if let pointIndex {
+            switch point(fields, pointIndex) {
+            case .failure(let reason): return .failure(reason)
+            case .success(let p): (lat, lon) = (p.y, coordinates.impliedWest && !projected && p.x > 0 ? -p.x : p.x)
+            }
+        } else {
         switch (coordinate(fields, latIndex, projected ? "y" : "latitude", example: projected ? "4275692" : "36.9003", hemisphere: nil),
                 coordinate(fields, lonIndex, projected ? "x" : "longitude", example: projected ? "501562" : "-85.2613",
                            hemisphere: coordinates.impliedWest && !projected ? .west : nil)) {
         case (.failure(let reason), _), (_, .failure(let reason)): return .failure(reason)
         case (.success(let la), .success(let lo)): (lat, lon) = (la, lo)
+        }
         }
         var source: ScannedRecord.Source?
         if coordinates.needsTransform {
@@ -153,6 +163,23 @@ struct RecordValidator: Sendable {
         let folded = UInt32(truncatingIfNeeded: hash ^ (hash >> 32))
         let hex = String(folded, radix: 16)
         return String(repeating: "0", count: 8 - hex.count) + hex
+    }
+
+    /// Both coordinates from one column (``PointText``), as x and y.
+    private func point(_ fields: RecordFields, _ index: Int) -> Result<(x: Double, y: Double), RejectReason> {
+        if fields.isEmpty(index) {
+            return .failure(RejectReason(column: header[index], kind: .missingCoordinates, reason: "the point is empty; every well needs coordinates"))
+        }
+        let text = fields.text(index)
+        guard let p = PointText.parse(text, decimalComma: decimalComma) else {
+            return .failure(RejectReason(column: header[index], kind: .coordinateNotANumber,
+                                         reason: "\"\(text.prefix(200))\" is not a point; expected POINT (-97.5 35.4), (35.4, -97.5) or 35°24'N 97°30'W"))
+        }
+        if let srid = p.srid, srid != 4326, "EPSG:\(srid)" != coordinates.crs {
+            return .failure(RejectReason(column: header[index], kind: .notTransformable,
+                                         reason: "the point is in SRID \(srid); load with --crs EPSG:\(srid)"))
+        }
+        return .success((p.x, p.y))
     }
 
     private func coordinate(_ fields: RecordFields, _ index: Int, _ what: String, example: String, hemisphere: DMS.Hemisphere?) -> Result<Double, RejectReason> {

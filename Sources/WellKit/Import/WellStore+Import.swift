@@ -159,7 +159,7 @@ extension WellStore {
         let identifierGiven = options.identifier != .automatic || options.mapping[WellField.identifier.rawValue] != nil
         options = try inference.infer(options)
         let mapping = try ColumnMapping(header: header.fields, overrides: options.mapping,
-                                        requireCoordinates: options.coordinates.xColumn == nil, file: path)
+                                        requireCoordinates: options.coordinates.xColumn == nil && options.coordinates.pointColumn == nil, file: path)
         try Self.checkCoordinateOptions(options.coordinates, header: header.fields, path: path)
         var summary = LoadSummary(file: path, sha256: "")
         summary.mapping = Dictionary(uniqueKeysWithValues: mapping.fieldColumns.map { ($0.field, $0.column) })

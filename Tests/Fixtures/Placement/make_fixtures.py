@@ -79,3 +79,21 @@ with open(os.path.join(here, "ok-export-1252.csv"), "wb") as f:
             line = b";".join(row[:5])  # no trailing Operator and Comment fields
         f.write(line + b"\r\n")
 print("written export")
+
+# Coordinates in one column, in the forms exports use, and degrees under X/Y headers.
+def dms(value, positive, negative):
+    hemisphere = positive if value >= 0 else negative
+    value = abs(value)
+    d = int(value); m = int((value - d) * 60); s = round(((value - d) * 60 - m) * 60, 1)
+    if s >= 60: s = 59.9
+    return f"{d}°{m}'{s}\"{hemisphere}"
+forms = {
+    "points-wkt.csv": ("geometry", lambda lat, lon: f"POINT ({lon} {lat})"),
+    "points-ewkt.csv": ("geom", lambda lat, lon: f"SRID=4326;POINT({lon} {lat})"),
+    "points-tuple.csv": ("Location", lambda lat, lon: f"({lat}, {lon})"),
+    "points-dms.csv": ("Coordinates", lambda lat, lon: dms(lat, "N", "S") + " " + dms(lon, "E", "W")),
+}
+for name, (column, form) in forms.items():
+    write(name, ["API", "Well Name", column, "State"], [[f"35-{i:06d}", f"OK {i}", form(lat, lon), "OK"] for i, (lat, lon) in enumerate(ok[:50])])
+write("degrees-xy.csv", ["API", "Well Name", "X", "Y", "State"], [[f"35-{i:06d}", f"OK {i}", lon, lat, "OK"] for i, (lat, lon) in enumerate(ok[:50])])
+print("written points")

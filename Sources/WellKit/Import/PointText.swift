@@ -1,0 +1,68 @@
+import Foundation
+
+/// Both coordinates of a well in one column, as exports write them:
+///
+/// - WKT, x (longitude) first: `POINT (-97.5 35.4)`, `POINT Z (-97.5 35.4 300)`;
+/// - EWKT, with its SRID: `SRID=4326;POINT(-97.5 35.4)`;
+/// - a tuple, latitude first (as map sites copy it): `(35.4, -97.5)`, `[35.4, -97.5]`, `35.4, -97.5`;
+/// - a DMS pair, latitude first: `37°36'37.8"N 121°2'17.9"W`.
+///
+/// For example:
+///
+/// ```swift
+/// PointText.parse("SRID=4326;POINT(-97.5 35.4)")   // x -97.5, y 35.4, srid 4326
+/// PointText.parse("(35.4, -97.5)")                  // x -97.5, y 35.4
+/// ```
+enum PointText {
+    struct Point: Equatable {
+        var x: Double
+        var y: Double
+        var srid: Int?
+        var form: Form
+    }
+
+    enum Form: String {
+        case wkt = "WKT points (x y)"
+        case tuple = "(latitude, longitude) pairs"
+        case dmsPair = "DMS pairs (latitude longitude)"
+    }
+
+    static func parse(_ raw: String, decimalComma: Bool = false) -> Point? {
+        var text = raw.trimmingCharacters(in: .whitespaces)
+        var srid: Int?
+        if text.uppercased().hasPrefix("SRID=") {
+            guard let semicolon = text.firstIndex(of: ";"), let code = Int(text[text.index(text.startIndex, offsetBy: 5)..<semicolon]) else { return nil }
+            srid = code
+            text = String(text[text.index(after: semicolon)...]).trimmingCharacters(in: .whitespaces)
+        }
+        let upper = text.uppercased()
+        if upper.hasPrefix("POINT") {
+            guard let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")"), open < close else { return nil }
+            let modifier = text[text.index(text.startIndex, offsetBy: 5)..<open].trimmingCharacters(in: .whitespaces).uppercased()
+            guard ["", "Z", "M", "ZM"].contains(modifier) else { return nil }
+            let numbers = text[text.index(after: open)..<close].split(whereSeparator: { $0 == " " || $0 == "\t" }).map { ValueParsing.number(String($0)) }
+            guard numbers.count >= 2, numbers.count <= 4, let x = numbers[0], let y = numbers[1] else { return nil }
+            return Point(x: x, y: y, srid: srid, form: .wkt)
+        }
+        guard srid == nil else { return nil }
+        // A tuple: two numbers between a comma (or a semicolon with decimal commas), in brackets or not.
+        var inner = Substring(text)
+        if let first = inner.first, let last = inner.last, (first == "(" && last == ")") || (first == "[" && last == "]") {
+            inner = inner.dropFirst().dropLast()
+        }
+        let separator: Character = decimalComma ? ";" : ","
+        let parts = inner.split(separator: separator, omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        if parts.count == 2 {
+            let read = { (s: String) in decimalComma ? ValueParsing.decimalComma(s) : ValueParsing.number(s) }
+            if let lat = read(parts[0]), let lon = read(parts[1]) { return Point(x: lon, y: lat, srid: nil, form: .tuple) }
+        }
+        // A DMS pair: the latitude ends with N or S, the longitude follows.
+        guard let end = text.firstIndex(where: { "NSns".contains($0) }) else { return nil }
+        let latitudeText = String(text[...end])
+        let longitudeText = String(text[text.index(after: end)...]).trimmingCharacters(in: CharacterSet(charactersIn: " ,;\t"))
+        guard !longitudeText.isEmpty, latitudeText.contains(where: { $0.isNumber }),
+              let lat = DMS.degrees(latitudeText), let lon = DMS.degrees(longitudeText),
+              abs(lat) <= 90, abs(lon) <= 180 else { return nil }
+        return Point(x: lon, y: lat, srid: nil, form: .dmsPair)
+    }
+}
