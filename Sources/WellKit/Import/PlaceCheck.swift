@@ -42,13 +42,13 @@ extension ColumnInference {
     /// a header with the word state, province or country, and at least 90% of its sampled values
     /// naming one. Each becomes an inference; the load checks every well against its row's place.
     mutating func inferPlaceColumns(_ options: inout LoadOptions) {
-        guard let places = Places.shared else { return }
         var found: [PlaceColumn] = []
         for index in header.indices {
             let words = Self.headerWords(header[index])
             let stateName = words.contains { ["st", "stusps", "stabbr", "province", "prov"].contains($0) || $0.hasPrefix("state") }
             let countryName = words.contains { $0.hasPrefix("country") || $0 == "nation" || $0 == "cntry" }
-            guard stateName || countryName else { continue }
+            // The outlines are read only for a file with a column named like a place.
+            guard stateName || countryName, let places = Places.shared else { continue }
             let values = sample.map { $0[index].trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             guard !values.isEmpty else { continue }
             let kind: PlaceColumn.Kind = stateName ? .state : .country
