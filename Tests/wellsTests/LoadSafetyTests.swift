@@ -130,7 +130,7 @@ import WellsTestSupport
         try withTemporaryDirectory("wells-safety") { directory in
             let store = directory.appendingPathComponent("new.sqlite").path
             let bad = directory.appendingPathComponent("bad.csv").path
-            try Data("x,y\n1,2\n".utf8).write(to: URL(fileURLWithPath: bad))
+            try Data("a,b\n1,2\n".utf8).write(to: URL(fileURLWithPath: bad))
             let run = try Self.wells(["load", bad, "--db", store])
             #expect(run.status == 65)
             let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("new.sqlite") }

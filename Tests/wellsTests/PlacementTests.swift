@@ -81,6 +81,24 @@ import WellKitSynthetic
         #expect(summary.inferences.contains { $0.subject == "state" && $0.column == "State" })
     }
 
+    /// A county column is checked too: in the state on each row, or in the one state whose counties a file names.
+    @Test func aWellOutsideItsRowsCountyIsFlagged() throws {
+        let summary = try WellStore(path: Self.newStorePath()).load(csvAt: Self.fixture("tn-wrong-county.csv"))
+        #expect(summary.inserted == 60)
+        #expect(summary.inferences.contains { $0.subject == "county" && $0.column == "county" })
+        #expect(summary.suspects.count == 1)
+        let suspect = try #require(summary.suspects.first)
+        #expect(suspect.line == 12 && suspect.reason == "outside named place", "\(suspect)")
+        #expect(suspect.detail.hasPrefix("outside Overton County, TN named on its row ("), "\(suspect.detail)")
+        // Indiana's list names counties and no state: Indiana is implied, and no well is outside its county.
+        var options = LoadOptions()
+        options.coordinates = CoordinateOptions(crs: "EPSG:26916", xColumn: "Utmx", yColumn: "Utmy")
+        let indiana = try WellStore(path: Self.newStorePath()).load(csvAt: RepositoryData.realList("in-igs-orphan-wells-utm16n.csv"), options: options)
+        #expect(indiana.inferences.contains { $0.subject == "county" && $0.evidence.contains("Indiana, the only state") })
+        #expect(indiana.suspects.isEmpty)
+        #expect(Places.countyKey("St. Louis County") == "STLOUIS" && Places.countyKey("DOÑA ANA") == "DONAANA")
+    }
+
     @Test func statePlaneFeetReadAsMetresStopWithTheFeetCRS() throws {
         try withTemporaryDirectory("placement") { directory in
             let db = directory.appendingPathComponent("sp.sqlite").path
@@ -135,14 +153,22 @@ import WellKitSynthetic
         }
     }
 
-    /// Without a place column, the CRS's area of use is the evidence: Indiana's UTM columns swapped.
-    @Test func aUserCRSIsCheckedAgainstItsAreaOfUse() throws {
+    /// Indiana's UTM columns swapped: its County column (Indiana's counties, implied) is the evidence;
+    /// without it, the CRS's area of use is.
+    @Test(arguments: [true, false])
+    func aUserCRSIsCheckedAgainstTheFilesEvidence(withCounty: Bool) throws {
         try withTemporaryDirectory("placement") { directory in
             let db = directory.appendingPathComponent("in.sqlite").path
-            let file = RepositoryData.realList("in-igs-orphan-wells-utm16n.csv")
+            var file = RepositoryData.realList("in-igs-orphan-wells-utm16n.csv")
+            if !withCounty {
+                let text = try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: ",County,", with: ",Area,")
+                file = directory.appendingPathComponent("in-no-county.csv").path
+                try text.write(toFile: file, atomically: true, encoding: .utf8)
+            }
             let result = try HardeningTests.wells(["load", file, "--db", db, "--crs", "EPSG:26916", "--x", "Utmy", "--y", "Utmx"])
             #expect(result.status == 65)
-            #expect(result.err.contains("outside the area of use of EPSG:26916"), "\(result.err)")
+            #expect(result.err.contains(withCounty ? "492 of 492 wells lie outside the county named on their rows (County)"
+                                                   : "outside the area of use of EPSG:26916"), "\(result.err)")
             let wells = try Self.paste(result.err)
             #expect(wells.count == 492)
             #expect(try Self.allInside(wells, "IN"))

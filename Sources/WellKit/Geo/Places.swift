@@ -15,6 +15,9 @@ import Foundation
 package final class Places: Sendable {
     /// How far outside a named place a well may lie before it is flagged, for the outlines' simplification.
     static let tolerance = 2_000.0
+    /// The same for a county: its outline has more border for its area, and on the real lists 5 of
+    /// 16,464 Tennessee wells lie 2.1–2.4 km outside the 1:20M outline of the county on their row.
+    static let countyTolerance = 3_000.0
     /// How far outside its place a well at sea (on no country's land) may lie: offshore wells are
     /// real, in state waters (3 to 9 nautical miles) and beyond, out to an exclusive economic zone (200).
     static let seaTolerance = 400_000.0
@@ -27,6 +30,8 @@ package final class Places: Sendable {
         var codes: [String]
         /// For a county, its state's 2-digit FIPS code.
         var state: String?
+        /// For a county, what the Census calls it: `County`, `Parish`, `Borough`, `city`, …
+        var lsad: String?
         var west: Double, south: Double, east: Double, north: Double
         /// Each ring's first vertex and vertex count in ``Places/vertices``.
         var rings: [(start: Int, count: Int)]
@@ -44,6 +49,10 @@ package final class Places: Sendable {
     let countryByName: [String: Int]
     /// The indices of the countries.
     let countries: [Int]
+    /// A county's index by its state's FIPS code and ``countyKey(_:)`` of its name (`47:OVERTON`).
+    let countyByName: [String: Int]
+    /// A county's index by its 5-digit FIPS code (`47133`).
+    let countyByFIPS: [String: Int]
 
     /// The outlines shipped with the library, or nil when its resources are missing (the check is then skipped, and said so).
     package static let shared: Places? = try? Places(directory: resourceDirectory())
@@ -70,6 +79,7 @@ package final class Places: Sendable {
             var name: String
             var codes: [String]
             var state: String?
+            var lsad: String?
             var bbox: [Double]
             var rings: [[Int]]
         }
@@ -88,7 +98,7 @@ package final class Places: Sendable {
         var countries: [String: Int] = [:]
         for entry in index.places {
             guard entry.bbox.count == 4 else { continue }
-            var place = Place(kind: entry.kind, name: entry.name, codes: entry.codes, state: entry.state,
+            var place = Place(kind: entry.kind, name: entry.name, codes: entry.codes, state: entry.state, lsad: entry.lsad,
                               west: entry.bbox[0], south: entry.bbox[1], east: entry.bbox[2], north: entry.bbox[3],
                               rings: entry.rings.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }, bands: [], bandHeight: 1)
             Self.band(&place, vertices)
@@ -102,6 +112,13 @@ package final class Places: Sendable {
         countiesByState = counties
         countryByName = countries
         self.countries = places.indices.filter { places[$0].kind == .country }
+        var byName: [String: Int] = [:], byFIPS: [String: Int] = [:]
+        for (index, place) in places.enumerated() where place.kind == .county {
+            if let state = place.state { byName[state + ":" + Self.countyKey(place.name)] = index }
+            for code in place.codes { byFIPS[code] = index }
+        }
+        countyByName = byName
+        countyByFIPS = byFIPS
     }
 
     private static func band(_ place: inout Place, _ vertices: [Float]) {
@@ -176,6 +193,26 @@ package final class Places: Sendable {
             return Geodesic.distance(fromLatitude: latitude, longitude: longitude,
                                      toLatitude: min(max(latitude, p.south), p.north), longitude: min(max(longitude, p.west), p.east))
         }.min() ?? best
+    }
+
+    /// A county's name as it is looked up: without accents, case, punctuation and a trailing
+    /// `County`, `Parish`, `Borough` or `Co.`, and with `Saint` as `St`: `St. Louis County` → `STLOUIS`.
+    static func countyKey(_ name: String) -> String {
+        var words = name.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil).uppercased()
+            .split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
+        while let last = words.last, words.count > 1, ["COUNTY", "PARISH", "BOROUGH", "CO", "CNTY", "AREA", "CENSUS", "MUNICIPALITY"].contains(last) {
+            words.removeLast()
+        }
+        return words.map { $0 == "SAINT" ? "ST" : $0 == "SAINTE" ? "STE" : $0 }.joined()
+    }
+
+    /// The county a cell names, given its state's FIPS code (or none, for a 5-digit FIPS code).
+    func county(_ text: String, state: String?) -> Int? {
+        let value = text.trimmingCharacters(in: .whitespaces)
+        if value.count == 5, value.allSatisfy(\.isNumber) { return countyByFIPS[value] }
+        guard let state else { return nil }
+        if value.count <= 3, let number = Int(value) { return countyByFIPS[state + String(format: "%03d", number)] }
+        return countyByName[state + ":" + Self.countyKey(value)]
     }
 
     /// Whether the point lies on some country's land.

@@ -3,10 +3,12 @@ import Foundation
 /// A column that names the place each row's well is in: a US state (postal code, name or FIPS
 /// code; Canadian provinces too) or a country (name, ISO 3166 code).
 struct PlaceColumn: Sendable, Equatable {
-    enum Kind: String, Sendable { case state, country }
+    enum Kind: String, Sendable { case state, country, county }
     var kind: Kind
     var column: String
     var index: Int
+    /// For a county column in a file that names no state: the one state whose counties its names are (FIPS).
+    var impliedState: String?
 }
 
 /// A change to a load's options that puts a misplaced file's wells where the file says they are,
@@ -68,7 +70,48 @@ extension ColumnInference {
                     + "; every well is checked against its outline (\(Int(Places.tolerance / 1000)) km tolerance)",
                 override: options.describeRemedy(.noLocationCheck)))
         }
+        if let county = inferCountyColumn(state: found.first { $0.kind == .state }, options: options) { found.append(county) }
         options.placeColumns = found
+    }
+
+    /// A column whose header names a county (`County`, `county_nm`, `Parish`) and whose sampled values,
+    /// at least 90% of them, name a county of the state on their row; in a file that names no state,
+    /// of the one state whose counties they name (Indiana's list has `Daviess`, `Blackford`, …).
+    private mutating func inferCountyColumn(state: PlaceColumn?, options: LoadOptions) -> PlaceColumn? {
+        for index in header.indices {
+            let words = Self.headerWords(header[index])
+            guard words.contains(where: { ["county", "cnty", "parish", "borough"].contains($0) }), let places = Places.shared else { continue }
+            let rows = sample.filter { !$0[index].trimmingCharacters(in: .whitespaces).isEmpty }
+            guard !rows.isEmpty else { continue }
+            var implied: USState?
+            if state == nil {
+                // The one state whose counties the names are, if there is one.
+                var counts: [String: Int] = [:]
+                for value in Set(rows.map { $0[index] }) {
+                    for candidate in USState.all where places.county(value, state: candidate.fips) != nil {
+                        counts[candidate.fips, default: 0] += rows.count { $0[index] == value }
+                    }
+                }
+                let ranked = counts.sorted { $0.value > $1.value }
+                guard let best = ranked.first, best.value * 10 >= rows.count * 9, ranked.dropFirst().first.map({ $0.value < best.value }) ?? true else { continue }
+                implied = USState.all.first { $0.fips == best.key }
+            }
+            let hits = rows.count { row in
+                let fips = implied?.fips ?? state.flatMap { USState.named(row[$0.index], fips: true)?.fips }
+                return places.county(row[index], state: fips) != nil
+            }
+            guard hits * 10 >= rows.count * 9 else { continue }
+            let counts = Dictionary(rows.map { ($0[index], 1) }, uniquingKeysWith: +).sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+            inferences.append(Inference(
+                subject: "county", column: header[index],
+                value: "per row: " + counts.prefix(4).map { "\($0.key) \(grouped($0.value))" }.joined(separator: ", ") + (counts.count > 4 ? ", …" : ""),
+                evidence: "\(grouped(hits)) of \(grouped(rows.count)) sampled values name a county of "
+                    + (implied.map { "\($0.name), the only state whose counties they name (the file names no state)" } ?? "the state on their row")
+                    + "; every well is checked against its county's outline (\(Int(Places.countyTolerance / 1000)) km tolerance)",
+                override: options.describeRemedy(.noLocationCheck)))
+            return PlaceColumn(kind: .county, column: header[index], index: index, impliedState: implied?.fips)
+        }
+        return nil
     }
 }
 
@@ -79,6 +122,8 @@ struct ExpectedRegion {
     var box: CRSInfo.Area?
     /// The US state, when the region is one.
     var state: USState?
+    /// How far outside its outline a well may lie on land.
+    var tolerance = Places.tolerance
 
     /// Metres from the point to the region (0 inside).
     func distance(_ places: Places, latitude: Double, longitude: Double) -> Double {
@@ -92,7 +137,7 @@ struct ExpectedRegion {
     /// on land, ``Places/seaTolerance`` at sea); nil when it is inside or within it.
     func excess(_ places: Places, latitude: Double, longitude: Double) -> Double? {
         let distance = distance(places, latitude: latitude, longitude: longitude)
-        guard distance > Places.tolerance else { return nil }
+        guard distance > tolerance else { return nil }
         if box == nil, distance <= Places.seaTolerance, !places.isOnLand(longitude: longitude, latitude: latitude) { return nil }
         return distance
     }
@@ -120,7 +165,19 @@ extension ExpectedRegion {
         case .country:
             guard let country = places.countryByName[value.uppercased()] else { return nil }
             self.init(name: "\(places.places[country].name) named on its row", places: [country])
+        case .county:
+            return nil   // a county needs its row's state: ``init(county:state:places:)``
         }
+    }
+
+    /// The county a row names, in the state its row (or the file) names.
+    init?(county text: String, column: PlaceColumn, stateText: String?, _ places: Places) {
+        let state = column.impliedState ?? stateText.flatMap { USState.named($0, fips: true)?.fips }
+        guard let index = places.county(text, state: state) else { return nil }
+        let county = places.places[index]
+        let postal = USState.all.first { $0.fips == county.state }?.postal ?? ""
+        self.init(name: "\(county.name)\(county.lsad.map { " " + $0 } ?? ""), \(postal) named on its row", places: [index],
+                  tolerance: Places.countyTolerance)
     }
 }
 
@@ -212,21 +269,26 @@ extension ScannedFile {
         let scanner = CSVScanner(delimiter: delimiter)
         var spans: [FieldSpan] = []
         let buffer = file.bytes
-        func region(_ column: PlaceColumn, _ text: String) -> Int32 {
-            let key = "\(column.kind.rawValue):" + text.trimmingCharacters(in: .whitespaces).uppercased()
+        let stateColumn = columns.first { $0.kind == .state }
+        func region(_ column: PlaceColumn, _ text: String, state: String?) -> Int32 {
+            let key = "\(column.kind.rawValue):" + text.trimmingCharacters(in: .whitespaces).uppercased() + ":" + (state ?? "")
             if let known = cache[key] { return known }
             var id: Int32 = -1
-            if let found = ExpectedRegion(column, text, places) {
+            let found = column.kind == .county ? ExpectedRegion(county: text, column: column, stateText: state, places) : ExpectedRegion(column, text, places)
+            if let found {
                 id = Int32(regions.count)
                 regions.append(found)
             }
             cache[key] = id
             return id
         }
+        // The most specific place a row names first: its county, then its state or country.
+        let ordered = columns.filter { $0.kind == .county } + columns.filter { $0.kind != .county }
         for k in records.indices {
             _ = scanner.scan(buffer, from: records[k].range.lowerBound, to: buffer.count, atEOF: true, line: records[k].line, fields: &spans)
-            for column in columns where column.index < spans.count && !spans[column.index].isEmpty {
-                let id = region(column, fieldText(buffer, spans[column.index]))
+            let state = stateColumn.flatMap { $0.index < spans.count ? fieldText(buffer, spans[$0.index]) : nil }
+            for column in ordered where column.index < spans.count && !spans[column.index].isEmpty {
+                let id = region(column, fieldText(buffer, spans[column.index]), state: column.kind == .county ? state : nil)
                 if id >= 0 {
                     regionOf[k] = id
                     break

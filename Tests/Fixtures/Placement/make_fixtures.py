@@ -97,3 +97,14 @@ for name, (column, form) in forms.items():
     write(name, ["API", "Well Name", column, "State"], [[f"35-{i:06d}", f"OK {i}", form(lat, lon), "OK"] for i, (lat, lon) in enumerate(ok[:50])])
 write("degrees-xy.csv", ["API", "Well Name", "X", "Y", "State"], [[f"35-{i:06d}", f"OK {i}", lon, lat, "OK"] for i, (lat, lon) in enumerate(ok[:50])])
 print("written points")
+
+# Tennessee wells (the first 60 of Data/real/tn-oilgas-wells.csv), one of them (line 12) moved to
+# where another county's well is: still in Tennessee, outside the county its row names.
+with open(os.path.join(root, "Data", "real", "tn-oilgas-wells.csv"), newline="", encoding="utf-8") as f:
+    rows = list(csv.reader(f))
+header, body = rows[0], rows[1:61]
+lat, lon, county = header.index("latitude"), header.index("longitude"), header.index("county")
+other = next(r for r in rows[1:] if r[county] not in (body[10][county], "") and abs(float(r[lat]) - float(body[10][lat])) > 0.5)
+body[10][lat], body[10][lon] = other[lat], other[lon]
+write("tn-wrong-county.csv", header, body)
+print("written county", body[10][county], "moved to a well of", other[county])
