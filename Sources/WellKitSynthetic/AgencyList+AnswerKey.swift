@@ -89,6 +89,21 @@ extension AgencyList {
             public var fix: [String]
         }
 
+        /// How the text is written, as a load should name it (`export-1252`).
+        public struct TextLayout: Codable, Sendable, Equatable {
+            public var titleLines: Int
+            /// `Windows-1252`, as ``encoding`` inferences name it.
+            public var encoding: String
+            public var delimiter: String
+            /// `comma` or `point`.
+            public var decimalMark: String
+            /// The column with both coordinates.
+            public var pointColumn: String
+        }
+
+        /// How the text is written (`export-1252`).
+        public var text: TextLayout?
+
         /// The column naming the state each well lies in (`lost-signs`, `state-plane-feet`).
         public var stateColumn: String?
         /// How the whole file is misplaced, and its fix (`lost-signs`, `state-plane-feet`).

@@ -81,3 +81,57 @@ extension AgencyList {
         return key
     }
 }
+
+extension AgencyList {
+    // MARK: - An export
+
+    /// The header of the `export-1252` layout (after its two title lines).
+    static let exportHeader = "API;Well Name;Operator;Geometry;State;Total Depth (m)"
+
+    /// Writes the `export-1252` layout, as a spreadsheet on European Windows exports a list: two title
+    /// lines, `;` between fields, depths with a decimal comma, Windows-1252 punctuation (curly quotes
+    /// around each name, an en dash in each operator), CRLF, and both coordinates in one EWKT column
+    /// (`"SRID=4326;POINT(-114.5 38.2)"`, quoted for its semicolon). Loaded with no options, every well lands where its `State` says.
+    func renderExport(into text: inout Text) -> AnswerKey {
+        var wells = SourceWells(count: count, seed: seed)
+        text.append("Synthetic Well Data Export")
+        text.endLine(crlf: true)
+        text.append("Exported by WellKit (AgencyList, layout export-1252); not real data")
+        text.endLine(crlf: true)
+        text.append(Self.exportHeader)
+        text.endLine(crlf: true)
+        var key = AnswerKey(layout: .export1252, records: count, identifier: .init(column: "API", isKey: true))
+        key.stateColumn = "State"
+        key.text = .init(titleLines: 2, encoding: "Windows-1252", delimiter: "semicolon", decimalMark: "comma", pointColumn: "Geometry")
+        let semicolon = UInt8(ascii: ";")
+        for index in 0..<count {
+            let well = wells.next()
+            text.append("05-")
+            text.append(decimal: index, width: 9)
+            text.append(byte: semicolon)
+            text.append(byte: 0x93)   // “
+            text.append(well.name.filter { $0 != semicolon && $0 != WellGenerator.ASCII.quote })
+            text.append(byte: 0x94)   // ”
+            text.append(byte: semicolon)
+            text.append(well.licensee.filter { $0 != semicolon && $0 != WellGenerator.ASCII.quote })
+            text.append([0x20, 0x96])   // " –"
+            text.append(" Field Ops")
+            text.append(byte: semicolon)
+            text.append("\"SRID=4326;POINT(")   // quoted: the SRID's semicolon is the delimiter
+            text.append(microdegrees: well.longitude)
+            text.append(byte: WellGenerator.ASCII.space)
+            text.append(microdegrees: well.latitude)
+            text.append(")\"")
+            text.append(byte: semicolon)
+            text.append(Self.state(of: well))
+            text.append(byte: semicolon)
+            if let depth = well.depthDecimetres {
+                text.append(decimal: depth / 10)
+                text.append(",")
+                text.append(decimal: depth % 10)
+            }
+            text.endLine(crlf: true)
+        }
+        return key
+    }
+}

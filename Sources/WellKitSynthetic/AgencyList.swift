@@ -47,6 +47,8 @@ public struct AgencyList: Sendable {
         case statePlaneFeet = "state-plane-feet"
         /// NWIS RDB as `nwis-dms`, its datums written in the many ways agencies write them (`NAD 27`, `NAD1927`, …).
         case datumSpellings = "datum-spellings"
+        /// An export: title lines, `;` with decimal commas, Windows-1252 punctuation, an EWKT point column.
+        case export1252 = "export-1252"
 
         /// Whether a load with no options (or the key's ``AnswerKey/Placement/given`` ones) must stop with the key's fix.
         public var isMisplaced: Bool { self == .lostSigns || self == .statePlaneFeet }
@@ -60,6 +62,7 @@ public struct AgencyList: Sendable {
             case .lostSigns: 0x6C6F_7374_7369_676E // "lostsign"
             case .statePlaneFeet: 0x7374_706C_6665_6574 // "stplfeet"
             case .datumSpellings: 0x6461_7475_6D73_7065 // "datumspe"
+            case .export1252: 0x6578_7031_3235_3221 // "exp1252!"
             }
         }
     }
@@ -100,6 +103,7 @@ public struct AgencyList: Sendable {
         case .lostSigns: key = renderLostSigns(into: &text)
         case .statePlaneFeet: key = renderStatePlaneFeet(into: &text)
         case .datumSpellings: key = renderNWIS(into: &text, spellings: true)
+        case .export1252: key = renderExport(into: &text)
         }
         return (text.bytes, key)
     }

@@ -21,7 +21,9 @@ extension Wells {
                 naming the state each well lies in). Whole files read the wrong way, whose key names the fix: \
                 lost-signs has every longitude without its minus sign; state-plane-feet has x/y in NAD83 / \
                 Nevada Central (ftUS), EPSG:3422, and no latitude or longitude. datum-spellings is nwis-dms \
-                with its datums written as agencies write them (NAD 27, NAD1927, EPSG:4267, …).
+                with its datums written as agencies write them (NAD 27, NAD1927, EPSG:4267, …). export-1252 is an \
+                export from a spreadsheet on European Windows: two title lines, ';' with decimal commas, \
+                Windows-1252 punctuation, CRLF, and both coordinates in one EWKT column.
                 """)
 
         /// The file layouts `--layout` accepts.
@@ -33,6 +35,7 @@ extension Wells {
             case lostSigns = "lost-signs"
             case statePlaneFeet = "state-plane-feet"
             case datumSpellings = "datum-spellings"
+            case export1252 = "export-1252"
 
             /// The library's agency layout, or nil for the Alberta-like list.
             var agency: AgencyList.Layout? { AgencyList.Layout(rawValue: rawValue) }
@@ -62,7 +65,7 @@ extension Wells {
             }
             guard layout.agency != nil else {
                 if key != nil {
-                    throw ValidationError("--key needs an agency layout (--layout nwis-dms, damaged-ids, coordinate-errors, lost-signs, state-plane-feet or datum-spellings).")
+                    throw ValidationError("--key needs an agency layout (--layout nwis-dms, damaged-ids, coordinate-errors, lost-signs, state-plane-feet, datum-spellings or export-1252).")
                 }
                 return
             }

@@ -41,6 +41,13 @@ import Testing
             #expect(wells["EPSG:4269"] == key.datums?["NAD83"])
         }
         if let comments = key.commentLines { #expect(summary.commentLines == comments) }
+        if let text = key.text {
+            #expect(summary.titleLines == text.titleLines)
+            #expect(inferred["encoding"]?.value == text.encoding && inferred["delimiter"]?.value == text.delimiter)
+            #expect(inferred["decimal mark"]?.value.hasPrefix(text.decimalMark) == true)
+            #expect(inferred["coordinates"]?.column == text.pointColumn)
+        }
+        if key.stateColumn != nil { #expect(inferred["state"]?.column == key.stateColumn) }
 
         // Suspects, rejects and duplicates, line by line.
         #expect(summary.suspects.map { "\($0.line) \($0.reason) \($0.identifier)" }

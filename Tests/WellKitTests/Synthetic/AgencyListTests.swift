@@ -175,6 +175,7 @@ import Testing
             .statePlaneFeet: ["layout", "records", "identifier", "rejects", "suspects", "stateColumn", "placement"],
             .datumSpellings: ["layout", "records", "commentLines", "delimiter", "identifier", "latitude", "longitude",
                               "datumColumn", "datums", "rejects", "suspects"],
+            .export1252: ["layout", "records", "identifier", "rejects", "suspects", "stateColumn", "text"],
         ]
         for layout in AgencyList.Layout.allCases {
             let key = AgencyList(layout: layout, count: 500, seed: 2).renderBytes().key
