@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Builds the loader's place outlines (Sources/WellKit/Resources/places.json and places.bin) from the
-public-domain boundaries in this folder: US counties (states are the union of their counties) and
+public-domain boundaries in this folder: US counties, the states as the union of their counties, and
 Natural Earth countries.
 
-    python3 Data/boundaries/make_places.py
+    /usr/bin/python3 Data/boundaries/make_places.py      # Debian's Python, with shapely
 
-places.json lists the places: kind ("county" or "country"), name, codes, bounding box and rings (as
+places.json lists the places: kind ("county", "state" or "country"), name, codes, bounding box and rings (as
 offsets into places.bin). places.bin holds every ring's vertices as little-endian float32 longitude,
 latitude pairs. A 1:20M county outline is off by up to about 1-2 km along a border, which is why the
 loader's check has a tolerance of 2 km; float32 adds at most about a metre.
@@ -43,6 +43,21 @@ with open(os.path.join(here, "us-counties-fips.geojson")) as f:
         if p["COUNTY"] == "nyc":  # overlaps the five NYC counties (see README.md)
             continue
         add("county", p["NAME"], [p["STATE"] + p["COUNTY"]], feature["geometry"], state=p["STATE"], lsad=p["LSAD"])
+
+# States as their own outlines: the union of their counties (shapely, from Debian's python3-shapely or
+# python3-geopandas), so that a state is one polygon to test rather than its counties' many.
+from shapely.geometry import shape, mapping
+from shapely.ops import unary_union
+with open(os.path.join(here, "us-counties-fips.geojson")) as f:
+    by_state = {}
+    for feature in json.load(f)["features"]:
+        p = feature["properties"]
+        if p["COUNTY"] != "nyc":
+            by_state.setdefault(p["STATE"], []).append(shape(feature["geometry"]).buffer(0))
+for state, shapes in sorted(by_state.items()):
+    # A 1e-5° (about a metre) buffer closes the slivers between counties' simplified outlines.
+    union = unary_union([g.buffer(1e-5, join_style=2) for g in shapes]).buffer(-1e-5, join_style=2)
+    add("state", state, [state], mapping(union))
 
 with open(os.path.join(here, "ne_50m_admin_0_countries.geojson")) as f:
     for feature in json.load(f)["features"]:

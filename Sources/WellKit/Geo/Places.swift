@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Public-domain outlines of the places a well list names: US counties (a state is the union of its
 /// counties) and the countries of the world, for checking where a load puts its wells.
@@ -22,7 +23,7 @@ package final class Places: Sendable {
     /// real, in state waters (3 to 9 nautical miles) and beyond, out to an exclusive economic zone (200).
     static let seaTolerance = 400_000.0
 
-    enum Kind: String, Decodable, Sendable { case county, country }
+    enum Kind: String, Decodable, Sendable { case county, state, country }
 
     struct Place: Sendable {
         var kind: Kind
@@ -35,16 +36,32 @@ package final class Places: Sendable {
         var west: Double, south: Double, east: Double, north: Double
         /// Each ring's first vertex and vertex count in ``Places/vertices``.
         var rings: [(start: Int, count: Int)]
-        /// Edges (as the index of their first vertex) by latitude band.
-        var bands: [[Int32]]
-        var bandHeight: Double
+    }
+
+    /// A place's edges (as the index of their first vertex) by latitude band, made on first use: a
+    /// load checks against a few places, and making them for all 3,463 took most of the outlines' start-up.
+    final class Bands: Sendable {
+        private let made = Mutex<(bands: [[Int32]], height: Double)?>(nil)
+
+        func get(_ place: Place, _ vertices: [Float]) -> (bands: [[Int32]], height: Double) {
+            made.withLock { made in
+                if let made { return made }
+                let result = Places.band(place, vertices)
+                made = result
+                return result
+            }
+        }
     }
 
     let places: [Place]
+    /// Each place's ``Bands``, by index.
+    private let bands: [Bands]
     /// Longitude, latitude pairs.
     let vertices: [Float]
     /// State FIPS code → the indices of its counties.
     let countiesByState: [String: [Int]]
+    /// A state's outline (the union of its counties), by its FIPS code.
+    let stateByFIPS: [String: Int]
     /// A country's code or name, upper-cased → its index.
     let countryByName: [String: Int]
     /// The indices of the countries.
@@ -98,18 +115,20 @@ package final class Places: Sendable {
         var countries: [String: Int] = [:]
         for entry in index.places {
             guard entry.bbox.count == 4 else { continue }
-            var place = Place(kind: entry.kind, name: entry.name, codes: entry.codes, state: entry.state, lsad: entry.lsad,
+            let place = Place(kind: entry.kind, name: entry.name, codes: entry.codes, state: entry.state, lsad: entry.lsad,
                               west: entry.bbox[0], south: entry.bbox[1], east: entry.bbox[2], north: entry.bbox[3],
-                              rings: entry.rings.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }, bands: [], bandHeight: 1)
-            Self.band(&place, vertices)
+                              rings: entry.rings.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil })
             switch entry.kind {
             case .county: if let state = entry.state { counties[state, default: []].append(places.count) }
+            case .state: break
             case .country: for code in entry.codes where countries[code.uppercased()] == nil { countries[code.uppercased()] = places.count }
             }
             places.append(place)
         }
         self.places = places
+        bands = places.map { _ in Bands() }
         countiesByState = counties
+        stateByFIPS = Dictionary(places.indices.filter { places[$0].kind == .state }.map { (places[$0].name, $0) }, uniquingKeysWith: { a, _ in a })
         countryByName = countries
         self.countries = places.indices.filter { places[$0].kind == .country }
         var byName: [String: Int] = [:], byFIPS: [String: Int] = [:]
@@ -121,31 +140,34 @@ package final class Places: Sendable {
         countyByFIPS = byFIPS
     }
 
-    private static func band(_ place: inout Place, _ vertices: [Float]) {
+    fileprivate static func band(_ place: Place, _ vertices: [Float]) -> (bands: [[Int32]], height: Double) {
         let edges = place.rings.reduce(0) { $0 + max(0, $1.count - 1) }
-        let count = max(1, min(256, edges / 8))
-        place.bandHeight = max(1e-9, (place.north - place.south) / Double(count))
+        // About four edges to a band, so that a test looks at the few edges near its latitude (Canada's
+        // 11,573 vertices in 256 bands left hundreds to a band).
+        let count = max(1, min(1 << 16, edges / 4))
+        let height = max(1e-9, (place.north - place.south) / Double(count))
         var bands = [[Int32]](repeating: [], count: count)
         for ring in place.rings where ring.count > 1 {
             for k in ring.start..<(ring.start + ring.count - 1) {
                 let y1 = Double(vertices[2 * k + 1]), y2 = Double(vertices[2 * k + 3])
-                let lo = Int(((min(y1, y2) - place.south) / place.bandHeight).rounded(.down))
-                let hi = Int(((max(y1, y2) - place.south) / place.bandHeight).rounded(.down))
+                let lo = Int(((min(y1, y2) - place.south) / height).rounded(.down))
+                let hi = Int(((max(y1, y2) - place.south) / height).rounded(.down))
                 let first = min(count - 1, max(0, lo)), last = min(count - 1, max(first, hi))
                 for b in first...last { bands[b].append(Int32(k)) }
             }
         }
-        place.bands = bands
+        return (bands, height)
     }
 
     /// Whether the point lies inside place `index`.
     func contains(_ index: Int, longitude: Double, latitude: Double) -> Bool {
         let place = places[index]
         guard latitude >= place.south, latitude <= place.north, longitude >= place.west, longitude <= place.east else { return false }
-        let band = min(place.bands.count - 1, max(0, Int(((latitude - place.south) / place.bandHeight).rounded(.down))))
+        let (bands, height) = self.bands[index].get(place, vertices)
+        let band = min(bands.count - 1, max(0, Int(((latitude - place.south) / height).rounded(.down))))
         var inside = false
         vertices.withUnsafeBufferPointer { v in
-            for k in place.bands[band] {
+            for k in bands[band] {
                 let k = Int(k)
                 let x1 = Double(v[2 * k]), y1 = Double(v[2 * k + 1]), x2 = Double(v[2 * k + 2]), y2 = Double(v[2 * k + 3])
                 if (y1 > latitude) != (y2 > latitude), longitude < x1 + (latitude - y1) * (x2 - x1) / (y2 - y1) { inside.toggle() }
@@ -170,9 +192,11 @@ package final class Places: Sendable {
             return (dx * dx + dy * dy).squareRoot()
         }
         var best = Double.infinity
-        for index in indices.sorted(by: { boxDistance(places[$0]) < boxDistance(places[$1]) }) {
+        let byBox = indices.map { ($0, boxDistance(places[$0])) }.sorted { $0.1 < $1.1 }
+        // Far from every box (over 100 km), the edges are too: straight to the great circle below.
+        for (index, fromBox) in byBox where byBox[0].1 <= 100_000 {
+            guard fromBox < best else { break }
             let place = places[index]
-            guard boxDistance(place) < best else { break }
             vertices.withUnsafeBufferPointer { v in
                 for ring in place.rings where ring.count > 1 {
                     for k in ring.start..<(ring.start + ring.count - 1) {
@@ -234,7 +258,7 @@ package final class Places: Sendable {
     /// The state (as ``USState``) whose counties contain the point, if any.
     package func state(containing longitude: Double, latitude: Double) -> USState? {
         for state in USState.all {
-            if let counties = countiesByState[state.fips], contains(any: counties, longitude: longitude, latitude: latitude) { return state }
+            if let outline = stateByFIPS[state.fips], contains(outline, longitude: longitude, latitude: latitude) { return state }
         }
         return nil
     }

@@ -60,7 +60,7 @@ struct ProjectedCandidates {
         var crss: [(identifier: String, name: String, area: CRSInfo.Area?)] = []
         for state in Dictionary(named.compactMap(\.state).map { ($0.fips, ($0, 1)) }, uniquingKeysWith: { ($0.0, $0.1 + $1.1) })
             .values.sorted(by: { $0.1 > $1.1 }).prefix(2).map(\.0) {
-            guard let box = places.extent(of: places.countiesByState[state.fips] ?? []) else { continue }
+            guard let box = places.extent(of: places.stateByFIPS[state.fips].map { [$0] } ?? []) else { continue }
             for listed in CRSInfo.projectedCRSs(intersecting: CRSInfo.Area(west: box.west, south: box.south, east: box.east, north: box.north))
             where (listed.name.hasPrefix("NAD83 / ") || listed.name.hasPrefix("NAD27 / "))
                 && (listed.name.contains(" \(state.name) ") || listed.name.hasSuffix(" \(state.name)") || listed.name.contains(" UTM zone "))

@@ -196,7 +196,8 @@ struct RecordValidator: Sendable {
                                              reason: "\"\(text)\" is not degrees-minutes-seconds: \(error.reason)"))
             }
         }
-        guard let value = fields.withBytes(index, decimalComma ? ValueParsing.decimalComma : ValueParsing.decimal) else {
+        // Two calls rather than one with a chosen function: each inlines its parser (a function value does not).
+        guard let value = decimalComma ? fields.withBytes(index, ValueParsing.decimalComma) : fields.withBytes(index, ValueParsing.decimal) else {
             return .failure(RejectReason(column: header[index], kind: .coordinateNotANumber,
                                          reason: "\"\(fields.text(index))\" is not a number; expected decimal degrees such as \(example)"))
         }

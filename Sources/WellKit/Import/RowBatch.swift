@@ -184,7 +184,7 @@ final class RowBuilder: @unchecked Sendable {
             var cell: Cell?
             switch field.kind {
             case .real:
-                cell = fields.withBytes(index, validator.decimalComma ? ValueParsing.decimalComma : ValueParsing.number).map(Cell.real)
+                cell = (validator.decimalComma ? fields.withBytes(index, ValueParsing.decimalComma) : fields.withBytes(index, ValueParsing.number)).map(Cell.real)
             case .date:
                 switch fields.withBytes(index, ValueParsing.date) {
                 case .iso: cell = text(fields, index, batch)
