@@ -12,6 +12,17 @@ extension AgencyList {
     /// same zone in metres, which a user would give by mistake.
     static let statePlaneCRS = (feet: "EPSG:3422", metres: "EPSG:32108")
 
+    /// Appends a row's first three fields and their commas: `PREFIX` and the row's number in 9 digits, the name, the operator.
+    static func appendIdentity(_ prefix: String, _ index: Int, _ well: SourceWell, to text: inout Text) {
+        text.append(prefix)
+        text.append(decimal: index, width: 9)
+        text.append(byte: WellGenerator.ASCII.comma)
+        text.append(csvField: well.name)
+        text.append(byte: WellGenerator.ASCII.comma)
+        text.append(csvField: well.licensee)
+        text.append(byte: WellGenerator.ASCII.comma)
+    }
+
     /// Writes the `lost-signs` layout: every longitude without its minus sign, as a spreadsheet
     /// that formats numbers "without sign" writes them, and a `State` column naming the state each
     /// well truly lies in. Loaded as given, the wells land in Asia; the key's fix is `--implied-west`.
@@ -25,13 +36,7 @@ extension AgencyList {
         let comma = WellGenerator.ASCII.comma
         for index in 0..<count {
             let well = wells.next()
-            text.append("42-")
-            text.append(decimal: index, width: 9)
-            text.append(byte: comma)
-            text.append(csvField: well.name)
-            text.append(byte: comma)
-            text.append(csvField: well.licensee)
-            text.append(byte: comma)
+            Self.appendIdentity("42-", index, well, to: &text)
             text.append(microdegrees: well.latitude)
             text.append(byte: comma)
             text.append(microdegrees: abs(well.longitude))
@@ -61,13 +66,7 @@ extension AgencyList {
         let comma = WellGenerator.ASCII.comma
         for index in 0..<count {
             let well = wells.next()
-            text.append("27-")
-            text.append(decimal: index, width: 9)
-            text.append(byte: comma)
-            text.append(csvField: well.name)
-            text.append(byte: comma)
-            text.append(csvField: well.licensee)
-            text.append(byte: comma)
+            Self.appendIdentity("27-", index, well, to: &text)
             let p = (try? transformer?.transform(x: Double(well.longitude) / 1e6, y: Double(well.latitude) / 1e6)) ?? nil
             text.append(String(format: "%.2f", p?.x ?? 0))
             text.append(byte: comma)

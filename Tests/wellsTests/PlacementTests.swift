@@ -36,6 +36,14 @@ import WellKitSynthetic
         return words
     }
 
+    /// Every well of a store, by identifier.
+    static func wells(in store: WellStore) throws -> [(uwi: String, lat: Double, lon: Double)] {
+        try store.pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT uwi, lat, lon FROM pins JOIN details ON details.pin_id = pins.id ORDER BY uwi")
+                .map { ($0["uwi"], $0["lat"], $0["lon"]) }
+        }
+    }
+
     /// Runs the suggested command (without its leading `wells`) and returns what it stored.
     static func paste(_ message: String) throws -> [(uwi: String, lat: Double, lon: Double)] {
         let command = try #require(suggestedCommand(message), "no command in: \(message)")
@@ -43,11 +51,7 @@ import WellKitSynthetic
         let result = try HardeningTests.wells(Array(command.dropFirst()))
         #expect(result.status == 0, "the pasted command failed: \(command) \(result.err)")
         let db = try #require(command.firstIndex(of: "--db").map { command[$0 + 1] })
-        let store = try WellStore(path: db, mode: .existing)
-        return try store.pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT uwi, lat, lon FROM pins JOIN details ON details.pin_id = pins.id ORDER BY uwi")
-                .map { ($0["uwi"], $0["lat"], $0["lon"]) }
-        }
+        return try wells(in: WellStore(path: db, mode: .existing))
     }
 
     /// Whether every well lies inside `state` (by its counties' outlines, to the check's tolerance).
@@ -134,11 +138,7 @@ import WellKitSynthetic
             var pasted = Array(first.dropFirst())
             pasted += ["--db", db]
             #expect(try HardeningTests.wells(pasted).status == 0)
-            let store = try WellStore(path: db, mode: .existing)
-            try Self.expectTheKey(try store.pool.read { db in
-                try Row.fetchAll(db, sql: "SELECT uwi, lat, lon FROM pins JOIN details ON details.pin_id = pins.id ORDER BY uwi")
-                    .map { ($0["uwi"], $0["lat"], $0["lon"]) }
-            })
+            try Self.expectTheKey(try Self.wells(in: WellStore(path: db, mode: .existing)))
         }
     }
 
@@ -240,9 +240,7 @@ import WellKitSynthetic
         let key = try String(contentsOfFile: Self.fixture("ok-lost-sign.csv"), encoding: .utf8).split(separator: "\n")[1].split(separator: ",")
         #expect(first?["name"] == "\u{201C}Smith\u{201D} \u{2013} 0" && first?["operator"] == "Acme \u{2013} Oil")
         #expect(first?["lat"] == Double(key[2])! && first?["lon"] == -Double(key[3])!)
-        #expect(try Self.allInside(try store.pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT uwi, lat, lon FROM pins JOIN details ON details.pin_id = pins.id").map { ($0["uwi"], $0["lat"], $0["lon"]) }
-        }, "OK"))
+        #expect(try Self.allInside(try Self.wells(in: store), "OK"))
     }
 
     /// Coordinates in one column (WKT, EWKT, a (lat, lon) tuple, a DMS pair) and degrees under X/Y
@@ -254,14 +252,12 @@ import WellKitSynthetic
         #expect(summary.inserted == 50 && summary.rejected == 0 && summary.suspects.isEmpty, "\(name): \(summary.rejectReasons)")
         let key = try String(contentsOfFile: Self.fixture("ok-lost-sign.csv"), encoding: .utf8).split(separator: "\n").dropFirst().prefix(50)
             .map { $0.split(separator: ",").map(String.init) }
-        let stored = try store.pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT uwi, lat, lon FROM pins JOIN details ON details.pin_id = pins.id ORDER BY uwi").map { ($0["uwi"] as String, $0["lat"] as Double, $0["lon"] as Double) }
-        }
+        let stored = try Self.wells(in: store)
         // DMS to a tenth of a second is within about 3 m; the other forms keep every digit.
         let tolerance = name == "points-dms.csv" ? 5.0 : 0.001
         for (well, row) in zip(stored, key) {
-            #expect(well.0 == row[0])
-            #expect(Geodesic.distance(fromLatitude: well.1, longitude: well.2, toLatitude: Double(row[2])!, longitude: -Double(row[3])!) < tolerance, "\(well)")
+            #expect(well.uwi == row[0])
+            #expect(Geodesic.distance(fromLatitude: well.lat, longitude: well.lon, toLatitude: Double(row[2])!, longitude: -Double(row[3])!) < tolerance, "\(well)")
         }
         if name == "points-wkt.csv" {
             var options = LoadOptions()
@@ -279,6 +275,27 @@ import WellKitSynthetic
         let again = try store.load(csvAt: Self.fixture("b/wells.csv"))
         #expect(again.inserted == 0 && again.updated == 150)
         #expect(try store.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM pins") } == 300)
+    }
+
+    /// Two different streams on standard input add up too; the same stream again updates.
+    @Test func twoStreamsOnStandardInputAddUp() throws {
+        try withTemporaryDirectory("placement") { directory in
+            let db = directory.appendingPathComponent("stdin.sqlite").path
+            func load(_ name: String) throws -> String {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/bin/sh")
+                process.arguments = ["-c", "cat \"$1\" | \"$2\" load - --db \"$3\" --format json", "sh", Self.fixture(name), HardeningTests.executable, db]
+                let out = Pipe()
+                process.standardOutput = out
+                try process.run()
+                let data = out.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+                return "\(json?["inserted"] as? Int ?? -1) \(json?["updated"] as? Int ?? -1)"
+            }
+            let counts = [try load("a/wells.csv"), try load("b/wells.csv"), try load("b/wells.csv")]
+            #expect(counts == ["150 0", "150 0", "0 150"])
+        }
     }
 
     /// The five real files load with no location stop and no suspect from the place check.
