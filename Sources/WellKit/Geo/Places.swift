@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 
-/// Public-domain outlines of the places a well list names: US counties (a state is the union of its
-/// counties) and the countries of the world, for checking where a load puts its wells.
+/// Public-domain outlines of the places a well list names: US counties, the states (each the union
+/// of its counties, dissolved into one outline) and the countries of the world, for checking where
+/// a load puts its wells.
 ///
 /// The outlines come from `Data/boundaries` (US Census Bureau 1:20M counties, Natural Earth 1:50m
 /// countries; see its README for provenance), compiled by `Data/boundaries/make_places.py` into the

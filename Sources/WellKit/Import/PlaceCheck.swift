@@ -1,7 +1,7 @@
 import Foundation
 
 /// A column that names the place each row's well is in: a US state (postal code, name or FIPS
-/// code; Canadian provinces too) or a country (name, ISO 3166 code).
+/// code; Canadian provinces too), a country (name, ISO 3166 code) or a county (name or FIPS code).
 struct PlaceColumn: Sendable, Equatable {
     enum Kind: String, Sendable { case state, country, county }
     var kind: Kind
@@ -40,9 +40,10 @@ public struct PlacementFix: Sendable, Equatable {
 }
 
 extension ColumnInference {
-    /// Finds the columns that name each row's state or country, by their header and their values:
-    /// a header with the word state, province or country, and at least 90% of its sampled values
-    /// naming one. Each becomes an inference; the load checks every well against its row's place.
+    /// Finds the columns that name each row's state, country or county, by their header and their
+    /// values: a header with the word state, province, country or county, and at least 90% of its
+    /// sampled values naming one. Each becomes an inference; the load checks every well against the
+    /// most specific place its row names.
     mutating func inferPlaceColumns(_ options: inout LoadOptions) {
         var found: [PlaceColumn] = []
         for index in header.indices {
