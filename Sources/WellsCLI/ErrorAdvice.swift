@@ -74,7 +74,7 @@ extension Terminal {
             case .datumColumn: "--datum-column \(given)"
             }
             message = "\(flag): \(error.reason); the header has: \(columns)"
-                + (option == .identifier ? "; or use --id none for generated FILE:LINE identifiers" : "")
+                + (option == .identifier ? "; or use --id none for generated FILE@TAG:LINE identifiers" : "")
         case .chooseField(let given):
             message = "--map: unknown field \"\(given)\"; valid fields: \(WellField.mappable.map(\.rawValue).joined(separator: ", "))"
         case .decompress:

@@ -47,13 +47,13 @@ struct LoadReport {
             if summary.duplicates > 0 {
                 lines.append("  duplicate wells        \(grouped(summary.duplicates)) (the same \(notKey.column) at the same place as an earlier row)")
             }
-            lines.append("  generated identifiers  \(grouped(summary.generatedIdentifiers)) (FILE:LINE, since \"\(notKey.column)\" is not a key)")
+            lines.append("  generated identifiers  \(grouped(summary.generatedIdentifiers)) (FILE@TAG:LINE, since \"\(notKey.column)\" is not a key)")
         } else {
             if summary.duplicates > 0 {
                 lines.append("  duplicate identifiers  \(grouped(summary.duplicates)) (rows rejected so that one row per identifier loads)")
             }
             if summary.generatedIdentifiers > 0 {
-                lines.append("  generated identifiers  \(grouped(summary.generatedIdentifiers)) (rows without one got FILE:LINE)")
+                lines.append("  generated identifiers  \(grouped(summary.generatedIdentifiers)) (rows without one got FILE@TAG:LINE)")
             }
         }
         if summary.badValues > 0 {

@@ -12,13 +12,15 @@ extension Wells {
             discussion: """
                 Columns are inferred from their names and values: the identifier (Well API, UWI, site_no, …, the most \
                 unique), the coordinates (decimal degrees, compact DMS such as 344512.3, or DMS text), their hemisphere \
-                and a datum column (NAD27/NAD83/WGS84 per row); --dry-run shows each inference with its evidence, and \
+                and a datum column (NAD27/NAD83/WGS84 per row, in any usual spelling), a column with both coordinates \
+                (POINT (-97.5 35.4), (35.4, -97.5), a DMS pair), title lines before the header, the encoding \
+                (UTF-8, or Windows-1252) and a decimal comma; --dry-run shows each inference with its evidence, and \
                 --map, --id, --dms, --implied-west, --datum-column and --no-infer override them. `#` comment lines \
                 before the header (USGS NWIS RDB) are skipped, and UTF-16 text is read. Rows with missing, \
                 unparseable, out-of-range or 0/0 coordinates are rejected and kept with their line and reason in the \
                 store's rejects table. If an identifier column repeats over different wells, it is not a key: every \
-                well loads with a generated FILE:LINE identifier, and the summary says so. A column naming each row's \
-                state (postal code, name or FIPS code) or country is evidence: a well outside its place is flagged, and \
+                well loads with a generated FILE@TAG:LINE identifier, and the summary says so. A column naming each row's \
+                state (postal code, name or FIPS code), county or country is evidence: a well outside its place is flagged, and \
                 when most wells lie outside theirs (or outside the area of use of --crs) the load stops with exit 65, \
                 where they landed and the command that fixes it (--implied-west for lost minus signs, --map for swapped \
                 columns, --x/--y or a feet CRS for projected values); --no-location-check loads them anyway. Wells whose coordinates \
@@ -65,7 +67,7 @@ extension Wells {
         @Flag(name: .customLong("implied-east"), help: "With DMS coordinates, treat unsigned longitudes as east.")
         var impliedEast = false
 
-        @Option(help: ArgumentHelp("The identifier column, taken as a key (repeats are rejected), or none for generated FILE:LINE identifiers.", valueName: "column|none"))
+        @Option(help: ArgumentHelp("The identifier column, taken as a key (repeats are rejected), or none for generated FILE@TAG:LINE identifiers.", valueName: "column|none"))
         var id: String?
 
         @Flag(name: .customLong("no-infer"), help: "Do not infer coordinate columns, DMS, hemisphere or datum from the values; use the names and flags only.")
@@ -84,7 +86,7 @@ extension Wells {
         @Option(name: .customLong("on-duplicate"), help: "Which row wins when the file repeats an identifier.")
         var onDuplicate: LoadOptions.DuplicateRule = .first
 
-        @Option(name: .customLong("on-missing-id"), help: "What to do with a row without an identifier: generate FILE:LINE, or reject it.")
+        @Option(name: .customLong("on-missing-id"), help: "What to do with a row without an identifier: generate FILE@TAG:LINE, or reject it.")
         var onMissingID: LoadOptions.MissingIdentifierRule = .generate
 
         @Option(help: "Also write the rejected rows, with line, column and reason, to this CSV file.")

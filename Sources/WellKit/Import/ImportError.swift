@@ -131,7 +131,7 @@ public struct ImportError: Error, CustomStringConvertible, Sendable {
             case .datumColumn: "LoadOptions.coordinates.datumColumn \"\(given)\""
             }
             return "\(name): \(reason); the header has: \(columns)"
-                + (option == .identifier ? "; or set LoadOptions.identifier to .none for generated FILE:LINE identifiers" : "")
+                + (option == .identifier ? "; or set LoadOptions.identifier to .none for generated FILE@TAG:LINE identifiers" : "")
         case .chooseField(let given):
             return "LoadOptions.mapping[\"\(given)\"]: \(reason); valid fields: \(WellField.mappable.map(\.rawValue).joined(separator: ", "))"
         case .decompress:

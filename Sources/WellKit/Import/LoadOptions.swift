@@ -10,7 +10,7 @@ public struct LoadOptions: Sendable {
 
     /// What to do with a row whose identifier is empty.
     public enum MissingIdentifierRule: String, Sendable, CaseIterable {
-        /// Give it the identifier `FILE:LINE`, stable across reloads of the same file.
+        /// Give it the identifier `FILE@TAG:LINE`, stable across reloads of the same file.
         case generate
         /// Reject the row.
         case reject
@@ -23,7 +23,7 @@ public struct LoadOptions: Sendable {
         case automatic
         /// This column, as a key: repeated values are duplicates (`--id COLUMN`).
         case column(String)
-        /// No column: every well gets a generated `FILE:LINE` identifier (`--id none`).
+        /// No column: every well gets a generated `FILE@TAG:LINE` identifier (`--id none`).
         case none
     }
 
@@ -94,7 +94,7 @@ public struct LoadSummary: Sendable, Codable {
     public var badValues = 0
     /// Records rejected because their identifier was repeated in the file.
     public var duplicates = 0
-    /// Records given a generated `FILE:LINE` identifier.
+    /// Records given a generated `FILE@TAG:LINE` identifier.
     public var generatedIdentifiers = 0
     /// Reject counts by reason kind, such as "latitude out of range".
     public var rejectReasons: [String: Int] = [:]

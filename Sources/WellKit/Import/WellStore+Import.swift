@@ -287,7 +287,7 @@ struct ScannedFile {
     }
 
     /// Loads every well of a file whose identifier column is not a key: the column's value stays
-    /// as an attribute (in `extra`), and each well gets the generated identifier `FILE:LINE`,
+    /// as an attribute (in `extra`), and each well gets the generated identifier `FILE@TAG:LINE`,
     /// stable across reloads of the same file. Records that are the same well (the same value at
     /// the same location) remain duplicates: the first loads, the others are rejected.
     mutating func treatIdentifierAsAttribute(differentWells: Int) {
@@ -305,7 +305,7 @@ struct ScannedFile {
         summary.warnings.append(
             "column \"\(column)\" is not a key for this file: \(grouped(counts.count)) distinct values over \(grouped(records.count)) rows, "
                 + "and \"\(summary.identifierNotKey!.mostRepeated)\" alone repeats \(grouped(top?.count ?? 0)) times at different locations. "
-                + "Every well was loaded with a generated identifier (FILE:LINE) and the column kept as an attribute; "
+                + "Every well was loaded with a generated identifier (FILE@TAG:LINE) and the column kept as an attribute; "
                 + "load with \(validator.describe(.identifierColumn(column))) to treat it as a key anyway (repeats rejected), or \(validator.describe(.noIdentifier)) to say so")
         let (kept, losers) = DuplicateIdentifiers.resolve(
             count: records.count, rule: .first,
