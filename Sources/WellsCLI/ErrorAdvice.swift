@@ -44,7 +44,7 @@ extension Terminal {
 
     static func describe(_ error: ImportError) -> String {
         guard let remedy = error.remedy else { return error.description }
-        let columns = (error.header ?? []).joined(separator: ", ")
+        let columns = ImportError.listing(error.header ?? [])
         let file = error.file ?? "FILE"
         let message: String
         switch remedy {

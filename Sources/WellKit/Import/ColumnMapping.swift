@@ -60,7 +60,7 @@ package struct ColumnMapping: Sendable, Equatable, CustomStringConvertible {
             let missing = [WellField.latitude, .longitude].filter { indices[$0] == nil }.map(\.rawValue)
             throw ImportError(
                 .noCoordinateColumns,
-                "no \(missing.joined(separator: "/")) column in decimal degrees among: \(header.joined(separator: ", ")).",
+                "no \(missing.joined(separator: "/")) column in decimal degrees among: \(ImportError.listing(header)).",
                 remedy: .mapColumns, header: header,
                 file: file)
         }

@@ -102,10 +102,24 @@ public struct ImportError: Error, CustomStringConvertible, Sendable {
         self.column = column
     }
 
+    /// A header's columns for a message: at most about 200 characters of them, then how many more,
+    /// so that a file of one 40 MB line cannot make a 40 MB message.
+    public static func listing(_ header: [String]) -> String {
+        var text = ""
+        for (k, column) in header.enumerated() {
+            let shown = column.count > 60 ? column.prefix(60) + "…" : Substring(column)
+            if !text.isEmpty && text.count + shown.count > 200 {
+                return text + ", … (\(header.count - k) more of \(header.count) columns)"
+            }
+            text += (text.isEmpty ? "" : ", ") + shown
+        }
+        return text
+    }
+
     /// The reason and, when there is one, the remedy in the API's words.
     public var message: String {
         guard let remedy else { return reason }
-        let columns = (header ?? []).joined(separator: ", ")
+        let columns = Self.listing(header ?? [])
         switch remedy {
         case .mapColumns:
             return reason + " If a column holds decimal degrees or DMS, name it in LoadOptions.mapping[\"lat\"] and [\"lon\"];"

@@ -140,7 +140,7 @@ struct ProjectedCandidates {
     /// The error for a file without latitude/longitude columns: the candidates and the exact commands.
     func error() -> ImportError {
         let candidates = find()
-        return ImportError(.noCoordinateColumns, "no latitude/longitude columns among: \(header.joined(separator: ", ")).",
+        return ImportError(.noCoordinateColumns, "no latitude/longitude columns among: \(ImportError.listing(header)).",
                            remedy: .giveCRS(candidates: candidates.map {
                                ImportError.CRSCandidate(crs: $0.crs, xColumn: $0.xColumn, yColumn: $0.yColumn, evidence: $0.evidence)
                            }),
