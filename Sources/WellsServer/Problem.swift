@@ -45,7 +45,8 @@ struct NotFoundMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// The router, with HEAD answered as GET without the body: the same status and headers,
+/// The router, with HEAD answered as GET without the body (and any method but GET, HEAD and
+/// OPTIONS with 405 and `Allow: GET, HEAD`): the same status and headers,
 /// `Content-Length` and the ETag included, so that `curl -I` and link checkers see what a GET
 /// would get. (A middleware cannot do this: the router picks a route by method before its
 /// middleware runs, and no route is registered for HEAD.)
@@ -53,6 +54,14 @@ struct HeadResponder<Base: HTTPResponder>: HTTPResponder where Base.Context: Req
     let base: Base
 
     func respond(to request: Request, context: Base.Context) async throws -> Response {
+        // Every resource is read-only: another method is 405 with the methods there are, as nginx answers
+        // (OPTIONS goes on, for CORS preflight when --cors-origin is set).
+        guard [.get, .head, .options].contains(request.method) else {
+            var response = try Problem(.methodNotAllowed, "\(request.method) is not allowed: wells serve is read-only and answers GET and HEAD")
+                .response(from: request, context: context)
+            response.headers[.allow] = "GET, HEAD"
+            return response
+        }
         guard request.method == .head else { return try await base.respond(to: request, context: context) }
         var head = request.head
         head.method = .get

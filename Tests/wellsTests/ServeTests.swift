@@ -213,6 +213,17 @@ import WellsTestSupport
         }
     }
 
+    /// The server is read-only: POST, PUT, DELETE and PATCH answer 405 with `Allow`, a problem document, on any path.
+    @Test func otherMethodsAreNotAllowed() async throws {
+        let s = try await Self.served.value
+        for (method, path) in [("POST", "collections/wells/items"), ("PUT", "collections/wells/items/1"), ("DELETE", ""), ("PATCH", "no/such/path")] {
+            let answer = try await HTTP.get(s.url + path, method: method)
+            #expect(answer.status == 405, "\(method) \(path)")
+            #expect(answer.headers["Allow"] == "GET, HEAD", "\(answer.headers)")
+            #expect(String(decoding: answer.body, as: UTF8.self).contains(#""status":405"#))
+        }
+    }
+
     @Test func corsIsOffUnlessAnOriginIsGiven() async throws {
         let s = try await Self.served.value
         let plain = try await HTTP.get(s.url + "collections", headers: ["Origin": "http://example.com"])
