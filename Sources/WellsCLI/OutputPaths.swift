@@ -41,6 +41,29 @@ enum OutputPaths {
         }
     }
 
+    /// Refuses to replace `output` when it exists and is not a file of the kind this option writes
+    /// (`recognized` reads its first line), unless `force`; never replaces what is not a regular file
+    /// (a device such as /dev/full, a FIFO, a directory), which a write beside it and a rename would destroy.
+    static func refuseToReplace(_ output: String, option: String, force: Bool, kind: String, firstLine expected: String) throws {
+        var info = stat()
+        guard lstat(output, &info) == 0 else { return }   // a new file
+        let type = info.st_mode & S_IFMT
+        if type == S_IFLNK {
+            // A symlink is replaced by the rename, not followed: say so, as for any other file.
+            guard force else { throw ValidationError("\(option) \(output) is a symbolic link; it would be replaced by a file. Choose another file, or pass --force") }
+            return
+        }
+        guard type == S_IFREG else {
+            throw ValidationError("\(option) \(output) is not a regular file (a device, a pipe or a directory); choose a file")
+        }
+        guard !force else { return }
+        let head = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: output)).read(upToCount: expected.utf8.count + 2)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        guard head.hasPrefix(expected) else {
+            throw ValidationError("\(option) \(output) exists and is not \(kind) (its first line is not \(expected)); it would be overwritten. "
+                                  + "Choose another file, or pass --force")
+        }
+    }
+
     /// Removes a store this command created and left without any load (after a failure), so a
     /// failed first load leaves nothing behind; a store that existed, or that holds a load, is kept.
     static func removeIfCreatedEmpty(_ store: String, existedBefore: Bool) {

@@ -92,6 +92,9 @@ extension Wells {
         @Option(help: "Also write the rejected rows, with line, column and reason, to this CSV file.")
         var rejects: String?
 
+        @Flag(help: "Replace an existing --rejects file even when it is not a rejects file WellKit wrote.")
+        var force = false
+
         @Flag(help: "Print the column mapping and the first records as they would be stored, and write nothing.")
         var dryRun = false
 
@@ -125,7 +128,10 @@ extension Wells {
             // No output may land on the input or on the store's files.
             var protected = OutputPaths.storeFiles(store.path).map { (path: $0, what: "the store or one of its files") }
             if file != "-" { protected.append((file, "the input file")) }
-            if let rejects { try OutputPaths.refuse(rejects, option: "--rejects", protected: protected) }
+            if let rejects {
+                try OutputPaths.refuse(rejects, option: "--rejects", protected: protected)
+                try OutputPaths.refuseToReplace(rejects, option: "--rejects", force: force, kind: "a rejects file", firstLine: "line,column,reason,raw")
+            }
             if file != "-" && !dryRun { try OutputPaths.refuse(store.path, option: "--db", protected: [(file, "the input file")]) }
             if id == "" { throw ValidationError("--id needs a column name, or none") }
         }

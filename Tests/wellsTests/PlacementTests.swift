@@ -346,6 +346,26 @@ import WellKitSynthetic
         }
     }
 
+    /// `--rejects` replaces only a rejects file WellKit wrote (or anything with `--force`), never a device.
+    @Test func rejectsFilesReplaceOnlyRejectsFiles() throws {
+        try withTemporaryDirectory("wells-rejects") { directory in
+            let db = directory.appendingPathComponent("hi.sqlite").path, file = RepositoryData.realList("usgs-nwis-hi-pacific-gw-sites.tsv")
+            let precious = directory.appendingPathComponent("important.txt").path
+            try "precious data\n".write(toFile: precious, atomically: true, encoding: .utf8)
+            let refused = try HardeningTests.wells(["load", file, "--db", db, "--rejects", precious, "-q"])
+            #expect(refused.status == 64 && refused.err.contains("exists and is not a rejects file"), "\(refused.err)")
+            #expect(try String(contentsOfFile: precious, encoding: .utf8) == "precious data\n")
+            #expect(!FileManager.default.fileExists(atPath: db), "refused before anything was written")
+            let device = try HardeningTests.wells(["load", file, "--db", db, "--rejects", "/dev/full", "-q", "--force"])
+            #expect(device.status == 64 && device.err.contains("is not a regular file"), "\(device.err)")
+            let rejects = directory.appendingPathComponent("rejects.csv").path
+            #expect(try HardeningTests.wells(["load", file, "--db", db, "--rejects", rejects, "-q"]).status == 0)
+            #expect(try HardeningTests.wells(["load", file, "--db", db, "--rejects", rejects, "-q"]).status == 0, "its own rejects file is replaced")
+            #expect(try String(contentsOfFile: rejects, encoding: .utf8).split(separator: "\n").count == 181)
+            #expect(try HardeningTests.wells(["load", file, "--db", db, "--rejects", precious, "-q", "--force"]).status == 0)
+        }
+    }
+
     @Test func queryArgumentsFarFromEveryWellAreNamed() throws {
         try withTemporaryDirectory("wells-sense") { directory in
             let store = directory.appendingPathComponent("tn.sqlite").path
