@@ -1,4 +1,4 @@
-// Fuzz target `csv`: CSVScanner and CSVReader.
+// Fuzz target `csv`: CSVScanner and CSVReader, and TitleLines.
 //
 // The first byte picks the delimiter (, tab ; |, or detection), a small chunk size and whether `#`
 // comment lines are skipped; the rest is the file. Checks, beyond "never traps":
@@ -64,6 +64,12 @@ public func csvFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let delimiter = delimiters[selector % delimiters.count]
     let chunkSize = chunkSizes[(selector / delimiters.count) % chunkSizes.count]
     let comments = selector >= 128
+    // Title lines before a header: at most three, and the header where a line starts inside the input.
+    bytes.withUnsafeBufferPointer { buf in
+        let titles = TitleLines.find(buf, from: 0)
+        precondition(titles.lines.isEmpty || ((1...3).contains(titles.count) && titles.headerOffset > 0 && titles.headerOffset < buf.count
+                                              && buf[titles.headerOffset - 1] == 0x0A), "TitleLines: \(titles)")
+    }
 
     let whole = readAll(bytes, delimiter: delimiter, chunkSize: bytes.count + 1, comments: comments)
     let chunked = readAll(bytes, delimiter: delimiter, chunkSize: chunkSize, comments: comments)

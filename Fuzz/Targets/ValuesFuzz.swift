@@ -1,4 +1,4 @@
-// Fuzz target `values`: ValueParsing.number/decimal/date and DMS.parse.
+// Fuzz target `values`: ValueParsing.number/decimal/decimalComma/date, DMS.parse and PointText.parse.
 //
 // Checks, beyond "never traps": numbers are finite, and a plain decimal equals `Double(_:)`'s
 // correctly rounded reading; a date is a real day and round-trips through its ISO form; an angle is
@@ -28,6 +28,14 @@ public func valuesFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         precondition(iso.utf8.count == 10, "ValueParsing.date: \"\(iso)\" is not yyyy-mm-dd")
         precondition(ValueParsing.date(iso) == iso, "ValueParsing.date: \"\(iso)\" does not round-trip")
         precondition(ValueParsing.date(text) == iso, "ValueParsing.date(String) disagrees with the bytes")
+    }
+
+    // Decimal commas and one-column points: finite, and a point's latitude and longitude in range when they are degrees.
+    if let value = ValueParsing.decimalComma(bytes) { precondition(value.isFinite, "ValueParsing.decimalComma: not finite") }
+    for comma in [false, true] {
+        guard let point = PointText.parse(text, decimalComma: comma) else { continue }
+        precondition(point.x.isFinite && point.y.isFinite, "PointText.parse: \(point) is not finite")
+        if point.form != .wkt { precondition(abs(point.y) <= 90 || point.form == .tuple, "PointText.parse: \(point) latitude out of range") }
     }
 
     for implied in [nil, DMS.Hemisphere.north, .west] {

@@ -11,34 +11,6 @@ struct PlaceColumn: Sendable, Equatable {
     var impliedState: String?
 }
 
-/// A change to a load's options that puts a misplaced file's wells where the file says they are,
-/// found by trying the usual slips on the whole file (``ImportError/Remedy/relocate(_:)``).
-public struct PlacementFix: Sendable, Equatable {
-    /// What the slip was, such as "the longitudes lost their minus sign".
-    public var slip: String
-    /// How many of the wells checked land where their rows say with the fix, and how many were checked.
-    public var fits: Int
-    public var checked: Int
-    /// Read unsigned longitudes as west (``CoordinateOptions/impliedWest``).
-    public var impliedWest = false
-    /// Field → column, for `lat` and `lon` (``LoadOptions/mapping``).
-    public var mapping: [String: String] = [:]
-    /// The CRS and x/y columns to read instead (``CoordinateOptions``).
-    public var crs: String?
-    public var xColumn: String?
-    public var yColumn: String?
-
-    /// The settings in the API's terms.
-    public var apiText: String {
-        var parts: [String] = []
-        if impliedWest { parts.append("CoordinateOptions.impliedWest = true") }
-        for (field, column) in mapping.sorted(by: { $0.key < $1.key }) { parts.append(#"LoadOptions.mapping["\#(field)"] = "\#(column)""#) }
-        if let crs { parts.append(#"CoordinateOptions.crs = "\#(crs)""#) }
-        if let xColumn, let yColumn { parts.append(#"CoordinateOptions.xColumn = "\#(xColumn)", yColumn = "\#(yColumn)""#) }
-        return parts.joined(separator: ", ")
-    }
-}
-
 extension ColumnInference {
     /// Finds the columns that name each row's state, country or county, by their header and their
     /// values: a header with the word state, province, country or county, and at least 90% of its

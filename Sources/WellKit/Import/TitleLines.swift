@@ -1,3 +1,5 @@
+import Foundation
+
 /// Title lines before a header, as exports write them (`Oklahoma Corporation Commission - Well
 /// Data Export`, a blank line, then the header): found from the delimiters of the first lines.
 ///
