@@ -210,7 +210,7 @@ struct ColumnInference {
         let given = Set([options.mapping["lat"], options.mapping["lon"]].compactMap { $0 })
         guard given.count == 1, let column = given.first, let index = header.firstIndex(of: column) else { return }
         let values = sample.map { $0[index] }.filter { !$0.isEmpty }
-        guard !values.isEmpty, values.count { PointText.parse($0, decimalComma: decimalComma) != nil } * 10 >= values.count * 9 else { return }
+        guard !values.isEmpty, values.count(where: { PointText.parse($0, decimalComma: decimalComma) != nil }) * 10 >= values.count * 9 else { return }
         options.mapping["lat"] = nil
         options.mapping["lon"] = nil
         options.coordinates.pointColumn = column
