@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes seed inputs for the fuzz targets from the real well lists in ../shared/data and the README.
+"""Writes seed inputs for the fuzz targets from the real well lists in Data/real and the README.
 
 Usage: python3 Fuzz/make_seeds.py Fuzz/.build/work && bash Fuzz/run.sh --merge
 (the merge keeps, in Fuzz/corpus/<target>/, the smallest set of inputs that covers what they all cover)
@@ -7,7 +7,7 @@ Usage: python3 Fuzz/make_seeds.py Fuzz/.build/work && bash Fuzz/run.sh --merge
 import csv, io, os, random, re, sys
 
 here = os.path.dirname(os.path.abspath(__file__))
-data = os.path.join(here, "..", "..", "shared", "data")
+data = os.path.join(here, "..", "Data", "real")
 out = sys.argv[1]
 rng = random.Random(1)
 

@@ -87,7 +87,7 @@ if [ -n "${WELLS_SCALE_JSON:-}" ]; then
     WELLS_SCALE_JSON="$(cd "$(dirname "$WELLS_SCALE_JSON")" && pwd)/$(basename "$WELLS_SCALE_JSON")"   # the kernels run in Notebooks/
     export WELLS_SCALE_JSON
 fi
-[ -d "$SHARED/data" ] || { echo "run.sh: no shared data at $SHARED/data (expected next to the repository)" >&2; exit 1; }
+[ -d "$REPO/Data/real" ] || { echo "run.sh: no real well lists at $REPO/Data/real" >&2; exit 1; }
 
 # 4. The C reference query program and loader.
 command -v gcc >/dev/null || { echo "run.sh: gcc is needed to build limit_query.c and limit_load.c" >&2; exit 1; }

@@ -23,9 +23,10 @@ import pandas as pd
 
 NOTEBOOKS = Path(__file__).resolve().parent
 REPO = NOTEBOOKS.parent
-# The shared data and tools sit next to the repository: Notebooks/../../shared.
+# The real well lists are the repository's own (Data/real); the C reference tools still sit next to
+# the repository, in Notebooks/../../shared/tools.
 SHARED = (NOTEBOOKS / ".." / ".." / "shared").resolve()
-DATA = SHARED / "data"
+DATA = REPO / "Data" / "real"
 TOOLS = SHARED / "tools"
 
 COUNT = int(os.environ.get("WELLS_COUNT", "244292"))
@@ -173,7 +174,7 @@ def environment() -> pd.DataFrame:
         ("wells binary", str(WELLS.relative_to(REPO)) if WELLS.is_relative_to(REPO) else str(WELLS)),
         ("wells --version", version),
         ("synthetic rows (WELLS_COUNT)", f"{COUNT:,}"),
-        ("shared data", "Notebooks/../../shared/data" + ("" if DATA.exists() else "  (MISSING)")),
+        ("real data", "Data/real" + ("" if DATA.exists() else "  (MISSING)")),
         ("ogrinfo", shutil.which("ogrinfo") or "not on PATH"),
         ("CPU cores", os.cpu_count()),
     ]

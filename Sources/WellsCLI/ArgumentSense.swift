@@ -36,12 +36,8 @@ enum ArgumentSense {
 
     static func kilometres(_ meters: Double) -> String { grouped(Int((meters / 1000).rounded())) + " km" }
 
-    static func degrees(_ value: Double) -> String {
-        var text = String(format: "%.6f", value)
-        while text.hasSuffix("0") { text.removeLast() }
-        if text.hasSuffix(".") { text.removeLast() }
-        return text
-    }
+    /// Degrees as typed: to the micro-degree, without trailing zeros.
+    static func degrees(_ value: Double) -> String { value.projDecimal(6) }
 
     /// `wells near`: the point is far from every well and another reading is not.
     static func checkPoint(_ point: Coordinate, in store: WellStore, nearest: Double? = nil) {

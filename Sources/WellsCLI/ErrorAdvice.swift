@@ -123,11 +123,10 @@ extension Terminal {
 
     /// The `wells load` command this process runs, without the options `drop` matches, with `flags` added.
     static func loadCommand(adding flags: [String], dropping drop: (String, String?) -> Bool = { _, _ in false }) -> String {
-        let valued: Set<String> = ["--map", "--crs", "--x", "--y", "--datum-column", "--datum", "--id", "--delimiter", "--on-duplicate",
-                                   "--on-missing-id", "--rejects", "--format", "--db"]
         var arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "load" { arguments.removeFirst() }
-        let switches = Set(flags.filter { $0.hasPrefix("--") && !valued.contains($0) })
+        // An option takes a value unless it is one of the command tree's flags (`Wells.flags`).
+        let switches = Set(flags.filter { Wells.flags.contains($0) })
         var kept: [String] = []
         var k = 0
         while k < arguments.count {
@@ -135,7 +134,7 @@ extension Terminal {
             let (option, inline) = argument.hasPrefix("--") && argument.contains("=")
                 ? (String(argument.prefix { $0 != "=" }), String(argument.drop { $0 != "=" }.dropFirst()))
                 : (argument, nil)
-            let takesValue = valued.contains(option) && inline == nil
+            let takesValue = option.hasPrefix("-") && !Wells.flags.contains(option) && inline == nil
             let value = inline ?? (takesValue && k + 1 < arguments.count ? arguments[k + 1] : nil)
             let count = takesValue ? 2 : 1
             if option == "--db", let value {

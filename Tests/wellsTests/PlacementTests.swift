@@ -58,8 +58,8 @@ import WellKitSynthetic
     static func allInside(_ wells: [(uwi: String, lat: Double, lon: Double)], _ postal: String) throws -> Bool {
         let places = try #require(Places.shared)
         let state = try #require(USState.named(postal, fips: false))
-        let counties = places.countiesByState[state.fips] ?? []
-        return wells.allSatisfy { places.distance(to: counties, longitude: $0.lon, latitude: $0.lat) <= Places.tolerance }
+        let outline = try #require(places.stateByFIPS[state.fips])
+        return wells.allSatisfy { places.distance(to: [outline], longitude: $0.lon, latitude: $0.lat) <= Places.tolerance }
     }
 
     @Test func lostMinusSignsWithAStateColumnStopWithImpliedWest() throws {

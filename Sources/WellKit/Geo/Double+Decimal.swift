@@ -2,7 +2,7 @@ import Foundation
 
 extension Double {
     /// Plain decimal text without trailing zeros, e.g. 10 -> "10", 0.15 -> "0.15".
-    func projDecimal(_ digits: Int) -> String {
+    package func projDecimal(_ digits: Int) -> String {
         var text = String(format: "%.\(digits)f", self)
         if text.contains(".") {
             while text.hasSuffix("0") { text.removeLast() }

@@ -59,8 +59,6 @@ package final class Places: Sendable {
     private let bands: [Bands]
     /// Longitude, latitude pairs.
     let vertices: [Float]
-    /// State FIPS code → the indices of its counties.
-    let countiesByState: [String: [Int]]
     /// A state's outline (the union of its counties), by its FIPS code.
     let stateByFIPS: [String: Int]
     /// A country's code or name, upper-cased → its index.
@@ -112,23 +110,19 @@ package final class Places: Sendable {
         _ = vertices.withUnsafeMutableBytes { bytes.copyBytes(to: $0) }
         self.vertices = vertices
         var places: [Place] = []
-        var counties: [String: [Int]] = [:]
         var countries: [String: Int] = [:]
         for entry in index.places {
             guard entry.bbox.count == 4 else { continue }
             let place = Place(kind: entry.kind, name: entry.name, codes: entry.codes, state: entry.state, lsad: entry.lsad,
                               west: entry.bbox[0], south: entry.bbox[1], east: entry.bbox[2], north: entry.bbox[3],
                               rings: entry.rings.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil })
-            switch entry.kind {
-            case .county: if let state = entry.state { counties[state, default: []].append(places.count) }
-            case .state: break
-            case .country: for code in entry.codes where countries[code.uppercased()] == nil { countries[code.uppercased()] = places.count }
+            if entry.kind == .country {
+                for code in entry.codes where countries[code.uppercased()] == nil { countries[code.uppercased()] = places.count }
             }
             places.append(place)
         }
         self.places = places
         bands = places.map { _ in Bands() }
-        countiesByState = counties
         stateByFIPS = Dictionary(places.indices.filter { places[$0].kind == .state }.map { (places[$0].name, $0) }, uniquingKeysWith: { a, _ in a })
         countryByName = countries
         self.countries = places.indices.filter { places[$0].kind == .country }
@@ -256,7 +250,7 @@ package final class Places: Sendable {
         return box
     }
 
-    /// The state (as ``USState``) whose counties contain the point, if any.
+    /// The state (as ``USState``) whose outline contains the point, if any.
     package func state(containing longitude: Double, latitude: Double) -> USState? {
         for state in USState.all {
             if let outline = stateByFIPS[state.fips], contains(outline, longitude: longitude, latitude: latitude) { return state }

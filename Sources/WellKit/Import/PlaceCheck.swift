@@ -175,7 +175,8 @@ extension ScannedFile {
         // Nothing to check against, and the outlines are not even read: no place column, no CRS of
         // the user's, and not a file mostly in Antarctica.
         let userCRS = options.coordinates.crs != nil && options.coordinates.datumColumn == nil
-        let antarctic = options.coordinates.xColumn == nil && records.count(where: { $0.lat < -60 }) * 2 >= records.count
+        let antarctic = options.placeColumns.isEmpty && !userCRS && options.coordinates.xColumn == nil
+            && records.count(where: { $0.lat < -60 }) * 2 >= records.count
         guard !records.isEmpty, !options.placeColumns.isEmpty || userCRS || antarctic else { return [] }
         guard let places = Places.shared else {
             summary.warnings.append("the place outlines (places.json and places.bin in WellKit_WellKit.resources beside the executable, "
@@ -305,10 +306,10 @@ extension ScannedFile {
         let coordinates = options.coordinates
         if coordinates.xColumn == nil {
             let latColumn = mapping.column(for: .latitude), lonColumn = mapping.column(for: .longitude)
-            readings.append((PlacementFix(slip: "the longitudes lost their minus sign", fits: 0, checked: 0, impliedWest: true),
+            readings.append((PlacementFix(slip: "the longitudes lost their minus sign", impliedWest: true),
                              { ($0.lat, $0.lon > 0 ? -$0.lon : $0.lon) }))
             if let latColumn, let lonColumn {
-                readings.append((PlacementFix(slip: "the latitude and longitude columns are swapped", fits: 0, checked: 0,
+                readings.append((PlacementFix(slip: "the latitude and longitude columns are swapped",
                                               mapping: ["lat": lonColumn, "lon": latColumn]),
                                  { abs($0.lon) <= 90 ? ($0.lon, $0.lat) : nil }))
             }
@@ -323,16 +324,16 @@ extension ScannedFile {
                     return (p.y, p.x)
                 }
             }
-            readings.append((PlacementFix(slip: "the x and y columns are swapped", fits: 0, checked: 0, xColumn: y, yColumn: x),
+            readings.append((PlacementFix(slip: "the x and y columns are swapped", xColumn: y, yColumn: x),
                              read(transformer, swap: true)))
             for unit in ["US survey feet", "international feet"] {
                 guard let feet = Self.footVariant(of: crs, unit: unit),
                       let feetTransformer = try? TransformCache.shared.transformer(from: feet.crs, to: "EPSG:4326") else { continue }
                 readings.append((PlacementFix(slip: "the values are in \(unit), the unit of \(feet.crs) (\(feet.name)), not in metres",
-                                              fits: 0, checked: 0, crs: feet.crs, xColumn: x, yColumn: y),
+                                              crs: feet.crs, xColumn: x, yColumn: y),
                                  read(feetTransformer, swap: false)))
                 readings.append((PlacementFix(slip: "the x and y columns are swapped, and the values are in \(unit) (\(feet.crs), \(feet.name))",
-                                              fits: 0, checked: 0, crs: feet.crs, xColumn: y, yColumn: x),
+                                              crs: feet.crs, xColumn: y, yColumn: x),
                                  read(feetTransformer, swap: true)))
             }
         }
@@ -367,7 +368,7 @@ extension ScannedFile {
                               places: Places, fix: PlacementFix?, fromRows: Bool) -> ImportError {
         let lats = checked.map { records[$0].lat }.sorted(), lons = checked.map { records[$0].lon }.sorted()
         let lat = lats[lats.count / 2], lon = lons[lons.count / 2]
-        let country = places.countryByName.values.sorted().first { places.places[$0].kind == .country && places.contains($0, longitude: lon, latitude: lat) }
+        let country = places.countries.first { places.contains($0, longitude: lon, latitude: lat) }
         let state = places.state(containing: lon, latitude: lat)
         var named = Dictionary(checked.map { (regions[Int(regionOf[$0])].name, 1) }, uniquingKeysWith: +)
             .sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(3).map { "\($0.key.replacingOccurrences(of: " named on its row", with: "")) \(grouped($0.value))" }

@@ -4,8 +4,8 @@ public struct PlacementFix: Sendable, Equatable {
     /// What the slip was, such as "the longitudes lost their minus sign".
     public var slip: String
     /// How many of the wells checked land where their rows say with the fix, and how many were checked.
-    public var fits: Int
-    public var checked: Int
+    public var fits = 0
+    public var checked = 0
     /// Read unsigned longitudes as west (``CoordinateOptions/impliedWest``).
     public var impliedWest = false
     /// Field → column, for `lat` and `lon` (``LoadOptions/mapping``).

@@ -94,7 +94,7 @@ import Testing
         #expect(rows.count { $0[6].isEmpty } * 100 < rows.count, "at most 1% of the wells lie outside every county's outline")
         for row in rows.prefix(200) where !row[6].isEmpty {
             let state = try #require(USState.named(row[6], fips: false), "row \(row)")
-            #expect(places.contains(any: places.countiesByState[state.fips] ?? [], longitude: Double(row[4])!, latitude: Double(row[3])!))
+            #expect(places.contains(any: places.stateByFIPS[state.fips].map { [$0] } ?? [], longitude: Double(row[4])!, latitude: Double(row[3])!))
         }
         #expect(key.rejects.isEmpty && key.suspects.isEmpty && key.identifier.column == "Well API" && !key.identifier.isKey)
 
