@@ -5,16 +5,26 @@ let package = Package(
     name: "WellKit",
     platforms: [.macOS(.v13)],
     products: [
+        // The core and its SQLite engine: GRDB, SpatiaLite and PROJ, no network library.
         .library(name: "WellKit", targets: ["WellKit"]),
+        // The PostgreSQL/PostGIS engine, plugging into WellKit's storage seam (WellStore.enablePostgreSQL()).
+        .library(name: "WellKitPostgreSQL", targets: ["WellKitPostgreSQL"]),
         // Synthetic well lists for tests and benchmarks (the Benchmarks/ package links it); not part of WellKit.
         .library(name: "WellKitSynthetic", targets: ["WellKitSynthetic"]),
         .executable(name: "wells", targets: ["wells"]),
-        .executable(name: "wells-bench", targets: ["wells-bench"]),
+    ],
+    // The server and the PostgreSQL engine are traits, on by default (`swift build`, `swift test` and a
+    // client's default build get everything). Without them, nothing of NIO, TLS, Hummingbird or
+    // postgres-nio is resolved or built: a client that stores wells in files declares this package with
+    // `traits: []`, and the README's main job builds `wells` with `--disable-default-traits`.
+    traits: [
+        .trait(name: "PostgreSQL", description: "The PostgreSQL/PostGIS engine (WellKitPostgreSQL): postgres-nio and NIOSSL."),
+        .trait(name: "Server", description: "wells serve (WellsServer): Hummingbird."),
+        .default(enabledTraits: ["PostgreSQL", "Server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
         .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
         // TLS to PostgreSQL (sslmode): postgres-nio's own TLS, configured with NIOSSL's types.
@@ -35,13 +45,18 @@ let package = Package(
                 "CProj",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             // The outlines of US counties and the world's countries that loads check wells against
             // (`Data/boundaries/make_places.py` makes them from `Data/boundaries`).
             resources: [.copy("Resources/places.json"), .copy("Resources/places.bin")]),
+        // The PostgreSQL engine: postgres-nio, with NIOSSL's types for TLS (sslmode).
+        .target(
+            name: "WellKitPostgreSQL",
+            dependencies: [
+                "WellKit",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["PostgreSQL"])),
+            ]),
         // The synthetic well lists with their answer keys: linked by the CLI (demo, generate), the
         // benchmarks and the tests, never by the library.
         .target(name: "WellKitSynthetic", dependencies: ["WellKit"]),
@@ -51,26 +66,29 @@ let package = Package(
             dependencies: [
                 "WellKit",
                 "WellKitSynthetic",
-                "WellsServer",
+                .target(name: "WellKitPostgreSQL", condition: .when(traits: ["PostgreSQL"])),
+                .target(name: "WellsServer", condition: .when(traits: ["Server"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        // `wells serve`: OGC API – Features, vector tiles and the map page over HTTP, on Hummingbird.
-        // Its own target, so that the library never depends on an HTTP server.
+        // `wells serve`: OGC API – Features, vector tiles and the map page over HTTP, on Hummingbird,
+        // with what only the server uses (tiles, the basemap's shapefile reader). Its own target, so
+        // that the library never depends on an HTTP server.
         .target(
             name: "WellsServer",
             dependencies: [
                 "WellKit",
-                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
             ]),
         .executableTarget(name: "wells", dependencies: ["WellsCLI"]),
         // The benchmarks, with their probes: glibc's heap statistics and a counting malloc, which
-        // only this executable links.
+        // only this executable links. No product: `swift run wells-bench` in this package only.
         .target(name: "CMemoryProbe"),
         .target(name: "CAllocationCounter"),
         .executableTarget(
             name: "wells-bench",
             dependencies: [
                 "WellsCLI",
+                "WellsServer",
                 "WellKit",
                 "WellKitSynthetic",
                 "CMemoryProbe",
@@ -81,7 +99,8 @@ let package = Package(
         .target(name: "WellsTestSupport", path: "Tests/Support/Swift"),
         .testTarget(
             name: "WellKitTests",
-            dependencies: ["WellKit", "WellKitSynthetic", "WellsTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+            // WellsServer for the vector tiles' tests (Tests/WellKitTests/Tiles), which share this target's fixtures.
+            dependencies: ["WellKit", "WellKitPostgreSQL", "WellKitSynthetic", "WellsServer", "WellsTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         // A client of the public API alone, with Foundation and GRDB imported beside WellKit.
         .testTarget(
             name: "ClientTests",

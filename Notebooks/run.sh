@@ -20,7 +20,6 @@ set -euo pipefail
 
 NOTEBOOKS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$NOTEBOOKS/.." && pwd)"
-SHARED="$REPO/../shared"
 
 mode=inplace
 for arg in "$@"; do
@@ -90,11 +89,11 @@ fi
 [ -d "$REPO/Data/real" ] || { echo "run.sh: no real well lists at $REPO/Data/real" >&2; exit 1; }
 
 # 4. The C reference query program and loader.
-command -v gcc >/dev/null || { echo "run.sh: gcc is needed to build limit_query.c and limit_load.c" >&2; exit 1; }
-export LIMIT_QUERY="$WELLS_WORK/limit_query"
-gcc -O2 -o "$LIMIT_QUERY" "$SHARED/tools/limit_query.c" -lsqlite3
+command -v gcc >/dev/null || { echo "run.sh: gcc is needed to build Benchmarks/Reference's bbox_query.c and limit_load_wellkit.c" >&2; exit 1; }
+export LIMIT_QUERY="$WELLS_WORK/bbox_query"
+gcc -O2 -o "$LIMIT_QUERY" "$REPO/Benchmarks/Reference/bbox_query.c" -lsqlite3
 export LIMIT_LOAD="$WELLS_WORK/limit_load"
-gcc -O2 -o "$LIMIT_LOAD" "$SHARED/tools/limit_load.c" -lsqlite3 -lm
+gcc -O2 -o "$LIMIT_LOAD" "$REPO/Benchmarks/Reference/limit_load_wellkit.c" -lsqlite3 -lm
 export WELLS_NOTEBOOKS_MODE="$mode"
 
 # 5. Execute every notebook; a notebook is written only when all of its cells succeeded.

@@ -4,8 +4,8 @@ The notebooks are run by `bash Notebooks/run.sh`, which exports:
   WELLS_BIN    the wells executable (the benchmarks' `wells-bench` is looked up beside it)
   WELLS_WORK   a scratch folder for generated CSVs and stores (never the committed tree)
   WELLS_COUNT  rows in the synthetic well list (default 244292)
-  LIMIT_QUERY  the C reference query program, built from ../shared/tools/limit_query.c
-  LIMIT_LOAD   the C reference loader, built from ../shared/tools/limit_load.c
+  LIMIT_QUERY  the C reference bbox timer, built from Benchmarks/Reference/bbox_query.c
+  LIMIT_LOAD   the C reference loader, built from Benchmarks/Reference/limit_load_wellkit.c
   WELLS_NOTEBOOKS_MODE  `check` when run.sh executes copies (figures then go to WELLS_WORK, not figures/)
 Each has a fallback, so a notebook also runs when opened by hand from this folder.
 Notebook 04 also reads WELLS_SCALE_SIZES, WELLS_SCALE_ROUNDS and WELLS_SCALE_JSON (see scale_sizes()).
@@ -23,11 +23,10 @@ import pandas as pd
 
 NOTEBOOKS = Path(__file__).resolve().parent
 REPO = NOTEBOOKS.parent
-# The real well lists are the repository's own (Data/real); the C reference tools still sit next to
-# the repository, in Notebooks/../../shared/tools.
-SHARED = (NOTEBOOKS / ".." / ".." / "shared").resolve()
+# Everything comes from the repository: the real well lists (Data/real) and the C references
+# (Benchmarks/Reference); the synthetic lists are `wells generate`'s.
 DATA = REPO / "Data" / "real"
-TOOLS = SHARED / "tools"
+TOOLS = REPO / "Benchmarks" / "Reference"
 
 COUNT = int(os.environ.get("WELLS_COUNT", "244292"))
 WORK = Path(os.environ.get("WELLS_WORK", NOTEBOOKS / ".venv" / "work"))
@@ -104,26 +103,23 @@ def ensure_tn_store() -> Path:
 
 
 def limit_query() -> Path:
-    """The C reference query program: $LIMIT_QUERY, or built here with gcc."""
+    """The C reference bbox timer (bbox_query.c): $LIMIT_QUERY, or built here with gcc."""
     if os.environ.get("LIMIT_QUERY"):
         return Path(os.environ["LIMIT_QUERY"])
     binary = WORK / "limit_query"
     if not binary.exists():
-        subprocess.run(["gcc", "-O2", "-o", str(binary), str(TOOLS / "limit_query.c"), "-lsqlite3"], check=True)
+        subprocess.run(["gcc", "-O2", "-o", str(binary), str(TOOLS / "bbox_query.c"), "-lsqlite3"], check=True)
     return binary
 
 
 def limit_load() -> Path:
-    """The C reference loader: $LIMIT_LOAD, or built here with gcc."""
+    """The C reference loader writing WellKit's schema (limit_load_wellkit.c): $LIMIT_LOAD, or built here with gcc."""
     if os.environ.get("LIMIT_LOAD"):
         return Path(os.environ["LIMIT_LOAD"])
     binary = WORK / "limit_load"
     if not binary.exists():
-        subprocess.run(["gcc", "-O2", "-o", str(binary), str(TOOLS / "limit_load.c"), "-lsqlite3", "-lm"], check=True)
+        subprocess.run(["gcc", "-O2", "-o", str(binary), str(TOOLS / "limit_load_wellkit.c"), "-lsqlite3", "-lm"], check=True)
     return binary
-
-
-GEN_WELLS = TOOLS / "gen_wells.py"
 
 
 def scale_sizes() -> list:

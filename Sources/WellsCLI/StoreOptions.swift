@@ -23,6 +23,7 @@ package struct StoreOptions: ParsableArguments {
         if traceEnabled {
             trace = { sql in Terminal.error("sql: \(sql)") }
         }
+        Wells.enableEngines()
         return try WellStore(path: path, mode: mode, trace: trace)
     }
 }

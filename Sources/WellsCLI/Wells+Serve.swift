@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WellKit
+#if Server
 import WellsServer
 
 extension Wells {
@@ -101,3 +102,21 @@ extension Wells {
         }
     }
 }
+#else
+extension Wells {
+    /// `wells serve` in a build without the server (the `Server` trait off, as the README's main job
+    /// builds): says so and how to get it, with exit 69 (sysexits' EX_UNAVAILABLE).
+    struct Serve: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Serve a store over HTTP (not in this build: build wells with the Server trait).")
+
+        @Argument(parsing: .allUnrecognized) var arguments: [String] = []
+
+        func run() throws {
+            Terminal.error("wells: error: this wells was built without the server; build it with `swift build -c release` "
+                + "(the Server trait is on by default) or `--traits Server`")
+            throw ExitCode(69)
+        }
+    }
+}
+#endif

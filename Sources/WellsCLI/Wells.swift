@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import WellKit
+#if PostgreSQL
+import WellKitPostgreSQL
+#endif
 
 /// The `wells` command-line tool: load public well lists into a SpatiaLite store and query them.
 package struct Wells: AsyncParsableCommand {
@@ -19,6 +22,13 @@ package struct Wells: AsyncParsableCommand {
 
     package init() {}
 
+    /// Registers the storage engines this build has beside SQLite: PostgreSQL with the `PostgreSQL` trait.
+    package static func enableEngines() {
+        #if PostgreSQL
+        WellStore.enablePostgreSQL()
+        #endif
+    }
+
     /// Parses and runs a command of `root` as `main(_:)` does, but echoes ArgumentParser's messages (which
     /// quote the user's tokens) with control characters escaped, and exits with ``exitCode(for:)``.
     ///
@@ -26,6 +36,7 @@ package struct Wells: AsyncParsableCommand {
     /// `ExitCode`, `--help`) are printed as ArgumentParser words them; any other error a command throws
     /// is printed as `wells: error: …` (``Terminal/failSafely(_:)``) with the exit code for its kind.
     package static func run(_ arguments: [String], root: any ParsableCommand.Type = Wells.self) async -> Never {
+        enableEngines()
         do {
             var command = try root.parseAsRoot(arguments)
             do {

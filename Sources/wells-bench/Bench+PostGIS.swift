@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Synchronization
 import WellKit
+import WellKitSynthetic
 import WellsCLI
 #if canImport(Glibc)
 import Glibc
@@ -18,7 +19,7 @@ extension Bench {
                 Starts a throwaway cluster (Tests/Support/pg-cluster.sh start, in a temporary folder; stopped and removed \
                 at the end, also when interrupted) unless --server names one; every load goes into a fresh database made \
                 with CREATE DATABASE … TEMPLATE wellkit_template (PostGIS and unaccent installed). The input is --csv, or, \
-                without it, the 244,292-well file gen_wells.py makes (seed 42) in the temporary folder (about 25 s).
+                without it, the 244,292 wells of `wells generate --seed 1`, written into the temporary folder (a few seconds).
 
                 1. Loads, --rounds rounds, the tools taking turns in each round; the median, least and greatest wall time \
                 (posix_spawn to wait4, the whole process) of each:
@@ -44,8 +45,8 @@ extension Bench {
                 median of the per-round ratios.
 
                 2. Latency, on the database of the last round's WellKit load (after a VACUUM of pins and details, what \
-                autovacuum would do next, so that none runs while timing), for the 200 city boxes (0.05°) of \
-                make_bbox_queries.py and points at their centres: WellKit in-process (WellStore(path: url, mode: \
+                autovacuum would do next, so that none runs while timing), for 200 city boxes (0.05°) centred on \
+                wells of the list (seed 1; or the city_ lines of --queries) and points at their centres: WellKit in-process (WellStore(path: url, mode: \
                 .readOnly)) times fetchPins of each box, fetchNearest(to:count: 10) and fetchPins of a 5 km radius, one \
                 warm-up pass then --passes passes; p50, p99 and mean over every timed call. Beside them, pgbench \
                 (one client, --pgbench-seconds each) runs the SQL WellKit sent for the same queries, captured with \
@@ -69,7 +70,7 @@ extension Bench {
                   wells-bench postgis --csv /tmp/wells.csv --server postgresql://wells@127.0.0.1:5432/wells
                 """)
 
-        @Option(help: ArgumentHelp("The well list to load (default: gen_wells.py's 244,292 wells, seed 42, generated into the temporary folder).",
+        @Option(help: ArgumentHelp("The well list to load (default: the 244,292 wells of wells generate --seed 1, written into the temporary folder).",
                                    valueName: "path"))
         var csv: String?
 
@@ -95,20 +96,14 @@ extension Bench {
         @Option(help: ArgumentHelp("Client counts of the throughput runs, comma-separated.", valueName: "list"))
         var clients = "1,2,4,8"
 
-        @Option(help: ArgumentHelp("A file of viewports (label minLon minLat maxLon maxLat); the city_ ones are used (default: make_bbox_queries.py on the CSV).",
+        @Option(help: ArgumentHelp("A file of viewports (label minLon minLat maxLon maxLat); the city_ ones are used (default: 200 city boxes centred on wells of the CSV, seed 1).",
                                    valueName: "path"))
         var queries: String?
-
-        @Option(help: ArgumentHelp("gen_wells.py, run when --csv is not given.", valueName: "path"))
-        var generator = "../shared/tools/gen_wells.py"
-
-        @Option(name: .customLong("query-maker"), help: ArgumentHelp("make_bbox_queries.py, run when --queries is not given.", valueName: "path"))
-        var queryMaker = "../shared/tools/make_bbox_queries.py"
 
         @Option(name: .customLong("cluster-script"), help: ArgumentHelp("pg-cluster.sh, which starts the throwaway cluster.", valueName: "path"))
         var clusterScript = "Tests/Support/pg-cluster.sh"
 
-        @Option(help: "The Python that runs the generators and the CSV split.")
+        @Option(help: "The Python that runs the CSV split for psql's COPY.")
         var python = "python3"
 
         @Option(help: "The report format.")
@@ -175,28 +170,27 @@ extension Bench {
 
             var input = csv ?? directory.appendingPathComponent("wells.csv").path
             if csv == nil {
-                guard FileManager.default.isReadableFile(atPath: generator) else {
-                    throw StoreError(.notFound, "--generator \(SafeText.quoted(generator)): no gen_wells.py there; give its path or --csv")
-                }
-                PostGISBenchmark.progress("generating 244,292 wells with gen_wells.py into \(input)")
-                try Subprocess.capture(python, [generator, "--out", input])
+                PostGISBenchmark.progress("generating 244,292 wells (wells generate, seed 1) into \(input)")
+                _ = try WellGenerator(count: 244_292, seed: 1).write(toFileAt: input)
             }
             input = URL(fileURLWithPath: input).standardizedFileURL.path
-            var queryFile = queries ?? directory.appendingPathComponent("queries.tsv").path
-            if queries == nil {
-                guard FileManager.default.isReadableFile(atPath: queryMaker) else {
-                    throw StoreError(.notFound, "--query-maker \(SafeText.quoted(queryMaker)): no make_bbox_queries.py there; give its path or --queries")
-                }
-                try Subprocess.capture(python, [queryMaker, input, "--out", queryFile])
+            var boxes: [BoundingBox]
+            if let queries {
+                boxes = try BBoxBenchmark.viewports(file: URL(fileURLWithPath: queries).standardizedFileURL.path)
+                    .filter { $0.label.hasPrefix("city") }.map(\.box)
+            } else {
+                // 200 city boxes (0.05°) centred on wells of the CSV, as `wells-bench bbox` draws them.
+                let sample = directory.appendingPathComponent("viewports.sqlite").path
+                _ = try Subprocess.capture(wells, ["load", input, "--db", sample, "--quiet"])
+                boxes = try BBoxBenchmark.viewports(store: try WellStore(path: sample, mode: .readOnly), sizes: [0.05], perSize: 200, seed: 1).map(\.box)
+                try? FileManager.default.removeItem(atPath: sample)
             }
-            queryFile = URL(fileURLWithPath: queryFile).standardizedFileURL.path
-            let boxes = try BBoxBenchmark.viewports(file: queryFile).filter { $0.label.hasPrefix("city") }.map(\.box)
-            guard !boxes.isEmpty else { throw StoreError(.invalidArgument, "\(queryFile) has no city_ viewports") }
+            guard !boxes.isEmpty else { throw StoreError(.invalidArgument, "\(queries ?? input) has no city_ viewports") }
 
             let benchmark = PostGISBenchmark(postgres: postgres, template: template, wells: wells, csv: input, directory: directory,
                                              python: python, rounds: rounds, passes: passes, pgbenchSeconds: pgbenchSeconds,
                                              throughputSeconds: throughputSeconds, clients: try clientList(), boxes: boxes,
-                                             queryFile: queries == nil ? nil : queryFile)
+                                             queryFile: queries.map { URL(fileURLWithPath: $0).standardizedFileURL.path })
             let report = try benchmark.run()
             if format == .json {
                 print(String(decoding: try JSONEncoder.pretty.encode(report), as: UTF8.self))
@@ -222,7 +216,7 @@ struct PostGISBenchmark {
     let throughputSeconds: Int
     let clients: [Int]
     let boxes: [BoundingBox]
-    /// The viewport file, when given (nil: generated by make_bbox_queries.py).
+    /// The viewport file, when given (nil: city boxes centred on wells of the CSV).
     let queryFile: String?
 
     static let radiusMeters = 5_000.0
@@ -501,7 +495,7 @@ struct PostGISBenchmark {
                       expectedRows: (summary?.records ?? 0) - (summary?.rejected ?? 0), server: postgres.displayURL(nil),
                       throwawayCluster: postgres.cluster != nil, postgresVersion: versions.first ?? "?", postgisVersion: versions.dropFirst().first ?? "?",
                       gdalVersion: gdal, rounds: rounds, loads: loads, ratios: ratios, queryDatabase: postgres.displayURL(queryDatabase),
-                      queryFile: queryFile ?? "make_bbox_queries.py on the CSV (city_0.05)", passes: passes, latency: latency,
+                      queryFile: queryFile ?? "200 city boxes (0.05°) centred on wells of the CSV, seed 1", passes: passes, latency: latency,
                       throughputSeconds: throughputSeconds, throughput: throughput, problems: problems)
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import WellKit
 import WellsCLI
+import WellsServer
 
 extension Bench {
     /// `wells-bench serve`: `wells serve` under wrk on loopback, each API request beside a static

@@ -6,14 +6,11 @@ import Testing
 @Suite struct ScaleBenchTests {
     /// The repository root, from this file's path.
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    /// `../shared/tools`, beside the repository.
-    static let tools = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/tools")
-    static let generator = tools.appendingPathComponent("gen_wells.py").path
-
-    /// `limit_load.c` built with gcc into `directory`.
+    /// The C reference loader that writes WellKit's schema, `Benchmarks/Reference/limit_load_wellkit.c`,
+    /// built with gcc into `directory`.
     static func buildLimitLoad(into directory: URL) throws -> String {
-        let source = tools.appendingPathComponent("limit_load.c").path
-        try #require(FileManager.default.fileExists(atPath: source), "missing \(source): the reference tools are expected in ../shared/tools")
+        let source = repositoryRoot.appendingPathComponent("Benchmarks/Reference/limit_load_wellkit.c").path
+        try #require(FileManager.default.fileExists(atPath: source), "missing \(source)")
         let binary = directory.appendingPathComponent("limit_load").path
         let gcc = Process()
         gcc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -33,7 +30,7 @@ import Testing
             let limitLoad = try Self.buildLimitLoad(into: directory)
             let work = directory.appendingPathComponent("work")
             let run = try HardeningTests.wells(["bench", "scale", "--sizes", "2000,500", "--rounds", "1", "--format", "json",
-                                                "--reference-load", limitLoad, "--generator", Self.generator, "--work", work.path])
+                                                "--reference-load", limitLoad, "--work", work.path])
             #expect(run.status == 0, "\(run.err)")
             let report = try JSONDecoder().decode(ScaleBenchmark.Report.self, from: Data(run.out.utf8))
             #expect(report.rounds == 1)
@@ -43,7 +40,7 @@ import Testing
             #expect(report.sizes.map(\.label) == ["500", "2000"])
             #expect(report.sizes.map(\.count) == [500, 2000])
             for size in report.sizes {
-                // gen_wells.py writes clean lists: every record loads, and the C loader loads as many.
+                // The generator writes clean lists: every record loads, and the C loader loads as many.
                 #expect(size.rows == size.count && size.records == size.count && size.rejected == 0, "\(size)")
                 let csv = work.appendingPathComponent("wells-\(size.label)-seed1.csv").path
                 #expect(size.file == csv)
@@ -74,7 +71,7 @@ import Testing
     @Test func reusesCachedListsKeepsStoresAndLeavesOutTheCColumnsWithoutAReference() throws {
         try withTemporaryDirectory("wells-scale") { directory in
             let work = directory.appendingPathComponent("work")
-            let arguments = ["bench", "scale", "--sizes", "300", "--rounds", "2", "--generator", Self.generator, "--work", work.path]
+            let arguments = ["bench", "scale", "--sizes", "300", "--rounds", "2", "--work", work.path]
             let first = try HardeningTests.wells(arguments + ["--format", "json"])
             #expect(first.status == 0, "\(first.err)")
             let csv = work.appendingPathComponent("wells-300-seed1.csv").path
@@ -121,9 +118,8 @@ import Testing
             (["--rounds", "0"], 64, "--rounds must be from 1 to 1,000, got '0'"),
             (["--rounds", "9223372036854775807"], 64, "--rounds must be from 1 to 1,000"),
             (["--sizes", "500", "--file", "x.csv"], 64, "give --sizes or --file, not both"),
-            (["--sizes", "500", "--generator", "/nonexistent/gen_wells.py"], 66, #"--generator "/nonexistent/gen_wells.py": no gen_wells.py there"#),
             (["--file", "/nonexistent/wells.csv"], 66, #"--file "/nonexistent/wells.csv": no readable file there"#),
-            (["--sizes", "500", "--generator", Self.generator, "--reference-load", "/nonexistent/limit_load"], 66,
+            (["--sizes", "500", "--reference-load", "/nonexistent/limit_load"], 66,
              #"--reference-load "/nonexistent/limit_load": no executable there"#),
         ]
         for (arguments, status, message) in cases {

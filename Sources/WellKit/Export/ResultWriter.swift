@@ -202,7 +202,7 @@ package final class ResultWriter {
     }
 
     /// The shortest text that reads back as the same double: `51.05`, not `51.050000000000004`.
-    static func number(_ value: Double) -> String {
+    package static func number(_ value: Double) -> String {
         value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
     }
 }

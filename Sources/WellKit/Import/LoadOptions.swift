@@ -74,6 +74,12 @@ public struct LoadProgress: Sendable, Equatable {
     public var phase: Phase
     public var done: Int
     public var total: Int
+
+    public init(phase: Phase, done: Int, total: Int) {
+        self.phase = phase
+        self.done = done
+        self.total = total
+    }
 }
 
 /// What a load did, as printed by `wells load` and recorded in the `loads` table.

@@ -1,4 +1,3 @@
-import Crypto
 import Dispatch
 
 /// Splits a mapped file into records and locates them on two cores, with exactly the result of
@@ -25,7 +24,8 @@ enum PartitionedParse {
         var count = 0
         /// For the second half: the offset and line of each record start, in order.
         var starts: [(offset: Int, line: Int)] = []
-        /// The SHA-256 of the whole file, in hex, which the second half's thread computes when it is done.
+        /// The SHA-256 of the whole file, in hex, which the second half's thread computes when it is done
+        /// (nil when libcrypto did not load: the caller asks ``FileDigest`` again for the error).
         var sha256: String?
         /// The lines of records with fewer fields than the header, whose missing trailing fields were taken as empty.
         var shortLines: [Int] = []
@@ -42,7 +42,7 @@ enum PartitionedParse {
         guard let guess = guess ?? (buffer.count - offset >= parallelThreshold ? offset + (buffer.count - offset) / 2 : nil) else {
             var part = Part()
             parser.parse(into: &part, until: nil)
-            part.sha256 = sha256(buffer)
+            part.sha256 = try? FileDigest.sha256(buffer)
             return part
         }
         let middle = lineStart(after: max(guess, offset), in: buffer)
@@ -55,7 +55,7 @@ enum PartitionedParse {
                                 offset: middle, line: lineBreaks(in: buffer, before: middle) + 1)
             var part = Part()
             parser.parse(into: &part, until: nil, recordStarts: true)
-            part.sha256 = sha256(buffer)
+            part.sha256 = try? FileDigest.sha256(buffer)
             second.part = part
         }
         var first = Part()
@@ -152,11 +152,6 @@ enum PartitionedParse {
             previousCR = b == 0x0D
         }
         return count
-    }
-
-    static func sha256(_ buffer: UnsafeBufferPointer<UInt8>) -> String {
-        let hex = Array("0123456789abcdef".utf8)
-        return String(decoding: SHA256.hash(data: UnsafeRawBufferPointer(buffer)).flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 15)]] }, as: UTF8.self)
     }
 
     /// The second half's result, handed from its thread after `DispatchGroup.wait()`.

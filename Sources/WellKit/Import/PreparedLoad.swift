@@ -14,12 +14,12 @@ import Foundation
 /// - `scan.rejects`, sorted by line, and `scan.summary` (mapping, suspects, counts) for the
 ///   load's provenance record;
 /// - `options.progress`, to report the writing and indexing phases.
-struct PreparedLoad {
+package struct PreparedLoad {
     /// The file read and located; its mapping stays open until the write is done.
-    var scan: ScannedFile
-    let options: LoadOptions
+    package var scan: ScannedFile
+    package let options: LoadOptions
     /// When the load began, as recorded in `loads.started_at`.
-    let startedAt: Date
+    package let startedAt: Date
     /// When the load began, for `LoadSummary.seconds` and the phases.
-    let clock: ContinuousClock.Instant
+    package let clock: ContinuousClock.Instant
 }

@@ -221,7 +221,7 @@ struct RejectReason: Error, Equatable {
 /// for the plain fields (10,000,000 wells: 720 MB against 1.04 GB). Offsets are 64-bit; a
 /// record's length, its identifier's place in it and its line are 32-bit, which
 /// ``RecordValidator`` checks before it makes one (``fits(length:line:)``).
-struct ScannedRecord: Sendable {
+package struct ScannedRecord: Sendable {
     /// The coordinates as the file gave them, when they were converted to EPSG:4326.
     struct Source: Sendable {
         var x: Double
@@ -233,8 +233,8 @@ struct ScannedRecord: Sendable {
     private var start: Int
     private var length: UInt32
     private var line32: UInt32
-    var lat: Double
-    var lon: Double
+    package var lat: Double
+    package var lon: Double
     /// FNV-1a of the identifier's text, for finding duplicates.
     var hash: UInt64
     /// The identifier's bytes, relative to `start`.

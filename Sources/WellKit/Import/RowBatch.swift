@@ -7,27 +7,27 @@ import GRDBSQLite
 /// Latin-1 turned into UTF-8, a date rewritten as `yyyy-mm-dd`, the JSON of the other columns.
 /// So a field is copied once, by SQLite, from the file's pages into the database's.
 // @unchecked Sendable: RowPipeline hands a batch between two threads with semaphores; one uses it at a time.
-final class RowBatch: @unchecked Sendable {
+package final class RowBatch: @unchecked Sendable {
     /// The cells of a row, in this order: the pin's name, lat and lon, then the detail's columns in
     /// ``DetailColumn/all`` order, but `load_id`, which the writer binds once per load.
-    enum Column {
+    package enum Column {
         static let name = 0, lat = 1, lon = 2
         /// The first detail cell: the detail column at index `k` is cell `detail + k`.
-        static let detail = 3
+        package static let detail = 3
         static let identifier = detail + DetailColumn.index(of: .identifier)
         static let values = detail + DetailColumn.index(of: .value(WellField.detailValueFields[0]))
         static let sourceX = detail + DetailColumn.index(of: .sourceX)
         static let sourceY = detail + DetailColumn.index(of: .sourceY)
         static let sourceCRS = detail + DetailColumn.index(of: .sourceCRS)
         static let extra = detail + DetailColumn.index(of: .extra)
-        static let width = detail + DetailColumn.index(of: .loadID)
+        package static let width = detail + DetailColumn.index(of: .loadID)
     }
 
     /// How many rows a batch holds.
     static let capacity = 1024
 
     /// The positions, in the write order, of this batch's rows.
-    var rows: Range<Int> = 0..<0
+    package var rows: Range<Int> = 0..<0
     var cells: [Cell] = []
     /// Text made for this batch's rows.
     var arena: [UInt8] = []
@@ -72,7 +72,7 @@ final class RowBatch: @unchecked Sendable {
     }
 
     /// Calls `body` with the batch's cells and arena in place, to bind its rows.
-    func withRows<R>(_ body: (BindableRows) throws -> R) rethrows -> R {
+    package func withRows<R>(_ body: (BindableRows) throws -> R) rethrows -> R {
         try cells.withUnsafeBufferPointer { cells in
             try arena.withUnsafeBufferPointer { arena in try body(BindableRows(cells: cells, arena: arena.baseAddress)) }
         }
@@ -80,9 +80,9 @@ final class RowBatch: @unchecked Sendable {
 }
 
 /// A batch's rows in place, bound to statements row by row without a copy.
-struct BindableRows {
-    let cells: UnsafeBufferPointer<Cell>
-    let arena: UnsafePointer<UInt8>?
+package struct BindableRows {
+    package let cells: UnsafeBufferPointer<Cell>
+    package let arena: UnsafePointer<UInt8>?
 
     /// Binds the cells `columns` of row `k` to parameters `first`, `first + 1`… of `statement`.
     ///
@@ -111,16 +111,16 @@ struct BindableRows {
 }
 
 /// One value of a row: null, a real, or UTF-8 text in the mapped file or a batch's arena.
-struct Cell: Sendable {
-    enum Kind: UInt8, Sendable {
+package struct Cell: Sendable {
+    package enum Kind: UInt8, Sendable {
         case null, real, mappedText, arenaText
     }
 
-    var kind: Kind
+    package var kind: Kind
     /// The text's length in bytes.
-    var count: Int32
+    package var count: Int32
     /// The real's bits, the address of mapped text, or the offset of arena text.
-    var payload: UInt64
+    package var payload: UInt64
 
     static let null = Cell(kind: .null, count: 0, payload: 0)
 
@@ -139,7 +139,7 @@ private let SQLITE_STATIC = unsafeBitCast(0, to: sqlite3_destructor_type.self)
 ///
 /// One builder per thread: it keeps the spans of the record in hand and the counts of bad values.
 // @unchecked Sendable: moved to the thread that uses it, never shared (one builder per thread).
-final class RowBuilder: @unchecked Sendable {
+package final class RowBuilder: @unchecked Sendable {
     private let validator: RecordValidator
     private let buffer: UnsafeBufferPointer<UInt8>
     private let scanner: CSVScanner
@@ -149,7 +149,7 @@ final class RowBuilder: @unchecked Sendable {
     private let keys: [[UInt8]]
     private let crsNames: [[UInt8]]
     /// Per detail field (as in ``WellField/detailValueFields``), how many values did not parse.
-    private(set) var badValues: [Int]
+    package private(set) var badValues: [Int]
 
     init(validator: RecordValidator, file: MappedFile, delimiter: UInt8) {
         self.validator = validator

@@ -7,7 +7,7 @@ import Synchronization
 /// Building a row (re-splitting the record, parsing numbers and dates, the JSON of the other
 /// columns) is done ahead of it, in batches, on the other core; a few batches circulate between
 /// the two threads, so memory stays bounded.
-enum RowPipeline {
+package enum RowPipeline {
     /// How many batches circulate.
     static let depth = 4
 
@@ -15,7 +15,7 @@ enum RowPipeline {
     /// `builder`, and hands each batch to `consume`.
     ///
     /// - Throws: what `consume` throws; the builder's thread is stopped and joined first.
-    static func run(_ records: [ScannedRecord], count: Int, order: @escaping @Sendable (Int) -> Int, builder: RowBuilder,
+    package static func run(_ records: [ScannedRecord], count: Int, order: @escaping @Sendable (Int) -> Int, builder: RowBuilder,
                     consume: (RowBatch) throws -> Void) throws {
         let batches = (0..<depth).map { _ in RowBatch() }
         // A producer/consumer hand-off, not a lock: `free` counts empty batches, `ready` built ones; the group joins the builder.
@@ -52,6 +52,7 @@ enum RowPipeline {
 }
 
 /// A flag one thread raises for others to see: a pipeline's stop, an observation's end.
-final class StopFlag: Sendable {
-    let flag = Atomic<Bool>(false)
+package final class StopFlag: Sendable {
+    package let flag = Atomic<Bool>(false)
+    package init() {}
 }

@@ -195,7 +195,7 @@ enum ValueParsing {
 /// object of strings; `JSONSerialization` would allocate a dictionary and bridge each value.
 /// It collects bytes and makes one string at the end: appending to a `String` piece by piece
 /// cost 5% of a dry run's CPU in `perf`.
-struct ExtraJSON {
+package struct ExtraJSON {
     private var bytes: [UInt8] = []
 
     var isEmpty: Bool { bytes.isEmpty }
@@ -256,7 +256,7 @@ struct ExtraJSON {
     }
 
     /// Appends `string` as a JSON string literal to text, as the exporters write it.
-    static func appendQuoted(_ string: String, to out: inout String) {
+    package static func appendQuoted(_ string: String, to out: inout String) {
         guard needsEscape(string) else {
             out += "\""
             out += string

@@ -194,7 +194,7 @@ extension WellStore {
             summary.warnings.append("\(grouped(part.shortLines.count)) record\(part.shortLines.count == 1 ? "" : "s") had fewer fields than the header "
                 + "(the first on line \(first)); their missing trailing fields were read as empty")
         }
-        summary.sha256 = part.sha256 ?? ""
+        summary.sha256 = try part.sha256 ?? FileDigest.sha256(file.bytes)
         summary.phases["parse"] = (ContinuousClock.now - clock).seconds
         var scan = ScannedFile(summary: summary, file: file, validator: validator, delimiter: reader.delimiter,
                                records: part.records, rejects: part.rejects, mapping: mapping)
@@ -214,13 +214,13 @@ extension WellStore {
 }
 
 /// A file read and located: the records that are wells, in file order, and the rejects.
-struct ScannedFile {
-    var summary: LoadSummary
+package struct ScannedFile {
+    package var summary: LoadSummary
     let file: MappedFile
     var validator: RecordValidator
     let delimiter: UInt8
-    var records: [ScannedRecord]
-    var rejects: [Reject]
+    package var records: [ScannedRecord]
+    package var rejects: [Reject]
     var mapping: ColumnMapping
 
     /// The record's identifier, as stored.
@@ -229,7 +229,7 @@ struct ScannedFile {
         return fieldText(file.bytes, span)
     }
 
-    func makeBuilder() -> RowBuilder { RowBuilder(validator: validator, file: file, delimiter: delimiter) }
+    package func makeBuilder() -> RowBuilder { RowBuilder(validator: validator, file: file, delimiter: delimiter) }
 
     /// Keeps one record per identifier, by `rule`, and rejects the others with their raw text.
     ///
@@ -386,7 +386,7 @@ struct ScannedFile {
 
 extension LoadSummary {
     /// Adds the counts of detail values that did not parse, per field of ``WellField/detailValueFields``.
-    mutating func count(badValues: [Int]) {
+    package mutating func count(badValues: [Int]) {
         for (field, count) in zip(WellField.detailValueFields, badValues) where count > 0 {
             badValuesByField[field.rawValue, default: 0] += count
         }

@@ -10,20 +10,20 @@ import GRDB
 /// 38.9 µs with GRDB's literal against 25.7 µs for hand-kept text and arguments; `perf` put the
 /// difference in `SQL.Element` copies and `SQL.build`). This keeps the literal's safety at the cost of
 /// plain string appends.
-struct BoundSQL: ExpressibleByStringInterpolation, Sendable {
+package struct BoundSQL: ExpressibleByStringInterpolation, Sendable {
     /// The SQL text, with `?` for each value.
-    private(set) var text: String
+    package private(set) var text: String
     /// The values, in the order of their `?`.
-    private(set) var values: [DatabaseValue]
+    package private(set) var values: [DatabaseValue]
 
     init(sql: String) {
         text = sql
         values = []
     }
 
-    init(stringLiteral value: String) { self.init(sql: value) }
+    package init(stringLiteral value: String) { self.init(sql: value) }
 
-    init(stringInterpolation: Interpolation) {
+    package init(stringInterpolation: Interpolation) {
         text = stringInterpolation.text
         values = stringInterpolation.values
     }
@@ -31,27 +31,27 @@ struct BoundSQL: ExpressibleByStringInterpolation, Sendable {
     /// The text and its arguments, as a statement takes them.
     var rendered: (sql: String, arguments: StatementArguments) { (text, StatementArguments(values)) }
 
-    struct Interpolation: StringInterpolationProtocol {
+    package struct Interpolation: StringInterpolationProtocol {
         var text = ""
         var values: [DatabaseValue] = []
-        init(literalCapacity: Int, interpolationCount: Int) {
+        package init(literalCapacity: Int, interpolationCount: Int) {
             text.reserveCapacity(literalCapacity + interpolationCount)
         }
-        mutating func appendLiteral(_ literal: String) { text += literal }
+        package mutating func appendLiteral(_ literal: String) { text += literal }
         /// Trusted text: a column name from ``WellField``, a keyword.
-        mutating func appendInterpolation(sql: String) { text += sql }
-        mutating func appendInterpolation(_ other: BoundSQL) {
+        package mutating func appendInterpolation(sql: String) { text += sql }
+        package mutating func appendInterpolation(_ other: BoundSQL) {
             text += other.text
             values += other.values
         }
         /// A value, bound.
-        mutating func appendInterpolation<Value: DatabaseValueConvertible>(_ value: Value) {
+        package mutating func appendInterpolation<Value: DatabaseValueConvertible>(_ value: Value) {
             text += "?"
             values.append(value.databaseValue)
         }
     }
 
-    static func += (lhs: inout BoundSQL, rhs: BoundSQL) {
+    package static func += (lhs: inout BoundSQL, rhs: BoundSQL) {
         lhs.text += rhs.text
         lhs.values += rhs.values
     }
@@ -59,7 +59,7 @@ struct BoundSQL: ExpressibleByStringInterpolation, Sendable {
 
 /// The SQL dialect a query is rendered in: SQLite's (with SpatiaLite's R*Tree) or PostgreSQL's
 /// (with PostGIS). ``QueryCompiler`` and ``WellPredicate/sql(_:)`` branch on it where the two differ.
-enum SQLDialect: Sendable {
+package enum SQLDialect: Sendable {
     case sqlite, postgres
 
     /// The literal for a constant truth value: SQLite has no booleans.
@@ -73,7 +73,7 @@ enum SQLDialect: Sendable {
 
 extension Array where Element == BoundSQL {
     /// The elements one after another, `separator` (trusted text) between them.
-    func joined(separator: String) -> BoundSQL {
+    package func joined(separator: String) -> BoundSQL {
         var result = BoundSQL(sql: "")
         for (k, element) in enumerated() {
             if k > 0 { result += BoundSQL(sql: separator) }

@@ -16,16 +16,16 @@ import GRDB
 /// aliases: `p` pins, `d` details, `r` the R*Tree `idx_pins_geom`. The PostgreSQL dialect renders
 /// the same inputs for PostGIS (see <doc:StorageEngines>); its `?` placeholders become `$n` when the
 /// engine sends the query.
-struct QueryCompiler: Sendable {
+package struct QueryCompiler: Sendable {
     /// SQLite with SpatiaLite's `idx_pins_geom`.
     static let sqlite = QueryCompiler(dialect: .sqlite)
     /// PostgreSQL with PostGIS: `geom && ST_MakeEnvelope(…)` on the GiST index `pins_geom`.
-    static let postgres = QueryCompiler(dialect: .postgres)
+    package static let postgres = QueryCompiler(dialect: .postgres)
 
     let dialect: SQLDialect
 
     /// The columns a query selects.
-    enum Selection {
+    package enum Selection {
         /// Exactly `p.id, p.name, p.lat, p.lon`.
         case pins
         /// The pin's columns, then every detail column.
@@ -37,7 +37,7 @@ struct QueryCompiler: Sendable {
         /// Each field's qualified column, unnamed: `p."id", d."status"`.
         case columns([WellField])
 
-        var expressions: [String] { expressions(.sqlite) }
+        package var expressions: [String] { expressions(.sqlite) }
 
         /// The expressions in `dialect`: PostgreSQL keeps `extra` as `jsonb`, read back as text.
         func expressions(_ dialect: SQLDialect) -> [String] {
@@ -73,7 +73,7 @@ struct QueryCompiler: Sendable {
     ///   - center: Adds `wellkit_distance(…) AS distance` and, when the request has no sort, orders by it.
     ///   - ids: Keeps only these wells, bound as one JSON array: `p.id IN (SELECT value FROM json_each(?))`.
     /// - Throws: ``QueryError`` (`outOfRange`, `tooComplex`) for a negative radius, limit or offset, or a predicate over its limits.
-    func select(_ request: WellFetchRequest, _ selection: Selection, extra: [String] = [],
+    package func select(_ request: WellFetchRequest, _ selection: Selection, extra: [String] = [],
                 distanceFrom center: Coordinate? = nil, ids: [Int64]? = nil) throws -> CompiledFetch {
         var conditions: [BoundSQL] = []
         var from = "pins p"
@@ -132,7 +132,7 @@ struct QueryCompiler: Sendable {
     }
 
     /// `SELECT count(*)` of what `compiled` selects.
-    func count(_ compiled: CompiledFetch) -> CompiledFetch {
+    package func count(_ compiled: CompiledFetch) -> CompiledFetch {
         CompiledFetch(literal: "SELECT count(*) FROM (\(compiled.literal)) q")
     }
 
@@ -164,7 +164,7 @@ struct QueryCompiler: Sendable {
     /// `pins` filters nothing, but it costs a primary-key lookup per row and keeps SQLite from
     /// reading the rows in order from an index on the sort fields: with an index such as
     /// `details(spud_date DESC, pin_id)`, sorting 244,292 wells by spud date takes a walk of it.
-    func ids(_ request: WellFetchRequest, sectionKey: WellField?) throws -> CompiledFetch {
+    package func ids(_ request: WellFetchRequest, sectionKey: WellField?) throws -> CompiledFetch {
         let sectionColumn = sectionKey.map { [$0.qualifiedColumn] } ?? []
         guard request.region == nil, request.fieldsUsed.allSatisfy({ $0.table == .details }) else {
             return try select(request, .ids, extra: sectionColumn)
@@ -213,7 +213,7 @@ struct QueryCompiler: Sendable {
     }
 
     /// The flagged wells of the `suspects` table, in pin order.
-    func suspects(reason: String?, pinID: Int64?, limit: Int?) -> CompiledFetch {
+    package func suspects(reason: String?, pinID: Int64?, limit: Int?) -> CompiledFetch {
         var sql: BoundSQL = """
             SELECT s.pin_id, d.uwi, p.name, p.lat, p.lon, s.line, s.reason, s.detail, s.load_id
             FROM suspects s JOIN pins p ON p.id = s.pin_id JOIN details d ON d.pin_id = s.pin_id
@@ -228,7 +228,7 @@ struct QueryCompiler: Sendable {
     }
 
     /// The box and number of all wells: `min(lon), min(lat), max(lon), max(lat), count(*)`.
-    func extent() -> CompiledFetch {
+    package func extent() -> CompiledFetch {
         CompiledFetch(literal: "SELECT min(p.lon), min(p.lat), max(p.lon), max(p.lat), count(*) FROM pins p")
     }
 
@@ -236,20 +236,20 @@ struct QueryCompiler: Sendable {
 
     /// The name of the index that serves `sortDescriptors`, or nil when no index can: only sorts
     /// made wholly of detail fields get one (pins sorts are on the narrow table already).
-    func sortIndexName(_ sortDescriptors: [WellSortDescriptor]) -> String? {
+    package func sortIndexName(_ sortDescriptors: [WellSortDescriptor]) -> String? {
         guard !sortDescriptors.isEmpty, sortDescriptors.allSatisfy({ $0.field.table == .details }) else { return nil }
         return "wellkit_sort_" + sortDescriptors.map { "\($0.field.column)_\($0.ascending ? "asc" : "desc")" }.joined(separator: "_")
     }
 
     /// `CREATE INDEX IF NOT EXISTS wellkit_sort_… ON details(…, pin_id)`, or nil when no index serves the sort.
-    func createSortIndex(_ sortDescriptors: [WellSortDescriptor]) -> (name: String, sql: BoundSQL)? {
+    package func createSortIndex(_ sortDescriptors: [WellSortDescriptor]) -> (name: String, sql: BoundSQL)? {
         guard let name = sortIndexName(sortDescriptors) else { return nil }
         let columns = order(sortDescriptors, qualified: false) + ["pin_id"]
         return (name, BoundSQL(sql: "CREATE INDEX IF NOT EXISTS \(name.quotedDatabaseIdentifier) ON details(\(columns.joined(separator: ", ")))"))
     }
 
     /// Whether the store has an index named `name`.
-    func indexExists(_ name: String) -> CompiledFetch {
+    package func indexExists(_ name: String) -> CompiledFetch {
         switch dialect {
         case .sqlite: CompiledFetch(literal: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = \(name))")
         case .postgres: CompiledFetch(literal: "SELECT EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = \(name))")
@@ -291,8 +291,8 @@ struct QueryCompiler: Sendable {
 }
 
 /// A compiled query: SQL text that carries its own arguments (``BoundSQL``).
-struct CompiledFetch {
-    var literal: BoundSQL
+package struct CompiledFetch {
+    package var literal: BoundSQL
 
     /// The SQL text and its arguments, as SQLite receives them.
     func build(_ db: Database) throws -> (sql: String, arguments: StatementArguments) {

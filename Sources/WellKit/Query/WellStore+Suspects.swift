@@ -11,6 +11,19 @@ public struct SuspectWell: Sendable, Equatable {
     public var reason: String
     public var detail: String
     public var loadID: Int64
+
+    public init(id: Int64, identifier: String, name: String?, latitude: Double, longitude: Double, line: Int,
+                reason: String, detail: String, loadID: Int64) {
+        self.id = id
+        self.identifier = identifier
+        self.name = name
+        self.latitude = latitude
+        self.longitude = longitude
+        self.line = line
+        self.reason = reason
+        self.detail = detail
+        self.loadID = loadID
+    }
 }
 
 extension WellStore {

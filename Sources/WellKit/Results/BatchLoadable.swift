@@ -24,12 +24,12 @@ public protocol BatchLoadable: Sendable, Equatable {
 
 /// A projection with a selection of its own: ``Well``'s rows hold more than its fields (source
 /// coordinates, extra columns), and ``WellPin``'s keep the pin fetch's exact SQL.
-protocol FixedSelection {
+package protocol FixedSelection {
     static var querySelection: QueryCompiler.Selection { get }
 }
 
 extension WellPin: BatchLoadable, FixedSelection {
-    static var querySelection: QueryCompiler.Selection { .pins }
+    package static var querySelection: QueryCompiler.Selection { .pins }
     public static var batchFields: [WellField] { [.id, .name, .latitude, .longitude] }
 
     /// Decodes by position, in the order of ``batchFields``.
@@ -42,7 +42,7 @@ extension WellPin: BatchLoadable, FixedSelection {
 }
 
 extension Well: BatchLoadable, FixedSelection {
-    static var querySelection: QueryCompiler.Selection { .wells }
+    package static var querySelection: QueryCompiler.Selection { .wells }
     /// Every field; a row also holds the detail's source coordinates, CRS, extra columns and load.
     public static var batchFields: [WellField] { WellPin.batchFields + WellField.detailFields }
 

@@ -140,7 +140,7 @@ final class PollTimer: @unchecked Sendable {
 
 /// The reader of a store's change token, one per store per process: for a file, a read-only
 /// connection that only reads `PRAGMA data_version`; for PostgreSQL, the engine's counter.
-final class ChangeMonitor: Sendable {
+package final class ChangeMonitor: Sendable {
     private let read: @Sendable () throws -> Int64
     /// Distinguishes monitors, whose versions are not comparable with each other's.
     let generation: UInt64
@@ -164,7 +164,7 @@ final class ChangeMonitor: Sendable {
     }
 
     /// The monitor under `key`, made by `reader` on first use and shared while any holder keeps it.
-    static func shared(key: String, reader: () throws -> @Sendable () throws -> Int64) throws -> ChangeMonitor {
+    package static func shared(key: String, reader: () throws -> @Sendable () throws -> Int64) throws -> ChangeMonitor {
         try registry.withLock { state in
             if let monitor = state.monitors[key]?.monitor { return monitor }
             state.next += 1

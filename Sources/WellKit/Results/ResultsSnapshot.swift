@@ -46,7 +46,7 @@ public struct ResultsSnapshot: Sendable, Equatable {
     /// The snapshot of an id query read in order: `starts` holds each section's name and first
     /// offset, and each count runs to the next start (or to the end); nil for unsectioned results,
     /// which get one section of every id.
-    init(ids: [Int64], sectionStarts starts: [ResultsSection]?) {
+    package init(ids: [Int64], sectionStarts starts: [ResultsSection]?) {
         guard var sections = starts else {
             self.init(ids: ids, sections: [ResultsSection(name: nil, offset: 0, count: ids.count)])
             return

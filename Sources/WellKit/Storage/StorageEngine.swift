@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What a storage engine provides to ``WellStore``: the seam for a second engine.
 ///
@@ -14,7 +15,7 @@ import Foundation
 ///
 /// ``SQLiteEngine`` (SQLite with SpatiaLite, through GRDB) is the first, ``PostgresEngine``
 /// (PostgreSQL with PostGIS, through postgres-nio) the second. See <doc:StorageEngines>.
-protocol StorageEngine: Sendable {
+package protocol StorageEngine: Sendable {
     /// The schema version this build creates and reads.
     static var schemaVersion: Int32 { get }
 
@@ -78,4 +79,56 @@ protocol StorageEngine: Sendable {
     /// Calls `onCommit` soon after each commit to pins or details by this process (SQLite) or by
     /// any (PostgreSQL's `NOTIFY`), until the returned closure is called.
     func observeCommits(onError: @escaping @Sendable (any Error) -> Void, _ onCommit: @escaping @Sendable () -> Void) throws -> @Sendable () -> Void
+}
+
+/// An engine in another module, which ``WellStore/init(path:mode:trace:traceValues:)`` opens for the
+/// locations it claims: the PostgreSQL engine of `WellKitPostgreSQL` claims `postgresql://` URLs.
+///
+/// The engine modules register themselves (`WellStore.enablePostgreSQL()`), so that WellKit, the
+/// core and its SQLite engine, depends on no server driver: an app that stores wells in a file
+/// builds no NIO and no TLS library.
+package protocol StoreEngineProvider: Sendable {
+    /// Whether `location` names one of this engine's stores.
+    func claims(_ location: String) -> Bool
+    /// Opens the store at `location`: its engine and the name to show for it (never a password).
+    func open(_ location: String, mode: WellStore.OpenMode, trace: (@Sendable (String) -> Void)?) throws -> (engine: any StorageEngine, name: String)
+    /// How `location` is shown in messages, logs and documents: never its password.
+    func displayName(of location: String) -> String
+}
+
+/// The engines registered beside the SQLite engine, which is always there.
+package enum StoreEngines {
+    private static let providers = Mutex<[any StoreEngineProvider]>([])
+
+    /// Adds `provider` (once per type: registering again does nothing).
+    package static func register(_ provider: some StoreEngineProvider) {
+        providers.withLock { list in
+            if !list.contains(where: { type(of: $0) == type(of: provider) }) { list.append(provider) }
+        }
+    }
+
+    /// The registered engine that claims `location`, if any.
+    static func provider(for location: String) -> (any StoreEngineProvider)? {
+        providers.withLock { list in list.first { $0.claims(location) } }
+    }
+
+    /// Whether `location` is a server URL (`scheme://…`, PostgreSQL's among them) rather than a file path.
+    static func isServerURL(_ location: String) -> Bool {
+        guard let range = location.range(of: "://") else { return false }
+        let scheme = location[..<range.lowerBound]
+        return !scheme.isEmpty && scheme.allSatisfy { $0.isLetter || $0 == "+" }
+    }
+
+    /// `location` with any password replaced by `****`, whether in the user-info or a `password=`
+    /// parameter; only the scheme when it cannot be parsed (no password can be told apart).
+    package static func redacted(_ location: String) -> String {
+        guard var components = URLComponents(string: location) else {
+            return location.components(separatedBy: "://").first.map { $0 + "://…" } ?? "…"
+        }
+        if components.password != nil { components.password = "****" }
+        if let items = components.queryItems, items.contains(where: { $0.name == "password" }) {
+            components.queryItems = items.map { $0.name == "password" ? URLQueryItem(name: "password", value: "****") : $0 }
+        }
+        return components.string ?? "…"
+    }
 }

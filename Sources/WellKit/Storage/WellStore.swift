@@ -46,9 +46,9 @@ public final class WellStore: Sendable {
     /// The path of the store file, or a PostgreSQL store's URL without its password.
     public let path: String
     /// The storage engine: SQLite with SpatiaLite, or PostgreSQL with PostGIS. Every query and write goes through it.
-    let engine: any StorageEngine
+    package let engine: any StorageEngine
     /// Whether the store is a PostgreSQL database rather than a file.
-    public var isPostgreSQL: Bool { engine is PostgresEngine }
+    public var isPostgreSQL: Bool { !(engine is SQLiteEngine) }
     /// The engine's GRDB connections, for the SQLite-specific code of this package (optimize,
     /// tests). Not public: writes must keep the store's invariants (suspended triggers, the packed
     /// R*Tree, the `loads` bookkeeping), which only ``WellStore`` methods do. A PostgreSQL store
@@ -73,11 +73,17 @@ public final class WellStore: Sendable {
     /// - Throws: ``StoreError`` when the file is not an SQLite database, is not a WellKit store,
     ///   or was written by a newer schema version.
     public init(path: String, mode: OpenMode = .create, trace: (@Sendable (String) -> Void)? = nil, traceValues: Bool = true) throws {
-        if PostgresLocation.isURL(path) {
-            let location = try PostgresLocation(url: path)
-            self.path = location.description
-            engine = try PostgresEngine(location: location, mode: mode, trace: trace)
+        if let provider = StoreEngines.provider(for: path) {
+            (engine, self.path) = try provider.open(path, mode: mode, trace: trace)
             return
+        }
+        if StoreEngines.isServerURL(path) {
+            let scheme = path.components(separatedBy: "://")[0]
+            let remedy = scheme.hasPrefix("postgres")
+                ? "PostgreSQL stores need the PostgreSQL engine: wells has it unless built without the PostgreSQL trait; "
+                    + "a program imports WellKitPostgreSQL and calls WellStore.enablePostgreSQL() once"
+                : "give a store file's path, or a postgresql:// URL"
+            throw StoreError(.unsupported, "no storage engine for \(scheme):// URLs is enabled; \(remedy)", path: StoreEngines.redacted(path))
         }
         self.path = path
         var isDirectory: ObjCBool = false
@@ -277,7 +283,7 @@ extension WellStore {
     /// For example, `postgresql://u:pw@db.example.org/wells?password=pw` is shown as
     /// `postgresql://u@db.example.org:5432/wells`.
     public static func displayName(of location: String) -> String {
-        guard PostgresLocation.isURL(location) else { return location }
-        return (try? PostgresLocation(url: location, environment: [:]))?.description ?? PostgresLocation.redacted(location)
+        if let provider = StoreEngines.provider(for: location) { return provider.displayName(of: location) }
+        return StoreEngines.isServerURL(location) ? StoreEngines.redacted(location) : location
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WellKit
+@testable import WellKitPostgreSQL
 import WellsTestSupport
 
 /// The PostgreSQL/PostGIS engine against a real server: real files, reloads, bad URLs and

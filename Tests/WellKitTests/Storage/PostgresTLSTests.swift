@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WellKit
+@testable import WellKitPostgreSQL
 
 /// TLS to PostgreSQL (`sslmode`, `sslrootcert`, `sslcert`, `sslkey`), against a cluster of its own
 /// that refuses connections without TLS (`pg-cluster.sh tls DIR required`): which modes connect

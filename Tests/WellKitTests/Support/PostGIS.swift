@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import WellKit
+@testable import WellKitPostgreSQL
 
 /// A throwaway PostgreSQL/PostGIS cluster for the tests, started once per test process by
 /// `Tests/Support/pg-cluster.sh` (initdb into a temporary directory, loopback, a non-root server
@@ -14,13 +15,17 @@ enum PostGIS {
 
     /// The cluster's superuser URL to the `wells` database; started on first use.
     static let serverURL: Result<String, PostGISUnavailable> = {
-        guard let directory else { return .success(ProcessInfo.processInfo.environment["WELLKIT_TEST_POSTGRES"]!) }
+        guard let directory else {
+            WellStore.enablePostgreSQL()
+            return .success(ProcessInfo.processInfo.environment["WELLKIT_TEST_POSTGRES"]!)
+        }
         return startCluster(in: directory)
     }()
 
     /// Starts a throwaway cluster in `directory` (stopped when the process exits): its superuser
     /// URL to the `wells` database.
     static func startCluster(in directory: String) -> Result<String, PostGISUnavailable> {
+        WellStore.enablePostgreSQL()
         stopAtExit(directory)
         let (status, out, err) = run(["bash", script, "start", directory])
         guard status == 0, let url = out.split(separator: "\n").last.map(String.init), url.hasPrefix("postgresql://") else {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WellKit
+@testable import WellsServer
 
 @Suite struct TileTests {
     @Test func tileBoundsFollowWebMercator() throws {

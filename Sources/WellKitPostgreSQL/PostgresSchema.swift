@@ -1,3 +1,5 @@
+import WellKit
+
 /// The schema of a PostgreSQL/PostGIS store: the file's tables, in PostgreSQL's types.
 ///
 /// - `pins(id, name, lat, lon, geom)`: `geom` is `geometry(Point, 4326)`, generated from lat and

@@ -9,12 +9,12 @@ import GRDB
 /// The cache has exactly one owner, a ``SpatiaLiteCache`` object, which SQLite releases
 /// when it closes the connection: the object is the user data of a tiny SQL function,
 /// `wellkit_spatialite_version()`, whose destructor frees it.
-enum SpatiaLite {
+package enum SpatiaLite {
     /// Initialises SpatiaLite on the connection of `db`.
     ///
     /// - Throws: ``StoreError`` (`missingLibrary`) if SpatiaLite or PROJ is not installed, or if SQLite
     ///   refuses to register the owner function.
-    static func initialize(_ db: Database) throws {
+    package static func initialize(_ db: Database) throws {
         guard let connection = db.sqliteConnection else { return }
         _ = try loadedSpatiaLite.get()
         _ = try loadedProj.get()   // SpatiaLite links PROJ, so this costs nothing; Geodesic then cannot fail

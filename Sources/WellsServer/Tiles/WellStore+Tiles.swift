@@ -1,3 +1,4 @@
+import WellKit
 import Foundation
 
 /// What one map tile of wells holds: single wells, and at low zooms clusters of the wells that

@@ -1,3 +1,4 @@
+import WellKit
 import Foundation
 import NIOCore
 import NIOPosix

@@ -21,7 +21,7 @@ public struct WellRow {
     let storage: Storage
 
     init(_ row: Row) { storage = .sqlite(row) }
-    init(values: [WellValue]) { storage = .values(values) }
+    package init(values: [WellValue]) { storage = .values(values) }
 
     /// The number of columns.
     public var count: Int {

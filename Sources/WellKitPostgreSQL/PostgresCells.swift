@@ -1,3 +1,4 @@
+import WellKit
 import NIOCore
 import PostgresNIO
 

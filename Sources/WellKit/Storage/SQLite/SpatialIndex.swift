@@ -13,7 +13,7 @@ import GRDBSQLite
 /// (root only), a 2-byte cell count, then cells of an 8-byte id and four 4-byte floats
 /// (xmin, xmax, ymin, ymax), rounded outwards. Later inserts and deletes through the rtree
 /// module work on the packed tree; tests check it with `rtreecheck()`.
-enum SpatialIndex {
+package enum SpatialIndex {
     static let rtree = "idx_pins_geom"
 
     // MARK: - Triggers
@@ -142,7 +142,7 @@ enum SpatialIndex {
     // MARK: - Hilbert order
 
     /// The Hilbert-curve index of a point on a 2¹⁶ × 2¹⁶ grid over the whole globe.
-    static func hilbertKey(longitude: Double, latitude: Double) -> UInt64 {
+    package static func hilbertKey(longitude: Double, latitude: Double) -> UInt64 {
         var x = UInt32(max(0, min(65535, (longitude + 180) / 360 * 65535)))
         var y = UInt32(max(0, min(65535, (latitude + 90) / 180 * 65535)))
         var d: UInt64 = 0

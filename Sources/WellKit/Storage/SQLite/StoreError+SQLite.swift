@@ -37,7 +37,7 @@ extension StoreError {
     }
 
     /// Runs `body`, turning SQLite's errors about the file at `path` into ``StoreError``s.
-    static func translating<T>(path: String, _ body: () throws -> T) throws -> T {
+    package static func translating<T>(path: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as DatabaseError {

@@ -1,3 +1,4 @@
+import WellKit
 import Foundation
 
 /// Encodes a ``WellTile`` as a Mapbox Vector Tile (version 2.1): one layer, `wells`, of points.

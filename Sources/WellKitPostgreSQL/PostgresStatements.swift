@@ -1,3 +1,4 @@
+import WellKit
 import GRDB
 import NIOCore
 import PostgresNIO

@@ -199,7 +199,7 @@ struct BulkWriter {
 
 extension JSONEncoder {
     /// An encoder with sorted keys, for stable JSON in the store.
-    static var sorted: JSONEncoder {
+    package static var sorted: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return encoder

@@ -1,3 +1,4 @@
+import WellKit
 import Foundation
 
 /// Where a PostgreSQL store is: a `postgresql://` (or `postgres://`) URL, as libpq reads it.
@@ -160,15 +161,5 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     func socketPath(_ directory: String) -> String { "\(directory)/.s.PGSQL.\(port)" }
 
     /// `text` with any password replaced, for a message about a URL that did not parse.
-    static func redacted(_ text: String) -> String {
-        guard var components = URLComponents(string: text) else {
-            // No password can be told apart: keep only the scheme.
-            return text.components(separatedBy: "://").first.map { $0 + "://…" } ?? "…"
-        }
-        if components.password != nil { components.password = "****" }
-        if let items = components.queryItems, items.contains(where: { $0.name == "password" }) {
-            components.queryItems = items.map { $0.name == "password" ? URLQueryItem(name: "password", value: "****") : $0 }
-        }
-        return components.string ?? "…"
-    }
+    static func redacted(_ text: String) -> String { StoreEngines.redacted(text) }
 }

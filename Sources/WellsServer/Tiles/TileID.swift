@@ -1,3 +1,4 @@
+import WellKit
 import Foundation
 
 /// A tile of the Web Mercator (EPSG:3857) XYZ grid that web maps use: zoom `z`, column `x` from

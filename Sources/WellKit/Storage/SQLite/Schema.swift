@@ -91,9 +91,9 @@ enum Schema {
 /// The rendered text is the v1 migration's, byte for byte (`DetailColumnTests` pins it), so stores
 /// made by earlier builds and new ones have the same schema. A new column needs a new migration
 /// (`ALTER TABLE details ADD COLUMN`); the v1 text must then keep the columns it had.
-struct DetailColumn: Sendable, Equatable {
+package struct DetailColumn: Sendable, Equatable {
     /// What a column holds.
-    enum Content: Sendable, Equatable {
+    package enum Content: Sendable, Equatable {
         case identifier
         /// A typed attribute: one of ``WellField/detailValueFields``, in their order.
         case value(WellField)
@@ -104,13 +104,13 @@ struct DetailColumn: Sendable, Equatable {
         case loadID
     }
 
-    let content: Content
-    let name: String
+    package let content: Content
+    package let name: String
     /// The column's type and constraints, as the schema declares them.
     let declaration: String
 
     /// Every column, in table order.
-    static let all: [DetailColumn] = [DetailColumn(content: .identifier, name: "uwi", declaration: "TEXT NOT NULL")]
+    package static let all: [DetailColumn] = [DetailColumn(content: .identifier, name: "uwi", declaration: "TEXT NOT NULL")]
         + WellField.detailValueFields.map { DetailColumn(content: .value($0), name: $0.column, declaration: $0.kind == .real ? "REAL" : "TEXT") }
         + [
             DetailColumn(content: .sourceX, name: "source_x", declaration: "REAL"),
