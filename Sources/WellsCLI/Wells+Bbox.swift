@@ -4,6 +4,7 @@ import WellKit
 extension Wells {
     struct Bbox: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "bbox",
             abstract: "Print the wells in a bounding box, through the spatial index.",
             discussion: """
                 The box is minLon,minLat,maxLon,maxLat in EPSG:4326 degrees, edges included.

@@ -13,6 +13,7 @@ extension Wells {
 extension Wells.CRS {
     struct Info: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "info",
             abstract: "Print a CRS and the operations PROJ has from it to EPSG:4326, with their accuracy and grids.",
             discussion: """
                 Examples:

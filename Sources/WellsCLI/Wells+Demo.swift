@@ -6,6 +6,7 @@ import WellKitSynthetic
 extension Wells {
     struct Demo: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "demo",
             abstract: "Run the main job on the built-in default: generate a well list, load it, and query it.",
             discussion: """
                 Writes Data/wells.csv (244,292 synthetic Alberta-like wells, seed 1) unless it exists, loads it into \

@@ -4,6 +4,7 @@ import WellKit
 extension Wells {
     struct Find: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "find",
             abstract: "Print the wells that match conditions, sorted, like a Core Data fetch request.",
             discussion: """
                 Conditions use the fields of `wells show` and the operators = != < <= > >= contains beginswith \

@@ -7,6 +7,7 @@ extension Wells {
     /// `wells generate`: writes a deterministic synthetic well list, Alberta-like or agency-style with an answer key.
     struct Generate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "generate",
             abstract: "Write a synthetic well list, byte-identical for the same layout, count and seed.",
             discussion: """
                 The default layout, alberta, is the Alberta-like CSV of 20 columns; --dirty corrupts about 1% \

@@ -5,6 +5,7 @@ import WellKit
 extension Wells {
     struct Index: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "index",
             abstract: "Create the index that lets `wells list` read a sort in order instead of sorting every well.",
             discussion: """
                 `wells list` only reads the store; when no index serves its sort it says so and prints this \

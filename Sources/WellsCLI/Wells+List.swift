@@ -5,6 +5,7 @@ import WellKit
 extension Wells {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "Print one page of sorted, optionally sectioned wells, loading only that page.",
             discussion: """
                 Like a table view over NSFetchedResultsController: one query fetches the ids (and section \

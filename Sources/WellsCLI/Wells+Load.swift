@@ -8,6 +8,7 @@ extension LoadOptions.MissingIdentifierRule: ExpressibleByArgument {}
 extension Wells {
     struct Load: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "load",
             abstract: "Load a well list (CSV, TSV or other delimited text) into a store, in one transaction.",
             discussion: """
                 Columns are inferred from their names and values: the identifier (Well API, UWI, site_no, …, the most \

@@ -5,6 +5,7 @@ import WellKit
 extension Wells {
     struct Near: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "near",
             abstract: "Print the wells around a point, nearest first, with their geodesic distances.",
             discussion: """
                 Examples:

@@ -5,6 +5,7 @@ import WellKit
 extension Wells {
     struct Optimize: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "optimize",
             abstract: "Restore the pins' spatial order after incremental loads, and repack the spatial index.",
             discussion: """
                 Pins are renumbered along a Hilbert curve so that nearby wells share pages again; their ids change.

@@ -7,6 +7,7 @@ import WellsServer
 extension Wells {
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "serve",
             abstract: "Serve a store over HTTP: OGC API – Features, vector tiles and a map page.",
             discussion: """
                 The store (a file or a postgresql:// URL) is opened read-only. The server binds to 127.0.0.1 unless --host says otherwise, \
@@ -108,6 +109,7 @@ extension Wells {
     /// builds): says so and how to get it, with exit 69 (sysexits' EX_UNAVAILABLE).
     struct Serve: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "serve",
             abstract: "Serve a store over HTTP (not in this build: build wells with the Server trait).")
 
         @Argument(parsing: .allUnrecognized) var arguments: [String] = []

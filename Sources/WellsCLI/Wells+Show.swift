@@ -5,6 +5,7 @@ import WellKit
 extension Wells {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Print everything known about one well: its pin, its detail and its unmapped source columns.",
             discussion: """
                 Examples:

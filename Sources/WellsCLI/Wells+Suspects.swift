@@ -4,6 +4,7 @@ import WellKit
 extension Wells {
     struct Suspects: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "suspects",
             abstract: "List the wells whose coordinates a load flagged as suspect, with the line, reason and detail.",
             discussion: """
                 A load flags a well, and still loads it, when its coordinates are valid numbers but one slip \

@@ -36,6 +36,12 @@ package struct Wells: AsyncParsableCommand {
     /// `ExitCode`, `--help`) are printed as ArgumentParser words them; any other error a command throws
     /// is printed as `wells: error: …` (``Terminal/failSafely(_:)``) with the exit code for its kind.
     package static func run(_ arguments: [String], root: any ParsableCommand.Type = Wells.self) async -> Never {
+        // `--version` alone answers before ArgumentParser builds the command tree, whose dynamic casts
+        // each scan the binary's protocol conformances (half of the instructions of a `--version`).
+        if arguments == ["--version"], case let version = root.configuration.version, !version.isEmpty {
+            print(version)
+            Foundation.exit(0)
+        }
         enableEngines()
         do {
             var command = try root.parseAsRoot(arguments)
