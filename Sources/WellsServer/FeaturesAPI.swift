@@ -8,13 +8,11 @@ import WellKit
 /// property filters and sorting, and one item with every attribute. Also `ids`, the ids of the
 /// wells in a box in sort order, for lists that load their rows page by page.
 struct FeaturesAPI: Sendable {
-    let readers: StoreReaders
     let configuration: ServerConfiguration
     /// The store's extent and count as of a change token: a pass over every pin, so computed once per version.
     private let extent = ExtentCache()
 
-    init(readers: StoreReaders, configuration: ServerConfiguration) {
-        self.readers = readers
+    init(configuration: ServerConfiguration) {
         self.configuration = configuration
     }
 
@@ -44,15 +42,15 @@ struct FeaturesAPI: Sendable {
         #"{"conformsTo":["# + Self.conformance.map { "\"\($0)\"" }.joined(separator: ",") + "]}"
     }
 
-    func collections(_ request: Request, token: Int64?) throws -> String {
+    func collections(_ request: Request, token: Int64?, lease: StoreReaders.Lease) throws -> String {
         let base = Self.base(request)
-        return #"{"links":[\#(Self.link(base + "/collections", "self", "application/json", "Collections"))],"collections":[\#(try collection(request, token: token))]}"#
+        return #"{"links":[\#(Self.link(base + "/collections", "self", "application/json", "Collections"))],"collections":[\#(try collection(request, token: token, lease: lease))]}"#
     }
 
     /// The collection document; its extent is the store's as of `token` (computed anew without one).
-    func collection(_ request: Request, token: Int64?) throws -> String {
+    func collection(_ request: Request, token: Int64?, lease: StoreReaders.Lease) throws -> String {
         let base = Self.base(request) + "/collections/" + Self.collectionID
-        let (box, count) = try extent.value(for: token) { try readers.read { try $0.fetchExtent() } }
+        let (box, count) = try extent.value(for: token) { try lease.read { try $0.fetchExtent() } }
         let bbox = box.map { "[\(Self.number($0.minLongitude)),\(Self.number($0.minLatitude)),\(Self.number($0.maxLongitude)),\(Self.number($0.maxLatitude))]" } ?? "[-180,-90,180,90]"
         return """
             {"id":"\(Self.collectionID)","title":"Wells","description":"\(count) wells: pins (id, name, position) with their details","itemType":"feature",\
@@ -66,7 +64,7 @@ struct FeaturesAPI: Sendable {
 
     /// `items`: a FeatureCollection of the wells in view, `limit` at a time, with `numberMatched`
     /// and a `next` link; `properties=` adds detail fields beside `name`.
-    func items(_ request: Request) throws -> String {
+    func items(_ request: Request, lease: StoreReaders.Lease) throws -> String {
         let parameters = Self.parameters(request)
         var query = try FeatureQuery(parameters, accepting: FeatureQuery.selecting.union(FeatureQuery.paging), configuration: configuration)
         let limit = query.request.limit ?? query.ids?.count ?? configuration.defaultLimit
@@ -74,7 +72,7 @@ struct FeaturesAPI: Sendable {
         query.request.limit = limit
         let fields: [WellField] = [.id, .name, .latitude, .longitude] + query.properties
         var out = ""
-        try readers.read { store in
+        try lease.read { store in
             do {
                 let writer = ResultWriter(format: .geojson, columns: fields.map(\.rawValue)) { out += $0 }
                 var returned = 0
@@ -133,12 +131,12 @@ struct FeaturesAPI: Sendable {
     }
 
     /// `items/{id}`: one well with every attribute, as a GeoJSON Feature.
-    func item(_ request: Request, id text: String) throws -> String {
+    func item(_ request: Request, id text: String, lease: StoreReaders.Lease) throws -> String {
         guard let id = Int64(text) else {
             throw Problem.badParameter("featureId", "the well id must be a whole number (the `id` of items), got '\(FeatureQuery.shown(text))'")
         }
         _ = try FeatureQuery(Self.parameters(request), accepting: ["f"], configuration: configuration)
-        let found: (Well, SuspectWell?)? = try readers.read { store in
+        let found: (Well, SuspectWell?)? = try lease.read { store in
             guard let well = try store.fetchWells(WellFetchRequest(predicate: .compare(.id, .equal, .number(Double(id))), limit: 1)).first else { return nil }
             return (well, try store.suspects(pinID: id).first)
         }
@@ -153,11 +151,11 @@ struct FeaturesAPI: Sendable {
     }
 
     /// `ids`: the ids of the matching wells in sort order, at most ``ServerConfiguration/maximumIDs``.
-    func ids(_ request: Request) throws -> String {
+    func ids(_ request: Request, lease: StoreReaders.Lease) throws -> String {
         var query = try FeatureQuery(Self.parameters(request), accepting: FeatureQuery.selecting.union(["sortby"]), configuration: configuration)
         let cap = configuration.maximumIDs
         query.request.limit = cap + 1
-        var ids = try readers.read { store in
+        var ids = try lease.read { store in
             do { return try store.fetchIDs(query.request) } catch let error as QueryError { throw Problem(error) }
         }
         let truncated = ids.count > cap
@@ -165,7 +163,7 @@ struct FeaturesAPI: Sendable {
         if truncated {
             ids.removeLast()
             query.request.limit = nil
-            matched = try readers.read { try $0.fetchCount(query.request) }
+            matched = try lease.read { try $0.fetchCount(query.request) }
         }
         return #"{"numberMatched":\#(matched),"truncated":\#(truncated),"ids":["# + ids.map(String.init).joined(separator: ",") + "]}\n"
     }

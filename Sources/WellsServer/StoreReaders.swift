@@ -5,15 +5,19 @@ import WellKit
 /// The server's read-only connections to the store, used side by side, with the request
 /// timeout and the change token that ETags are made of.
 ///
-/// The request path costs no thread hand-off of its own: a request takes a free connection
-/// (blocking only when every one is busy), registers its deadline in a table that one watchdog
-/// thread scans, and reads the change token from memory. (A GCD timer per request and a shared
-/// queue for the token kept the server switching threads: city-box `items` ran at 1,446 requests/s
-/// under wrk with 16 connections, against 21,500 for an empty response; see the README.)
+/// A request leases a connection (``withLease(_:)``) without holding a thread: when every one is
+/// busy it waits in line, suspended, and is handed the next one freed, first come first served.
+/// Its SQLite work then runs on the connection's own thread, never on the async threads that
+/// answer the other requests, so a slow query delays only the requests that need a connection.
+/// Deadlines sit in a table that one watchdog thread scans; the change token is read from memory.
+/// (A GCD timer per request and a shared queue for the token kept the server switching threads:
+/// city-box `items` ran at 1,446 requests/s under wrk with 16 connections, against 21,500 for an
+/// empty response; see the README.)
 final class StoreReaders: Sendable {
-    /// The connections, each with the flag set while a request uses it; a request takes the first free one.
+    /// The connections, each with the thread its queries run on.
     private let lanes: [Lane]
-    private let next = Atomic<Int>(0)
+    /// The free connections, and the requests waiting for one, in arrival order.
+    private let line: Mutex<(free: [Int], waiting: [CheckedContinuation<Int, Never>])>
     private let timeout: Duration
     /// Nil when the store's change token cannot be read (a store in a read-only directory opened
     /// immutable): responses then carry no ETag.
@@ -27,12 +31,13 @@ final class StoreReaders: Sendable {
     let runID: String
 
     init(path: String, count: Int, timeout: Duration) throws {
-        lanes = try (0..<max(1, count)).map { _ in
+        lanes = try (0..<max(1, count)).map { k in
             let store = try WellStore(path: path, mode: .readOnly)
             // PostgreSQL cannot be interrupted as a file can: its server stops a statement at the timeout.
             try store.stopStatements(after: timeout)
-            return Lane(store: store)
+            return Lane(store: store, queue: DispatchQueue(label: "wells serve reader \(k)"))
         }
+        line = Mutex((Array(lanes.indices.reversed()), []))
         self.timeout = timeout
         changes = try? lanes[0].store.changeTokens()
         runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)
@@ -62,23 +67,51 @@ final class StoreReaders: Sendable {
         return token
     }
 
-    /// Runs `body` on a free connection; when it runs past the timeout, its statement is
-    /// interrupted and the request answers 503.
-    func read<T>(_ body: (WellStore) throws -> T) throws -> T {
-        let start = next.wrappingAdd(1, ordering: .relaxed).oldValue
-        var attempt = 0
-        while true {
-            for k in 0..<lanes.count {
-                let index = abs((start &+ k) % lanes.count)
-                if lanes[index].busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
-                    defer { lanes[index].busy.store(false, ordering: .releasing) }
-                    return try run(index, body)
-                }
-            }
-            // Every connection is busy: wait for one (their queries take micro- to milliseconds).
-            attempt += 1
-            usleep(UInt32(min(1_000, 20 * attempt)))
+    /// Runs `body` with a connection of its own, on that connection's thread: the caller's task waits
+    /// suspended, first for a free connection, then for `body`. A statement of `body` that runs past
+    /// the timeout is interrupted, and the request answers 503.
+    func withLease<T: Sendable>(_ body: @escaping @Sendable (Lease) throws -> T) async throws -> T {
+        let index = await acquire()
+        defer { release(index) }
+        return try await withCheckedThrowingContinuation { continuation in
+            lanes[index].queue.async { continuation.resume(with: Result { try body(Lease(readers: self, index: index)) }) }
         }
+    }
+
+    /// A connection held by one request, on its thread (see ``withLease(_:)``).
+    struct Lease {
+        fileprivate let readers: StoreReaders
+        fileprivate let index: Int
+
+        /// Runs `body` on the leased connection, with the request's deadline.
+        func read<T>(_ body: (WellStore) throws -> T) throws -> T {
+            try readers.run(index, body)
+        }
+    }
+
+    /// A free connection's index, now or once one is released to this caller.
+    private func acquire() async -> Int {
+        if let index = line.withLock({ $0.free.popLast() }) { return index }
+        return await withCheckedContinuation { continuation in
+            let granted: Int? = line.withLock { state in
+                if let index = state.free.popLast() { return index }
+                state.waiting.append(continuation)
+                return nil
+            }
+            if let granted { continuation.resume(returning: granted) }
+        }
+    }
+
+    /// Hands the connection to the request that has waited longest, or frees it.
+    private func release(_ index: Int) {
+        let next: CheckedContinuation<Int, Never>? = line.withLock { state in
+            guard !state.waiting.isEmpty else {
+                state.free.append(index)
+                return nil
+            }
+            return state.waiting.removeFirst()
+        }
+        next?.resume(returning: index)
     }
 
     private func run<T>(_ index: Int, _ body: (WellStore) throws -> T) throws -> T {
@@ -110,10 +143,13 @@ final class StoreReaders: Sendable {
     }
 }
 
-/// One connection, and whether a request is using it.
+/// One connection, and the thread its queries run on.
 private final class Lane: Sendable {
     let store: WellStore
-    let busy = Atomic<Bool>(false)
+    let queue: DispatchQueue
 
-    init(store: WellStore) { self.store = store }
+    init(store: WellStore, queue: DispatchQueue) {
+        self.store = store
+        self.queue = queue
+    }
 }

@@ -15,11 +15,9 @@ final class TileService: Sendable {
         }
     }
 
-    private let readers: StoreReaders
     private let configuration: ServerConfiguration
 
-    init(readers: StoreReaders, configuration: ServerConfiguration) {
-        self.readers = readers
+    init(configuration: ServerConfiguration) {
         self.configuration = configuration
     }
 
@@ -59,8 +57,8 @@ final class TileService: Sendable {
     }
 
     /// The encoded tile.
-    func bytes(_ tile: TileID, _ format: Format, _ options: TileOptions) throws -> [UInt8] {
-        let content = try readers.read { store in
+    func bytes(_ tile: TileID, _ format: Format, _ options: TileOptions, lease: StoreReaders.Lease) throws -> [UInt8] {
+        let content = try lease.read { store in
             do { return try store.tile(tile, options: options) } catch let error as QueryError { throw Problem(error) }
         }
         return switch format {

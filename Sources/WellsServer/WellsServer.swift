@@ -28,8 +28,8 @@ package struct WellsServer: Sendable {
     package init(configuration: ServerConfiguration) throws {
         self.configuration = configuration
         readers = try StoreReaders(path: configuration.storePath, count: configuration.readers, timeout: configuration.requestTimeout)
-        api = FeaturesAPI(readers: readers, configuration: configuration)
-        tiles = TileService(readers: readers, configuration: configuration)
+        api = FeaturesAPI(configuration: configuration)
+        tiles = TileService(configuration: configuration)
         cache = ResponseCache(budget: configuration.cacheBytes)
         basemap = Result { Array(try Shapefile.geoJSON(path: configuration.basemapPath).utf8) }
     }
@@ -80,33 +80,35 @@ package struct WellsServer: Sendable {
             try respond(request, contentType: "application/json") { _ in Array(api.conformanceDocument().utf8) }
         }
         router.get("/collections") { request, _ in
-            try respond(request, contentType: "application/json") { token in Array(try api.collections(request, token: token).utf8) }
+            try await respondReading(request, contentType: "application/json") { token, lease in Array(try api.collections(request, token: token, lease: lease).utf8) }
         }
         router.get("/collections/:collection") { request, context in
             try Self.checkCollection(context)
-            return try respond(request, contentType: "application/json") { token in Array(try api.collection(request, token: token).utf8) }
+            return try await respondReading(request, contentType: "application/json") { token, lease in Array(try api.collection(request, token: token, lease: lease).utf8) }
         }
         router.get("/collections/:collection/items") { request, context in
             try Self.checkCollection(context)
-            return try respond(request, contentType: FeaturesAPI.geoJSON, cachedAs: Self.cacheKey(request)) { _ in Array(try api.items(request).utf8) }
+            return try await respondReading(request, contentType: FeaturesAPI.geoJSON, cachedAs: Self.cacheKey(request)) { _, lease in
+                Array(try api.items(request, lease: lease).utf8)
+            }
         }
         router.get("/collections/:collection/items/:id") { request, context in
             try Self.checkCollection(context)
             let id = context.parameters.get("id") ?? ""
-            return try respond(request, contentType: FeaturesAPI.geoJSON) { _ in Array(try api.item(request, id: id).utf8) }
+            return try await respondReading(request, contentType: FeaturesAPI.geoJSON) { _, lease in Array(try api.item(request, id: id, lease: lease).utf8) }
         }
         router.get("/collections/:collection/ids") { request, context in
             try Self.checkCollection(context)
-            return try await respondOffLoop(request, contentType: "application/json") { _ in Array(try api.ids(request).utf8) }
+            return try await respondReading(request, contentType: "application/json") { _, lease in Array(try api.ids(request, lease: lease).utf8) }
         }
         router.get("/tiles/:z/:x/:y") { request, context in
             let (tile, format, options) = try tiles.parse(
                 z: context.parameters.get("z") ?? "", x: context.parameters.get("x") ?? "", name: context.parameters.get("y") ?? "",
                 parameters: FeaturesAPI.parameters(request))
             // Filtered tiles are not kept: a filter is one user's question, not a shared map.
-            return try await respondOffLoop(request, contentType: format.contentType, variant: format.rawValue,
-                                            cachedAs: options.predicate == nil ? request.uri.string : nil) { _ in
-                try tiles.bytes(tile, format, options)
+            return try await respondReading(request, contentType: format.contentType, variant: format.rawValue,
+                                            cachedAs: options.predicate == nil ? request.uri.string : nil) { _, lease in
+                try tiles.bytes(tile, format, options, lease: lease)
             }
         }
         router.get("/basemap/countries.geojson") { request, _ in
@@ -126,13 +128,10 @@ package struct WellsServer: Sendable {
 
     /// A `200` with `body`, made for the store's change token read before it, or a `304` when the
     /// client's `If-None-Match` holds the current ETag: that token with this run's id, so that a
-    /// load, a delete or a restart changes it. With `key`, the body comes from ``cache`` when it
-    /// holds one made at that token, and a new one is kept there.
-    private func respond(_ request: Request, contentType: String, variant: String = "", cachedAs key: String? = nil,
-                         _ body: (Int64?) throws -> [UInt8]) throws -> Response {
+    /// load, a delete or a restart changes it. For documents that read nothing of the store.
+    private func respond(_ request: Request, contentType: String, variant: String = "", _ body: (Int64?) throws -> [UInt8]) throws -> Response {
         try respond(request, contentType: contentType, variant: variant, token: token(for: request)) { token in
-            if let key, let kept = cache.body(for: key, token: token) { return kept }
-            return kept(ByteBuffer(bytes: try body(token)), as: key, token: token)
+            ByteBuffer(bytes: try body(token))
         }
     }
 
@@ -162,17 +161,17 @@ package struct WellsServer: Sendable {
         (request.head.authority ?? "") + request.uri.string
     }
 
-    /// As ``respond(_:contentType:variant:cachedAs:_:)``, with the work on a dispatch thread: tiles
-    /// at low zooms and long id lists take milliseconds, which the server's few threads should not
-    /// wait out. A body from ``cache`` is answered on the event loop, as nothing waits for it.
-    private func respondOffLoop(_ request: Request, contentType: String, variant: String = "", cachedAs key: String? = nil,
-                                _ body: @escaping @Sendable (Int64?) throws -> [UInt8]) async throws -> Response {
+    /// As ``respond(_:contentType:variant:_:)``, for a body that reads the store: it runs with a
+    /// connection of its own, on that connection's thread (``StoreReaders/withLease(_:)``), while the
+    /// request's task waits suspended, so a slow query never holds the threads that answer the other
+    /// requests. With `key`, the body comes from ``cache`` when it holds one made at the same token,
+    /// and a new one is kept there; a cached body and a `304` need no connection.
+    private func respondReading(_ request: Request, contentType: String, variant: String = "", cachedAs key: String? = nil,
+                                _ body: @escaping @Sendable (Int64?, StoreReaders.Lease) throws -> [UInt8]) async throws -> Response {
         let token = token(for: request)
         var buffer = key.flatMap { cache.body(for: $0, token: token) }
         if buffer == nil, etag(token, variant).map({ !Self.request(request, holds: $0) }) ?? true {
-            let bytes = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
-                DispatchQueue.global().async { continuation.resume(with: Result { try body(token) }) }
-            }
+            let bytes = try await readers.withLease { lease in try body(token, lease) }
             buffer = kept(ByteBuffer(bytes: bytes), as: key, token: token)
         }
         // Without a buffer, the client holds the current ETag: a 304, whose body is never asked for.

@@ -236,7 +236,7 @@ import WellsTestSupport
 
     // MARK: - The map page in a real browser
 
-    @Test(.timeLimit(.minutes(5))) func theMapPageWorksInHeadlessChromium() async throws {
+    @Test(.timeLimit(.minutes(5)), .tags(.browser)) func theMapPageWorksInHeadlessChromium() async throws {
         let s = try await Self.served.value
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let python = repository.appendingPathComponent("Tests/Browser/.venv/bin/python").path

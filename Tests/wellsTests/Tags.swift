@@ -1,0 +1,14 @@
+import Testing
+
+/// The lanes of the tests. `swift test` runs everything; the fast lane leaves out what needs a
+/// server, a browser or seconds of work:
+///
+///     swift test --skip tag:postgres --skip tag:browser --skip tag:slow
+extension Tag {
+    /// Needs a PostgreSQL/PostGIS server: the tests start a throwaway cluster.
+    @Tag static var postgres: Self
+    /// Drives headless Chromium.
+    @Tag static var browser: Self
+    /// Loads hundreds of thousands of wells, or runs whole processes for seconds.
+    @Tag static var slow: Self
+}
