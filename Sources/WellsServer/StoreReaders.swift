@@ -68,13 +68,20 @@ final class StoreReaders: Sendable {
     }
 
     /// Runs `body` with a connection of its own, on that connection's thread: the caller's task waits
-    /// suspended, first for a free connection, then for `body`. A statement of `body` that runs past
-    /// the timeout is interrupted, and the request answers 503.
+    /// suspended, first for a free connection, then for `body`. The timeout counts from this call:
+    /// a request still waiting for a connection at its deadline answers 503 without running, and a
+    /// statement of `body` that runs past it is interrupted, with a 503 too.
     func withLease<T: Sendable>(_ body: @escaping @Sendable (Lease) throws -> T) async throws -> T {
+        let deadline = ContinuousClock.now + timeout
         let index = await acquire()
         defer { release(index) }
+        guard ContinuousClock.now < deadline else {
+            throw Problem(.serviceUnavailable, "the server was busy with other queries for longer than its limit of \(timeout); try again")
+        }
         return try await withCheckedThrowingContinuation { continuation in
-            lanes[index].queue.async { continuation.resume(with: Result { try body(Lease(readers: self, index: index)) }) }
+            lanes[index].queue.async {
+                continuation.resume(with: Result { try body(Lease(readers: self, index: index, deadline: deadline)) })
+            }
         }
     }
 
@@ -82,10 +89,11 @@ final class StoreReaders: Sendable {
     struct Lease {
         fileprivate let readers: StoreReaders
         fileprivate let index: Int
+        fileprivate let deadline: ContinuousClock.Instant
 
         /// Runs `body` on the leased connection, with the request's deadline.
         func read<T>(_ body: (WellStore) throws -> T) throws -> T {
-            try readers.run(index, body)
+            try readers.run(index, deadline: deadline, body)
         }
     }
 
@@ -114,10 +122,10 @@ final class StoreReaders: Sendable {
         next?.resume(returning: index)
     }
 
-    private func run<T>(_ index: Int, _ body: (WellStore) throws -> T) throws -> T {
+    private func run<T>(_ index: Int, deadline: ContinuousClock.Instant, _ body: (WellStore) throws -> T) throws -> T {
         let id = inFlight.withLock { state in
             state.next += 1
-            state.reads[state.next] = (index, .now + timeout, false)
+            state.reads[state.next] = (index, deadline, false)
             return state.next
         }
         defer { inFlight.withLock { _ = $0.reads.removeValue(forKey: id) } }

@@ -72,9 +72,10 @@ package struct QueryCompiler: Sendable {
     ///   - extra: Expressions selected after `selection`, such as `p.id` for a batch load's key.
     ///   - center: Adds `wellkit_distance(…) AS distance` and, when the request has no sort, orders by it.
     ///   - ids: Keeps only these wells, bound as one JSON array: `p.id IN (SELECT value FROM json_each(?))`.
-    /// - Throws: ``QueryError`` (`outOfRange`, `tooComplex`) for a negative radius, limit or offset, or a predicate over its limits.
+    /// - Throws: ``QueryError`` (`outOfRange`, `tooComplex`, `invalidValue`) for a negative radius, limit or offset, a predicate over its limits, or a sort that names a field twice.
     package func select(_ request: WellFetchRequest, _ selection: Selection, extra: [String] = [],
                 distanceFrom center: Coordinate? = nil, ids: [Int64]? = nil) throws -> CompiledFetch {
+        try checkSort(request)
         var conditions: [BoundSQL] = []
         var from = "pins p"
         let needsDetails = selection.readsDetails || request.fieldsUsed.contains { $0.table == .details }
@@ -165,6 +166,7 @@ package struct QueryCompiler: Sendable {
     /// reading the rows in order from an index on the sort fields: with an index such as
     /// `details(spud_date DESC, pin_id)`, sorting 244,292 wells by spud date takes a walk of it.
     package func ids(_ request: WellFetchRequest, sectionKey: WellField?) throws -> CompiledFetch {
+        try checkSort(request)
         let sectionColumn = sectionKey.map { [$0.qualifiedColumn] } ?? []
         guard request.region == nil, request.fieldsUsed.allSatisfy({ $0.table == .details }) else {
             return try select(request, .ids, extra: sectionColumn)
@@ -272,6 +274,16 @@ package struct QueryCompiler: Sendable {
             case .sqlite: "\(column) \($0.ascending ? "ASC" : "DESC")"
             case .postgres: "\(column) \($0.ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST")"
             }
+        }
+    }
+
+    /// Refuses a sort that names a field twice: its later terms could never change the order, and
+    /// SQLite refuses more than 2,000 of them with an error of its own (issue: a 200-term `sortby`
+    /// held a server connection for seconds, a 2,000-term one answered 500).
+    private func checkSort(_ request: WellFetchRequest) throws {
+        var seen: Set<WellField> = []
+        for descriptor in request.sortDescriptors where !seen.insert(descriptor.field).inserted {
+            throw QueryError(.invalidValue, "the sort names \(descriptor.field.rawValue) twice; name each field once", subject: .sortDescriptor)
         }
     }
 

@@ -1,0 +1,87 @@
+import Foundation
+import Synchronization
+import Testing
+import WellKit
+@testable import WellsServer
+
+/// The server's reader connections: a request waits for one suspended, in line, and its SQLite work
+/// runs on the connection's own thread, so that a slow query never holds the async threads that
+/// answer everyone else.
+@Suite struct StoreReadersTests {
+    /// A store of three wells in a new folder, removed after `body`.
+    static func withStore<T>(_ body: (String) async throws -> T) async throws -> T {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("readers-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let csv = directory.appendingPathComponent("w.csv").path
+        try "uwi,name,lat,lon\nA,Alpha,51.0,-114.0\nB,Beta,51.1,-114.1\nC,Gamma,51.2,-114.2\n".write(toFile: csv, atomically: true, encoding: .utf8)
+        let path = directory.appendingPathComponent("w.sqlite").path
+        _ = try WellStore(path: path).load(csvAt: csv)
+        return try await body(path)
+    }
+
+    /// A gate the test opens: a leased connection's work blocks on it, as a slow query would.
+    final class Gate: Sendable {
+        private let open = Atomic<Bool>(false)
+        func release() { open.store(true, ordering: .releasing) }
+        var isOpen: Bool { open.load(ordering: .acquiring) }
+        func wait() { while !open.load(ordering: .acquiring) { Thread.sleep(forTimeInterval: 0.001) } }
+    }
+
+    /// The order in which leased work ran.
+    final class Order: Sendable {
+        private let list = Mutex<[Int]>([])
+        func append(_ k: Int) { list.withLock { $0.append(k) } }
+        var values: [Int] { list.withLock { $0 } }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func blockedConnectionsLeaveTheAsyncThreadsFreeAndWaitersGoInOrder() async throws {
+        try await Self.withStore { path in
+            let readers = try StoreReaders(path: path, count: 1, timeout: .seconds(60))
+            let gate = Gate()
+            let order = Order()
+            // The one connection, held by work that blocks until the gate opens.
+            let holder = Task { try await readers.withLease { lease in gate.wait(); return try lease.read { try $0.fetchCount(WellFetchRequest()) } } }
+            // More requests than the machine has cores: each must wait suspended, holding no thread.
+            var waiters: [Task<Int, any Error>] = []
+            for k in 0..<(ProcessInfo.processInfo.activeProcessorCount * 4) {
+                waiters.append(Task {
+                    try await readers.withLease { lease in
+                        order.append(k)
+                        return try lease.read { try $0.fetchCount(WellFetchRequest()) }
+                    }
+                })
+                try await Task.sleep(for: .milliseconds(5))   // arrival order
+            }
+            // With every connection busy, other async work still runs: had the waiters or the
+            // blocked work held the cooperative threads, this would never finish.
+            let other = await Task { (0..<1_000).reduce(0, +) }.value
+            #expect(other == 499_500)
+            #expect(order.values.isEmpty, "no waiter ran while the connection was held")
+            gate.release()
+            #expect(try await holder.value == 3)
+            for waiter in waiters { #expect(try await waiter.value == 3) }
+            #expect(order.values == Array(0..<waiters.count), "first come, first served")
+        }
+    }
+
+    @Test func aRequestStillWaitingAtItsDeadlineAnswers503WithoutRunning() async throws {
+        try await Self.withStore { path in
+            let readers = try StoreReaders(path: path, count: 1, timeout: .milliseconds(300))
+            let gate = Gate()
+            let ran = Gate()
+            let holder = Task { try await readers.withLease { _ in gate.wait() } }
+            try await Task.sleep(for: .milliseconds(20))
+            let late = Task { try await readers.withLease { _ in ran.release() } }
+            try await Task.sleep(for: .milliseconds(600))
+            gate.release()
+            try await holder.value
+            await #expect {
+                try await late.value
+            } throws: { error in
+                (error as? Problem)?.status == .serviceUnavailable
+            }
+            #expect(!ran.isOpen, "the late request's work never ran")
+        }
+    }
+}
