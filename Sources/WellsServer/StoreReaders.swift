@@ -17,9 +17,9 @@ import WellKit
 final class StoreReaders: Sendable {
     /// The connections, each with the thread its queries run on.
     private let lanes: [Lane]
-    /// The connections whose thread is idle, and the work waiting for a connection, in arrival order
-    /// (`waiting[next...]`).
-    private let line: Mutex<(idle: [Int], waiting: [Work], next: Int)>
+    /// The connections whose thread is idle, and the work waiting for a connection: small work
+    /// first, each kind in arrival order.
+    private let line: Mutex<Line>
     private let timeout: Duration
     /// Nil when the store's change token cannot be read (a store in a read-only directory opened
     /// immutable): responses then carry no ETag.
@@ -39,7 +39,7 @@ final class StoreReaders: Sendable {
             try store.stopStatements(after: timeout)
             return Lane(store: store, queue: DispatchQueue(label: "wells serve reader \(k)"))
         }
-        line = Mutex((Array(lanes.indices.reversed()), [], 0))
+        line = Mutex(Line(idle: Array(lanes.indices.reversed())))
         self.timeout = timeout
         changes = try? lanes[0].store.changeTokens()
         runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)
@@ -73,8 +73,18 @@ final class StoreReaders: Sendable {
     /// suspended until `body` has run. The timeout counts from this call: work still waiting for a
     /// connection at its deadline answers 503 without running, and a statement of `body` that runs
     /// past it is interrupted, with a 503 too.
-    func withLease<T: Sendable>(_ body: @escaping @Sendable (Lease) throws -> T) async throws -> T {
+    ///
+    /// - Parameter small: Work whose cost the request bounds, such as a box's first page: when a
+    ///   connection is idle and no one is in line, it runs at once on the caller's thread instead.
+    ///   The hop to a connection's thread and back cost a quarter of the uncached city boxes per
+    ///   second; work of unbounded cost (a sort of the whole store) always takes the line, since on
+    ///   the caller's thread it would hold an async thread for as long as it runs.
+    func withLease<T: Sendable>(small: Bool = false, _ body: @escaping @Sendable (Lease) throws -> T) async throws -> T {
         let deadline = ContinuousClock.now + timeout
+        if small, let index = line.withLock({ $0.isEmpty ? $0.idle.popLast() : nil }) {
+            defer { resume(index) }
+            return try body(Lease(readers: self, index: index, deadline: deadline))
+        }
         return try await withCheckedThrowingContinuation { continuation in
             let work = Work(deadline: deadline) { lease in
                 guard let lease else {
@@ -84,32 +94,69 @@ final class StoreReaders: Sendable {
                 continuation.resume(with: Result { try body(lease) })
             }
             let wake: Int? = line.withLock { state in
-                state.waiting.append(work)
+                if small { state.small.append(work) } else { state.large.append(work) }
                 return state.idle.popLast()
             }
             if let wake { lanes[wake].queue.async { self.drain(wake) } }
         }
     }
 
+    /// After work that ran on its caller's thread: connection `index` serves the line if anyone joined it meanwhile.
+    private func resume(_ index: Int) {
+        let waiting = line.withLock { state in
+            guard !state.isEmpty else {
+                state.idle.append(index)
+                return false
+            }
+            return true
+        }
+        if waiting { lanes[index].queue.async { self.drain(index) } }
+    }
+
     /// Runs the line's work on connection `index` until the line is empty, then marks it idle.
     private func drain(_ index: Int) {
         while let work = line.withLock({ state -> Work? in
-            guard state.next < state.waiting.count else {
-                state.waiting.removeAll(keepingCapacity: true)
-                state.next = 0
+            guard let work = state.small.popFirst() ?? state.large.popFirst() else {
                 state.idle.append(index)
                 return nil
-            }
-            let work = state.waiting[state.next]
-            state.next += 1
-            // Under steady load the line is never empty: drop what was taken now and then.
-            if state.next >= 1_024 && state.next * 2 >= state.waiting.count {
-                state.waiting.removeFirst(state.next)
-                state.next = 0
             }
             return work
         }) {
             work.run(ContinuousClock.now < work.deadline ? Lease(readers: self, index: index, deadline: work.deadline) : nil)
+        }
+    }
+
+    /// The connections' state: which are idle, and the work waiting for one.
+    private struct Line {
+        var idle: [Int]
+        /// Work of bounded cost, served before `large`: a city box waits for at most the queries
+        /// already running, not for every sort of the whole store in line before it.
+        var small = FIFO()
+        var large = FIFO()
+        var isEmpty: Bool { small.isEmpty && large.isEmpty }
+    }
+
+    /// A first-in first-out line of work: an array read from `next`, compacted now and then.
+    private struct FIFO {
+        private var items: [Work] = []
+        private var next = 0
+
+        var isEmpty: Bool { next == items.count }
+
+        mutating func append(_ work: Work) { items.append(work) }
+
+        mutating func popFirst() -> Work? {
+            guard next < items.count else { return nil }
+            let work = items[next]
+            next += 1
+            if next == items.count {
+                items.removeAll(keepingCapacity: true)
+                next = 0
+            } else if next >= 1_024 && next * 2 >= items.count {
+                items.removeFirst(next)
+                next = 0
+            }
+            return work
         }
     }
 

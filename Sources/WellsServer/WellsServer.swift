@@ -88,14 +88,19 @@ package struct WellsServer: Sendable {
         }
         router.get("/collections/:collection/items") { request, context in
             try Self.checkCollection(context)
-            return try await respondReading(request, contentType: FeaturesAPI.geoJSON, cachedAs: Self.cacheKey(request)) { _, lease in
+            // A box's page without a sort reads at most `limit` rows through the R*Tree: small work.
+            let names = Set(FeaturesAPI.parameters(request).map(\.name))
+            let small = names.contains("bbox") && !names.contains("sortby")
+            return try await respondReading(request, contentType: FeaturesAPI.geoJSON, small: small, cachedAs: Self.cacheKey(request)) { _, lease in
                 Array(try api.items(request, lease: lease).utf8)
             }
         }
         router.get("/collections/:collection/items/:id") { request, context in
             try Self.checkCollection(context)
             let id = context.parameters.get("id") ?? ""
-            return try await respondReading(request, contentType: FeaturesAPI.geoJSON) { _, lease in Array(try api.item(request, id: id, lease: lease).utf8) }
+            return try await respondReading(request, contentType: FeaturesAPI.geoJSON, small: true) { _, lease in
+                Array(try api.item(request, id: id, lease: lease).utf8)
+            }
         }
         router.get("/collections/:collection/ids") { request, context in
             try Self.checkCollection(context)
@@ -164,14 +169,15 @@ package struct WellsServer: Sendable {
     /// As ``respond(_:contentType:variant:_:)``, for a body that reads the store: it runs with a
     /// connection of its own, on that connection's thread (``StoreReaders/withLease(_:)``), while the
     /// request's task waits suspended, so a slow query never holds the threads that answer the other
-    /// requests. With `key`, the body comes from ``cache`` when it holds one made at the same token,
+    /// requests (`small` work may run on the caller's thread; see ``StoreReaders/withLease(small:_:)``).
+    /// With `key`, the body comes from ``cache`` when it holds one made at the same token,
     /// and a new one is kept there; a cached body and a `304` need no connection.
-    private func respondReading(_ request: Request, contentType: String, variant: String = "", cachedAs key: String? = nil,
+    private func respondReading(_ request: Request, contentType: String, variant: String = "", small: Bool = false, cachedAs key: String? = nil,
                                 _ body: @escaping @Sendable (Int64?, StoreReaders.Lease) throws -> [UInt8]) async throws -> Response {
         let token = token(for: request)
         var buffer = key.flatMap { cache.body(for: $0, token: token) }
         if buffer == nil, etag(token, variant).map({ !Self.request(request, holds: $0) }) ?? true {
-            let bytes = try await readers.withLease { lease in try body(token, lease) }
+            let bytes = try await readers.withLease(small: small) { lease in try body(token, lease) }
             buffer = kept(ByteBuffer(bytes: bytes), as: key, token: token)
         }
         // Without a buffer, the client holds the current ETag: a 304, whose body is never asked for.

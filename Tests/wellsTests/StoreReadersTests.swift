@@ -65,6 +65,25 @@ import WellKit
         }
     }
 
+    @Test(.timeLimit(.minutes(1))) func smallWorkGoesAheadOfLargeWorkInLine() async throws {
+        try await Self.withStore { path in
+            let readers = try StoreReaders(path: path, count: 1, timeout: .seconds(60))
+            let gate = Gate()
+            let order = Order()
+            let holder = Task { try await readers.withLease { _ in gate.wait() } }
+            try await Task.sleep(for: .milliseconds(20))
+            var waiters: [Task<Void, any Error>] = []
+            for (k, small) in [(0, false), (1, false), (2, true), (3, false), (4, true)] {
+                waiters.append(Task { try await readers.withLease(small: small) { _ in order.append(k) } })
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            gate.release()
+            try await holder.value
+            for waiter in waiters { try await waiter.value }
+            #expect(order.values == [2, 4, 0, 1, 3], "small work first, each kind in arrival order")
+        }
+    }
+
     @Test func aRequestStillWaitingAtItsDeadlineAnswers503WithoutRunning() async throws {
         try await Self.withStore { path in
             let readers = try StoreReaders(path: path, count: 1, timeout: .milliseconds(300))
