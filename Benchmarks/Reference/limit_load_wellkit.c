@@ -1,5 +1,5 @@
 /*
- * limit_load_wellkit.c - limit_load.c from ../shared/tools, changed only to write WellKit's schema:
+ * limit_load_wellkit.c - the reference loader limit_load.c (from the reference tools kept beside this repository), changed only to write WellKit's schema:
  * pins(id, name, lat, lon, geom) with a 60-byte SpatiaLite point blob, details(pin_id, uwi, 16
  * typed fields, source_x/y/crs, extra JSON of the unmapped columns, load_id) and the unique
  * identifier index on details(uwi). No validation, no SpatiaLite library, no triggers: the SQLite

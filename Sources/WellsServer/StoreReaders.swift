@@ -69,6 +69,11 @@ final class StoreReaders: Sendable {
         return token
     }
 
+    /// The pieces of work waiting for a connection (the server's tests wait on it).
+    var waiting: Int {
+        line.withLock { $0.small.count + $0.large.count }
+    }
+
     /// Runs `body` with a connection of its own, on that connection's thread: the caller's task waits
     /// suspended until `body` has run. The timeout counts from this call: work still waiting for a
     /// connection at its deadline answers 503 without running, and a statement of `body` that runs
@@ -142,6 +147,7 @@ final class StoreReaders: Sendable {
         private var next = 0
 
         var isEmpty: Bool { next == items.count }
+        var count: Int { items.count - next }
 
         mutating func append(_ work: Work) { items.append(work) }
 

@@ -10,8 +10,8 @@ extension Bench {
             commandName: "bbox",
             abstract: "Time bounding-box fetches from street to province size: p50, p99 and rows per query.",
             discussion: """
-                Viewports come from --queries (lines of label minLon minLat maxLon maxLat, as make_bbox_queries.py \
-                writes) or are centred on random wells. With --reference-query (limit_query.c built with gcc) the plain \
+                Viewports come from --queries (lines of label minLon minLat maxLon maxLat, one viewport a line) \
+                or are centred on random wells. With --reference-query (Benchmarks/Reference/bbox_query.c built with gcc) the plain \
                 C R*Tree query runs on the same store and viewports, and its p50 is shown beside ours.
                 """)
 
@@ -29,7 +29,7 @@ extension Bench {
         @Option(help: "Timed passes over all viewports, after a warm-up pass.")
         var passes = 3
 
-        @Option(name: .customLong("reference-query"), help: "The limit_query binary to run on the same store and viewports.")
+        @Option(name: .customLong("reference-query"), help: "A build of Benchmarks/Reference/bbox_query.c to run on the same store and viewports.")
         var referenceQuery: String?
 
         @Option(help: ArgumentHelp(
@@ -119,7 +119,7 @@ extension Bench {
             }
         }
 
-        /// Runs limit_query.c with the same R*Tree join WellKit issues, and reads its JSON lines.
+        /// Runs the C reference (bbox_query.c) with the same R*Tree join WellKit issues, and reads its JSON lines.
         static func limitQuery(_ binary: String, store: String, viewports: [BBoxBenchmark.Viewport], passes: Int) throws
             -> [(name: String, label: String, p50: Double, p99: Double)]
         {

@@ -54,7 +54,7 @@ import WellsTestSupport
         }
     }
 
-    @Test(arguments: [SIGKILL, SIGINT])
+    @Test(.tags(.slow), arguments: [SIGKILL, SIGINT])
     func killedLoadLeavesStoreUnchanged(signal: Int32) throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.wells), "build the wells executable first")
         try withTemporaryDirectory("wells-kill") { directory in
@@ -85,7 +85,7 @@ import WellsTestSupport
 
     /// The first load into an empty store commits through a rollback journal, not WAL: killed
     /// part-way, it leaves a hot journal, which the next open rolls back to the empty store.
-    @Test(arguments: [SIGKILL, SIGINT])
+    @Test(.tags(.slow), arguments: [SIGKILL, SIGINT])
     func killedFirstLoadLeavesEmptyStore(signal: Int32) throws {
         try withTemporaryDirectory("wells-kill") { directory in
             let store = directory.appendingPathComponent("wells.sqlite").path

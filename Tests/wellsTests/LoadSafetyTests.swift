@@ -196,7 +196,7 @@ import WellsTestSupport
 
     /// The journal of a killed first load: a query rolls it back when it can write the store, and
     /// says what to do when it cannot.
-    @Test func queriesAfterAnInterruptedFirstLoad() throws {
+    @Test(.tags(.slow)) func queriesAfterAnInterruptedFirstLoad() throws {
         try withTemporaryDirectory("wells-safety") { directory in
             let store = directory.appendingPathComponent("s.sqlite").path
             let big = directory.appendingPathComponent("big.csv").path

@@ -310,7 +310,7 @@ import WellKitSynthetic
 /// Endings a script can trust: an interrupted first load leaves no store, a refused one leaves a
 /// foreign file byte for byte, and arguments that are almost certainly a mistake are named.
 @Suite struct HonestEndingTests {
-    @Test(arguments: [SIGINT, SIGTERM])
+    @Test(.tags(.slow), arguments: [SIGINT, SIGTERM])
     func anInterruptedFirstLoadRemovesTheStoreItCreated(signal: Int32) throws {
         try withTemporaryDirectory("wells-interrupt") { directory in
             let store = directory.appendingPathComponent("wells.sqlite").path

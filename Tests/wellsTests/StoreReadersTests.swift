@@ -20,9 +20,21 @@ import WellKit
         return try await body(path)
     }
 
+    /// Waits (suspended) until `condition` holds: the tasks under test start in their own time.
+    static func until(_ condition: () -> Bool) async throws {
+        while !condition() { try await Task.sleep(for: .milliseconds(1)) }
+    }
+
     /// A gate the test opens: a leased connection's work blocks on it, as a slow query would.
     final class Gate: Sendable {
         private let open = Atomic<Bool>(false)
+        private let entered = Atomic<Bool>(false)
+        /// Blocks until the test opens the gate, having marked that the work got its connection.
+        func hold() {
+            entered.store(true, ordering: .releasing)
+            wait()
+        }
+        var isHeld: Bool { entered.load(ordering: .acquiring) }
         func release() { open.store(true, ordering: .releasing) }
         var isOpen: Bool { open.load(ordering: .acquiring) }
         func wait() { while !open.load(ordering: .acquiring) { Thread.sleep(forTimeInterval: 0.001) } }
@@ -41,7 +53,8 @@ import WellKit
             let gate = Gate()
             let order = Order()
             // The one connection, held by work that blocks until the gate opens.
-            let holder = Task { try await readers.withLease { lease in gate.wait(); return try lease.read { try $0.fetchCount(WellFetchRequest()) } } }
+            let holder = Task { try await readers.withLease { lease in gate.hold(); return try lease.read { try $0.fetchCount(WellFetchRequest()) } } }
+            try await Self.until { gate.isHeld }
             // More requests than the machine has cores: each must wait suspended, holding no thread.
             var waiters: [Task<Int, any Error>] = []
             for k in 0..<(ProcessInfo.processInfo.activeProcessorCount * 4) {
@@ -51,7 +64,7 @@ import WellKit
                         return try lease.read { try $0.fetchCount(WellFetchRequest()) }
                     }
                 })
-                try await Task.sleep(for: .milliseconds(5))   // arrival order
+                try await Self.until { readers.waiting == k + 1 }   // in line, in this order
             }
             // With every connection busy, other async work still runs: had the waiters or the
             // blocked work held the cooperative threads, this would never finish.
@@ -70,12 +83,12 @@ import WellKit
             let readers = try StoreReaders(path: path, count: 1, timeout: .seconds(60))
             let gate = Gate()
             let order = Order()
-            let holder = Task { try await readers.withLease { _ in gate.wait() } }
-            try await Task.sleep(for: .milliseconds(20))
+            let holder = Task { try await readers.withLease { _ in gate.hold() } }
+            try await Self.until { gate.isHeld }
             var waiters: [Task<Void, any Error>] = []
             for (k, small) in [(0, false), (1, false), (2, true), (3, false), (4, true)] {
                 waiters.append(Task { try await readers.withLease(small: small) { _ in order.append(k) } })
-                try await Task.sleep(for: .milliseconds(5))
+                try await Self.until { readers.waiting == k + 1 }
             }
             gate.release()
             try await holder.value
@@ -89,10 +102,11 @@ import WellKit
             let readers = try StoreReaders(path: path, count: 1, timeout: .milliseconds(300))
             let gate = Gate()
             let ran = Gate()
-            let holder = Task { try await readers.withLease { _ in gate.wait() } }
-            try await Task.sleep(for: .milliseconds(20))
+            let holder = Task { try await readers.withLease { _ in gate.hold() } }
+            try await Self.until { gate.isHeld }
             let late = Task { try await readers.withLease { _ in ran.release() } }
-            try await Task.sleep(for: .milliseconds(600))
+            try await Self.until { readers.waiting == 1 }
+            try await Task.sleep(for: .milliseconds(600))   // past the late request's deadline, in line
             gate.release()
             try await holder.value
             await #expect {

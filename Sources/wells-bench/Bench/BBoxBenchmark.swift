@@ -14,7 +14,7 @@ import Foundation
 ///
 /// Each viewport is timed from the fetch call to the last decoded ``WellPin``, after one
 /// untimed warm-up pass; the figures are medians over the passes of each statistic, as
-/// `limit_query.c` reports them, so the two can be compared in one run.
+/// `Benchmarks/Reference/bbox_query.c` reports them, so the two can be compared in one run.
 public enum BBoxBenchmark {
     /// One viewport with its label, such as "city_0.05".
     public struct Viewport: Sendable {
@@ -59,7 +59,7 @@ public enum BBoxBenchmark {
         return result
     }
 
-    /// Reads viewports from a file of `label minLon minLat maxLon maxLat` lines, as `make_bbox_queries.py` writes.
+    /// Reads viewports from a file of `label minLon minLat maxLon maxLat` lines.
     public static func viewports(file: String) throws -> [Viewport] {
         try String(contentsOfFile: file, encoding: .utf8).split(whereSeparator: \.isNewline).compactMap { line in
             let parts = line.split(whereSeparator: \.isWhitespace)

@@ -161,7 +161,7 @@ private func byte(_ delimiter: String) -> UInt8 { delimiter.utf8.first! }
         }
     }
 
-    @Test(arguments: [",", "\t", ";", "|"])
+    @Test(.tags(.slow), arguments: [",", "\t", ";", "|"])
     func largeInputsMatchOracleForSampledChunkSizes(delimiter: String) throws {
         var rng = CSVTestRNG(seed: 0xB16 &+ UInt64(byte(delimiter)))
         for _ in 0..<8 {
