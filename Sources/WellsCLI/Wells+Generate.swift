@@ -54,11 +54,14 @@ extension Wells {
         @Flag(help: "Corrupt about 1% of the rows of the alberta layout, leave a quote unclosed at the end, and print the counts on standard error.")
         var dirty = false
 
-        @Option(help: "The output file, which is replaced if it exists; standard output when omitted.")
+        @Option(help: "The output file; standard output when omitted. An existing file is replaced only if it is a list this layout writes (its header), or with --force.")
         var out: String?
 
         @Option(help: ArgumentHelp("The file to write the answer key to as JSON, for a layout other than alberta.", valueName: "key.json"))
         var key: String?
+
+        @Flag(help: "Replace an existing --out or --key file whatever it holds.")
+        var force = false
 
         func validate() throws {
             guard count >= 1 && count <= CountLimits.maximumCount else {
@@ -79,6 +82,16 @@ extension Wells {
         }
 
         func run() async throws {
+            // A list is replaced only by another of its layout (their first line says which); an
+            // answer key by another key; anything else only with --force.
+            if let out {
+                try OutputPaths.refuseToReplace(out, option: "--out", force: force, kind: "a list of layout \(layout.rawValue) that wells generate wrote",
+                                                firstLine: try firstLine())
+            }
+            if let key {
+                try OutputPaths.refuseToReplace(key, option: "--key", force: force, kind: "an answer key wells generate wrote",
+                                                firstLine: "{")
+            }
             do {
                 try write()
             } catch let error as ExitCode {
@@ -86,6 +99,17 @@ extension Wells {
             } catch {
                 throw Self.cannotCreate(out ?? key ?? "standard output", error)
             }
+        }
+
+        /// The first line this layout writes: the alberta header, or an agency list's first line
+        /// (written for one record into a temporary file: the layouts' openings differ).
+        private func firstLine() throws -> String {
+            guard let agency = layout.agency else { return WellGenerator.header.joined(separator: ",") }
+            let probe = FileManager.default.temporaryDirectory.appendingPathComponent("wells-generate-\(getpid()).probe").path
+            defer { try? FileManager.default.removeItem(atPath: probe) }
+            _ = try AgencyList(layout: agency, count: 1, seed: seed).write(toFileAt: probe)
+            let text = try String(contentsOfFile: probe, encoding: .isoLatin1)
+            return String(text.prefix { $0 != "\n" && $0 != "\r" })
         }
 
         /// A file that cannot be written: its path and why, with exit 73 (sysexits' EX_CANTCREAT).

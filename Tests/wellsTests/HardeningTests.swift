@@ -289,6 +289,30 @@ import Testing
         }
     }
 
+    /// Old code: `generate --out important.txt` replaced the file without a word (issue 31).
+    @Test func generateReplacesOnlyItsOwnListsUnlessForced() throws {
+        try withTemporaryDirectory("wells-generate") { directory in
+            let precious = directory.appendingPathComponent("important.txt").path
+            try "not a well list\n".write(toFile: precious, atomically: true, encoding: .utf8)
+            let refused = try Self.wells(["generate", "--count", "10", "--out", precious])
+            #expect(refused.status == 64)
+            #expect(refused.err.contains("--out \(precious) exists and is not a list of layout alberta that wells generate wrote"), "\(refused.err)")
+            #expect(try String(contentsOfFile: precious, encoding: .utf8) == "not a well list\n", "left as it was")
+
+            // A list of the same layout is replaced; another layout's is not.
+            let list = directory.appendingPathComponent("wells.csv").path
+            #expect(try Self.wells(["generate", "--count", "10", "--out", list]).status == 0)
+            #expect(try Self.wells(["generate", "--count", "20", "--seed", "2", "--out", list]).status == 0)
+            #expect(try String(contentsOfFile: list, encoding: .utf8).split(separator: "\n").count == 21)
+            let other = try Self.wells(["generate", "--layout", "lost-signs", "--count", "10", "--out", list])
+            #expect(other.status == 64, "\(other.err)")
+
+            let forced = try Self.wells(["generate", "--count", "10", "--out", precious, "--force"])
+            #expect(forced.status == 0, "\(forced.err)")
+            #expect(try String(contentsOfFile: precious, encoding: .utf8).hasPrefix("uwi,well_name,"))
+        }
+    }
+
     /// Old code: `bench projection` on an empty or 4-row box printed ratios and percentages.
     @Test func projectionBenchOnFewRowsPrintsCountsOnly() throws {
         try Self.withStore { _, db in
