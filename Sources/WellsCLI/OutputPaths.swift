@@ -44,7 +44,8 @@ enum OutputPaths {
     /// Refuses to replace `output` when it exists and is not a file of the kind this option writes
     /// (`recognized` reads its first line), unless `force`; never replaces what is not a regular file
     /// (a device such as /dev/full, a FIFO, a directory), which a write beside it and a rename would destroy.
-    static func refuseToReplace(_ output: String, option: String, force: Bool, kind: String, firstLine expected: String) throws {
+    static func refuseToReplace(_ output: String, option: String, force: Bool, kind: String,
+                                firstLine expected: @autoclosure () throws -> String) throws {
         var info = stat()
         guard lstat(output, &info) == 0 else { return }   // a new file
         let type = info.st_mode & S_IFMT
@@ -57,6 +58,7 @@ enum OutputPaths {
             throw ValidationError("\(option) \(output) is not a regular file (a device, a pipe or a directory); choose a file")
         }
         guard !force else { return }
+        let expected = try expected()   // only for a file that exists: it may cost a probe
         let head = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: output)).read(upToCount: expected.utf8.count + 2)).map { String(decoding: $0, as: UTF8.self) } ?? ""
         guard head.hasPrefix(expected) else {
             throw ValidationError("\(option) \(output) exists and is not \(kind) (its first line is not \(expected)); it would be overwritten. "

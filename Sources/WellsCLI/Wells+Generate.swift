@@ -86,7 +86,7 @@ extension Wells {
             // answer key by another key; anything else only with --force.
             if let out {
                 try OutputPaths.refuseToReplace(out, option: "--out", force: force, kind: "a list of layout \(layout.rawValue) that wells generate wrote",
-                                                firstLine: try firstLine())
+                                                firstLine: firstLine())
             }
             if let key {
                 try OutputPaths.refuseToReplace(key, option: "--key", force: force, kind: "an answer key wells generate wrote",

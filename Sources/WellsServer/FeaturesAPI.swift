@@ -63,9 +63,9 @@ struct FeaturesAPI: Sendable {
     // MARK: - Items
 
     /// `items`: a FeatureCollection of the wells in view, `limit` at a time, with `numberMatched`
-    /// and a `next` link; `properties=` adds detail fields beside `name`.
-    func items(_ request: Request, lease: StoreReaders.Lease) throws -> String {
-        let parameters = Self.parameters(request)
+    /// and a `next` link; `properties=` adds detail fields beside `name`. `parameters` are the
+    /// request's, as ``parameters(_:)`` reads them.
+    func items(_ request: Request, parameters: [(name: String, value: String)], lease: StoreReaders.Lease) throws -> String {
         var query = try FeatureQuery(parameters, accepting: FeatureQuery.selecting.union(FeatureQuery.paging), configuration: configuration)
         let limit = query.request.limit ?? query.ids?.count ?? configuration.defaultLimit
         let offset = query.request.offset ?? 0

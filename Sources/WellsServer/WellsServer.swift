@@ -89,10 +89,10 @@ package struct WellsServer: Sendable {
         router.get("/collections/:collection/items") { request, context in
             try Self.checkCollection(context)
             // A box's page without a sort reads at most `limit` rows through the R*Tree: small work.
-            let names = Set(FeaturesAPI.parameters(request).map(\.name))
-            let small = names.contains("bbox") && !names.contains("sortby")
+            let parameters = FeaturesAPI.parameters(request)
+            let small = parameters.contains { $0.name == "bbox" } && !parameters.contains { $0.name == "sortby" }
             return try await respondReading(request, contentType: FeaturesAPI.geoJSON, small: small, cachedAs: Self.cacheKey(request)) { _, lease in
-                Array(try api.items(request, lease: lease).utf8)
+                Array(try api.items(request, parameters: parameters, lease: lease).utf8)
             }
         }
         router.get("/collections/:collection/items/:id") { request, context in

@@ -166,11 +166,11 @@ package struct QueryCompiler: Sendable {
     /// reading the rows in order from an index on the sort fields: with an index such as
     /// `details(spud_date DESC, pin_id)`, sorting 244,292 wells by spud date takes a walk of it.
     package func ids(_ request: WellFetchRequest, sectionKey: WellField?) throws -> CompiledFetch {
-        try checkSort(request)
         let sectionColumn = sectionKey.map { [$0.qualifiedColumn] } ?? []
         guard request.region == nil, request.fieldsUsed.allSatisfy({ $0.table == .details }) else {
             return try select(request, .ids, extra: sectionColumn)
         }
+        try checkSort(request)   // `select` checks it on the other path
         var sql = BoundSQL(sql: "SELECT " + (["d.pin_id"] + sectionColumn).joined(separator: ", ") + " FROM details d")
         if let predicate = request.predicate {
             try predicate.validate()

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+import WellsTestSupport
 @testable import WellKit
 @testable import WellKitSynthetic
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WellsTestSupport
 @testable import WellKit
 @testable import WellKitSynthetic
 

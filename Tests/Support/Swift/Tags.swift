@@ -6,9 +6,9 @@ import Testing
 ///     swift test --skip tag:postgres --skip tag:browser --skip tag:slow
 extension Tag {
     /// Needs a PostgreSQL/PostGIS server: the tests start a throwaway cluster.
-    @Tag static var postgres: Self
+    @Tag package static var postgres: Self
     /// Drives headless Chromium.
-    @Tag static var browser: Self
+    @Tag package static var browser: Self
     /// Loads hundreds of thousands of wells, or runs whole processes for seconds.
-    @Tag static var slow: Self
+    @Tag package static var slow: Self
 }
