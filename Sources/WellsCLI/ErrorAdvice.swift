@@ -32,6 +32,8 @@ extension Terminal {
         case .installPackage(let package) where error.code == .missingLibrary:
             "install it with `sudo apt-get install \(package)` or `bash .ci/setup`"
         case .installPackage(let package): "install \(package)"
+        case .checkStore: "nothing was changed; see what is damaged with `wells check --db \(shellQuoted(path))`, then copy what SQLite "
+            + "can read into a new file with `sqlite3 \(shellQuoted(path)) .recover | sqlite3 recovered.sqlite`, or load the source lists again"
         case .runSQL(let sql): "run `psql \(shellQuoted(path)) -c \(shellQuoted(sql))` as a superuser or the database's owner, then try again"
         }
         var reason = error.reason

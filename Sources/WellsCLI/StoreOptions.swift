@@ -18,12 +18,14 @@ package struct StoreOptions: ParsableArguments {
     package var traceEnabled: Bool { sqlDebug || ProcessInfo.processInfo.environment["WELLS_SQL_DEBUG"] == "1" }
 
     /// Opens the store: `.create` for loads, `.existing` for other writes, `.readOnly` for queries.
+    /// A store that may be written gets one connection (``WellStore/Writer/single``): a command
+    /// that fails leaves the file byte for byte as it was.
     package func open(_ mode: WellStore.OpenMode) throws -> WellStore {
         var trace: (@Sendable (String) -> Void)?
         if traceEnabled {
             trace = { sql in Terminal.error("sql: \(sql)") }
         }
         Wells.enableEngines()
-        return try WellStore(path: path, mode: mode, trace: trace)
+        return try WellStore(path: path, mode: mode, trace: trace, writer: .single)
     }
 }

@@ -24,7 +24,7 @@ package enum Terminal {
 
     /// Exit codes, after BSD's sysexits: 64 bad arguments, 65 bad input data, 66 missing input,
     /// 69 a PostgreSQL server that cannot be reached, lost, or lacks PostGIS, 70 internal error, 71 too little memory for a load,
-    /// 73 a store that cannot be created or written, 74 a disk full or an I/O error, 75 a store locked by another process
+    /// 73 a store that cannot be created or written, 74 a disk full, an I/O error or a damaged store, 75 a store locked by another process
     /// (try again), 77 a PostgreSQL server that refused the user or password.
     package static func exitCode(for error: any Error) -> ExitCode {
         switch error {
@@ -34,7 +34,7 @@ package enum Terminal {
             case .notFound: ExitCode(66)
             case .invalidArgument: ExitCode(64)
             case .readOnly: ExitCode(73)
-            case .diskFull, .ioError: ExitCode(74)
+            case .diskFull, .ioError, .damaged: ExitCode(74)
             case .busy: ExitCode(75)
             case .missingLibrary: ExitCode(70)
             case .outOfMemory: ExitCode(71)

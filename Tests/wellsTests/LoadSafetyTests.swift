@@ -257,11 +257,14 @@ import WellsTestSupport
             let existing = mount + "/s.sqlite"
             #expect(try Self.wells(["load", Self.small, "--db", existing, "--quiet"]).status == 0)
             let before = try InterruptedLoadTests.fingerprint(existing)
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: existing))
             for store in [existing, mount + "/new.sqlite"] {
                 let run = try Self.wells(["load", big, "--db", store, "--quiet"])
                 #expect(run.status == 74)
                 #expect(run.stderr.contains("\(store): the disk is too full for this load"))
             }
+            // "nothing was changed", byte for byte: the refusal comes before the first write.
+            #expect(try Data(contentsOf: URL(fileURLWithPath: existing)) == bytes)
             #expect(try FileManager.default.contentsOfDirectory(atPath: mount) == ["s.sqlite"])
             #expect(try InterruptedLoadTests.fingerprint(existing) == before)
         }

@@ -65,6 +65,9 @@ package protocol StorageEngine: Sendable {
 
     /// Whether any load has been recorded.
     func hasLoads() throws -> Bool
+    /// The engine's check of its files and ``StoreInvariants``, reading only (``WellStore/check(quick:)``).
+    /// A part that cannot run on damage is a finding, not an error.
+    func check(quick: Bool) throws -> StoreCheck
     /// Closes the connections; later use fails.
     func close() throws
     /// The reader of ``changeToken()`` that batched results and servers share, one per store per process.

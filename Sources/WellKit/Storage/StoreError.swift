@@ -24,6 +24,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case busy
         /// The operating system failed to read or write the file.
         case ioError
+        /// The store's file is damaged (SQLite's "database disk image is malformed"): a page holds
+        /// what its table or index cannot. ``Remedy/checkStore`` says what to do.
+        case damaged
         /// A system library WellKit loads on first use (SpatiaLite, PROJ) is not installed.
         case missingLibrary
         /// A load would need more memory than the machine (or the process's limits) has free.
@@ -59,6 +62,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case rollBackJournal
         /// Install the named system package (a Debian package name, such as libspatialite-dev).
         case installPackage(String)
+        /// Check the store for damage (`wells check`, ``WellStore/check(quick:)``) and copy what can be
+        /// read into a new store.
+        case checkStore
         /// Run this SQL as a user allowed to, such as `CREATE EXTENSION postgis;` as a superuser.
         case runSQL(String)
     }
@@ -130,6 +136,8 @@ extension StoreError.Remedy {
         case .upgradeWellKit: "upgrade WellKit to open it"
         case .rollBackJournal: "open it for writing as that user to roll it back"
         case .installPackage(let package): "install \(package)"
+        case .checkStore: "nothing was changed; see what is damaged with `wells check` (WellStore.check()), "
+            + "then copy what SQLite can read into a new file (sqlite3 STORE .recover | sqlite3 NEW.sqlite) or load the source lists again"
         case .runSQL(let sql): "run \(sql) as a user allowed to (a superuser or the database's owner), then try again"
         }
     }

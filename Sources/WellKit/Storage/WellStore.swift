@@ -72,7 +72,26 @@ public final class WellStore: Sendable {
     ///   - traceValues: Whether traced statements show their bound values (costs time per statement).
     /// - Throws: ``StoreError`` when the file is not an SQLite database, is not a WellKit store,
     ///   or was written by a newer schema version.
-    public init(path: String, mode: OpenMode = .create, trace: (@Sendable (String) -> Void)? = nil, traceValues: Bool = true) throws {
+    public convenience init(path: String, mode: OpenMode = .create, trace: (@Sendable (String) -> Void)? = nil, traceValues: Bool = true) throws {
+        try self.init(path: path, mode: mode, trace: trace, traceValues: traceValues, writer: .pool)
+    }
+
+    /// The connections a store file that may be written is opened with.
+    package enum Writer: Sendable {
+        /// GRDB's `DatabasePool`: one writer and concurrent readers, so reads in this process never
+        /// wait for a load. Opening a pool on a store whose WAL file is absent commits a small
+        /// transaction (GRDB creates and drops a table, so that readers can open), which the
+        /// checkpoint at close copies into the file even when the command then fails.
+        case pool
+        /// One connection (GRDB's `DatabaseQueue`, the journal mode left as the file has it): the
+        /// store's file changes only when the command's own transaction commits, so a command that
+        /// fails, refuses or finds the store damaged leaves it byte for byte as it was. For `wells`
+        /// commands, which write from one thread and read nothing alongside.
+        case single
+    }
+
+    /// Opens the store at `path` as ``init(path:mode:trace:traceValues:)`` does, with `writer`'s connections.
+    package init(path: String, mode: OpenMode, trace: (@Sendable (String) -> Void)?, traceValues: Bool = true, writer: Writer) throws {
         if let provider = StoreEngines.provider(for: path) {
             (engine, self.path) = try provider.open(path, mode: mode, trace: trace)
             return
@@ -122,7 +141,7 @@ public final class WellStore: Sendable {
                 engine = SQLiteEngine(pool: try StoreError.translating(path: path) { try Self.openReader(path: path, configuration: config) },
                                       path: path, trace: trace)
             } else {
-                engine = SQLiteEngine(pool: try StoreError.translating(path: path) { try Self.openWriter(path: path, exists: exists, configuration: config) },
+                engine = SQLiteEngine(pool: try StoreError.translating(path: path) { try Self.openWriter(path: path, exists: exists, configuration: config, writer: writer) },
                                       path: path, trace: trace)
             }
             gate.isOpen.store(true, ordering: .releasing)
@@ -181,7 +200,7 @@ public final class WellStore: Sendable {
     /// linked into place, which fails if another process created the store meanwhile: two
     /// commands creating the same store at once both end up using one complete store, and
     /// neither sees the other's half-made schema.
-    private static func openWriter(path: String, exists: Bool, configuration: Configuration) throws -> DatabasePool {
+    private static func openWriter(path: String, exists: Bool, configuration: Configuration, writer: Writer) throws -> any DatabaseWriter {
         if !exists {
             let temporary = path + ".creating-\(UUID().uuidString)"
             defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
@@ -199,7 +218,10 @@ public final class WellStore: Sendable {
             }
         }
         if exists { try checkIdentityBeforeWriting(path: path) }
-        let pool = try DatabasePool(path: path, configuration: configuration)
+        let pool: any DatabaseWriter = switch writer {
+        case .pool: try DatabasePool(path: path, configuration: configuration)
+        case .single: try DatabaseQueue(path: path, configuration: configuration)
+        }
         try pool.barrierWriteWithoutTransaction { db in
             try checkIdentity(db, path: path, readOnly: false)
         }

@@ -5,13 +5,13 @@ import GRDBSQLite
 extension SQLiteEngine {
     /// The ids in request order with the sections of `sectionKey`, in one read.
     func snapshot(_ request: WellFetchRequest, sectionKey: WellField?) throws -> ResultsSnapshot {
-        try pool.read { try snapshot(request, sectionKey: sectionKey, $0) }
+        try reading { try snapshot(request, sectionKey: sectionKey, $0) }
     }
 
     /// A new snapshot and the rows of `ids`, in one read transaction.
     func snapshot<Element: BatchLoadable>(_ request: WellFetchRequest, sectionKey: WellField?, reloading ids: [Int64],
                                           as type: Element.Type) throws -> (ResultsSnapshot, [Int64: Element]) {
-        try pool.read { db in
+        try reading { db in
             (try snapshot(request, sectionKey: sectionKey, db), ids.isEmpty ? [:] : try load(ids, as: type, db))
         }
     }
@@ -20,7 +20,7 @@ extension SQLiteEngine {
     func load<Element: BatchLoadable>(_ ids: [Int64], as type: Element.Type) throws -> [Int64: Element] {
         guard !ids.isEmpty else { return [:] }
         let clock = ContinuousClock.now
-        let loaded = try pool.read { try load(ids, as: type, $0) }
+        let loaded = try reading { try load(ids, as: type, $0) }
         reportFetch(since: clock, count: loaded.count)
         return loaded
     }

@@ -47,7 +47,7 @@ final class SQLiteEngine: StorageEngine {
         let clock = ContinuousClock.now
         // One SELECT is atomic by itself, so it needs no transaction around it: `unsafeRead`
         // skips GRDB's BEGIN, schema check and COMMIT, which took half of a city-box fetch.
-        let result = try pool.unsafeRead { try body(compiled.statement($0)) }
+        let result = try readingUnsafely { try body(compiled.statement($0)) }
         reportFetch(since: clock, count: (result as? any Collection)?.count ?? (result as? Int) ?? 1)
         return result
     }
@@ -74,7 +74,7 @@ final class SQLiteEngine: StorageEngine {
     func wells(ids: [Int64]) throws -> [Well] {
         let compiled = try compiler.select(WellFetchRequest(), .wells, ids: ids)
         let clock = ContinuousClock.now
-        let wells = try pool.read { try Well.fetchAll(compiled.statement($0)) }
+        let wells = try reading { try Well.fetchAll(compiled.statement($0)) }
         reportFetch(since: clock, count: wells.count)
         return wells
     }
@@ -112,7 +112,7 @@ final class SQLiteEngine: StorageEngine {
 
     func suspects(reason: String?, pinID: Int64?, limit: Int?) throws -> [SuspectWell] {
         let compiled = compiler.suspects(reason: reason, pinID: pinID, limit: limit)
-        return try pool.read { db in
+        return try reading { db in
             try Row.fetchAll(compiled.statement(db)).map { row in
                 SuspectWell(id: row[0], identifier: row[1], name: row[2], latitude: row[3], longitude: row[4],
                             line: row[5], reason: row[6], detail: row[7], loadID: row[8])
@@ -122,7 +122,7 @@ final class SQLiteEngine: StorageEngine {
 
     func extent() throws -> (box: BoundingBox?, count: Int) {
         let compiled = compiler.extent()
-        return try pool.read { db in
+        return try reading { db in
             guard let row = try Row.fetchOne(compiled.statement(db)), let count = row[4] as Int?, count > 0,
                   let minLon = row[0] as Double?, let minLat = row[1] as Double?, let maxLon = row[2] as Double?, let maxLat = row[3] as Double? else {
                 return (nil, 0)
@@ -136,12 +136,12 @@ final class SQLiteEngine: StorageEngine {
     func sortIndex(for sortDescriptors: [WellSortDescriptor]) throws -> String? {
         guard let name = compiler.sortIndexName(sortDescriptors) else { return nil }
         let exists = compiler.indexExists(name)
-        return try pool.read { try Bool.fetchOne(exists.statement($0)) ?? false } ? name : nil
+        return try reading { try Bool.fetchOne(exists.statement($0)) ?? false } ? name : nil
     }
 
     func ensureSortIndex(_ sortDescriptors: [WellSortDescriptor]) throws -> String? {
         guard let (name, sql) = compiler.createSortIndex(sortDescriptors) else { return nil }
-        try pool.write { try $0.execute(sql: sql.text, arguments: sql.rendered.arguments) }
+        try writing { try $0.execute(sql: sql.text, arguments: sql.rendered.arguments) }
         return name
     }
 
@@ -157,7 +157,7 @@ final class SQLiteEngine: StorageEngine {
 
     /// Whether any load has been recorded.
     func hasLoads() throws -> Bool {
-        try pool.read { try Bool.fetchOne($0, sql: "SELECT EXISTS (SELECT 1 FROM loads)") ?? false }
+        try reading { try Bool.fetchOne($0, sql: "SELECT EXISTS (SELECT 1 FROM loads)") ?? false }
     }
 
     /// Closes the connections; later use fails.
@@ -180,5 +180,24 @@ final class SQLiteEngine: StorageEngine {
         let region = DatabaseRegionObservation(tracking: Table("pins"), Table("details"))
         let cancellable = region.start(in: pool, onError: onError) { _ in onCommit() }
         return { cancellable.cancel() }
+    }
+}
+
+extension SQLiteEngine {
+    // The connections' reads and writes, with SQLite's errors about the file (damage, I/O, a full
+    // disk, a lock) as ``StoreError``s that name the store and what to do: every command exits
+    // with the same code for the same fault.
+
+    func reading<T>(_ body: (Database) throws -> T) throws -> T {
+        try StoreError.translating(path: path) { try pool.read(body) }
+    }
+
+    /// A read without GRDB's transaction, for one statement (see ``fetch(_:_:distanceFrom:count:_:)``).
+    func readingUnsafely<T>(_ body: (Database) throws -> T) throws -> T {
+        try StoreError.translating(path: path) { try pool.unsafeRead(body) }
+    }
+
+    func writing<T>(_ body: (Database) throws -> T) throws -> T {
+        try StoreError.translating(path: path) { try pool.write(body) }
     }
 }

@@ -22,7 +22,10 @@ extension StoreError {
         case .SQLITE_BUSY, .SQLITE_LOCKED:
             self.init(.busy, "another process is writing to the store (it stayed locked for \(Int(WellStore.busyTimeout)) s); "
                         + "run the command again when it has finished", cause: Cause(error), path: path)
-        case .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_CORRUPT, .SQLITE_PERM:
+        case .SQLITE_CORRUPT:
+            self.init(.damaged, "the store is damaged: \(error.message ?? "database disk image is malformed") (SQLite error 11 while \(Self.doing(error)))",
+                      remedy: .checkStore, cause: Cause(error), path: path)
+        case .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_PERM:
             self.init(.ioError, "cannot read or write the store: \(error.message ?? "\(error.resultCode)") (SQLite error \(error.resultCode.rawValue) while \(Self.doing(error)))", cause: Cause(error), path: path)
         default:
             return nil

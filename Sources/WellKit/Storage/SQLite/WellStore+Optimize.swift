@@ -28,7 +28,16 @@ extension WellStore {
     /// must be fetched again.
     public func optimize() throws -> OptimizeSummary {
         let clock = ContinuousClock.now
-        return try sqlite(for: "wells optimize").pool.writeWithoutTransaction { db in
+        let engine = try sqlite(for: "wells optimize")
+        // Optimize rewrites every pin, detail and index entry: on a damaged file it would spread the
+        // damage, or succeed on what it could read. SQLite's quick check (reading every page) first
+        // costs about as much as the rewrite reads anyway, and nothing is written if it fails.
+        let damage = try engine.reading { try String.fetchAll($0, sql: "PRAGMA quick_check(10)") }
+        guard damage == ["ok"] else {
+            throw StoreError(.damaged, "the store is damaged (SQLite's quick_check: \(damage.prefix(3).joined(separator: "; ")))",
+                             remedy: .checkStore, path: path)
+        }
+        return try StoreError.translating(path: path) { try engine.pool.writeWithoutTransaction { db in
             // Details refer to pins by id; the renumbering rewrites both sides itself.
             try db.execute(sql: "PRAGMA foreign_keys = OFF")
             defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
@@ -61,7 +70,7 @@ extension WellStore {
             }
             summary.seconds = (ContinuousClock.now - clock).seconds
             return summary
-        }
+        } }
     }
 
     /// The share of neighbours (in id order) whose Hilbert keys decrease.

@@ -1,0 +1,50 @@
+import GRDB
+
+extension SQLiteEngine {
+    /// SQLite's `integrity_check` (or `quick_check`), then the spatial index against the pins and
+    /// ``StoreInvariants``. A query that fails on a damaged page is a finding; the rest still run.
+    func check(quick: Bool) throws -> StoreCheck {
+        var report = StoreCheck(quick: quick, engine: "sqlite", checks: [], skipped: [], findings: [], seconds: 0)
+        let pragma = quick ? "quick_check" : "integrity_check"
+        try readingUnsafely { db in
+            report.checks.append(pragma)
+            do {
+                // At most 100 problems, as the sqlite3 shell's .dbinfo does: the first ones say where.
+                let rows = try String.fetchAll(db, sql: "PRAGMA \(pragma)(100)")
+                if rows != ["ok"] {
+                    report.findings += rows.map { StoreCheck.Finding(check: pragma, problem: $0) }
+                }
+            } catch let error as DatabaseError {
+                report.findings.append(StoreCheck.Finding(check: pragma, problem: Self.failure(error)))
+            }
+            for invariant in Self.spatialIndexInvariants + StoreInvariants.all {
+                if !report.checks.contains(invariant.check) { report.checks.append(invariant.check) }
+                do {
+                    let count = try Int.fetchOne(db, sql: invariant.sql.text, arguments: invariant.sql.rendered.arguments) ?? 0
+                    if count > 0 { report.findings.append(StoreCheck.Finding(check: invariant.check, problem: invariant.problem(count))) }
+                } catch let error as DatabaseError {
+                    report.findings.append(StoreCheck.Finding(check: invariant.check, problem: "could not be checked: " + Self.failure(error)))
+                }
+            }
+        }
+        return report
+    }
+
+    /// The R*Tree of SpatiaLite's `idx_pins_geom` against the pins: one entry per pin, whose box
+    /// (float32, rounded outwards, so never smaller than the point) holds the pin's coordinates.
+    static let spatialIndexInvariants: [StoreInvariants.Invariant] = [
+        .init(check: "spatial-index", problem: { "\($0) pins have no spatial index entry" },
+              sql: "SELECT count(*) FROM pins p WHERE NOT EXISTS (SELECT 1 FROM idx_pins_geom r WHERE r.pkid = p.id)"),
+        .init(check: "spatial-index", problem: { "\($0) spatial index entries have no pin" },
+              sql: "SELECT count(*) FROM idx_pins_geom r WHERE NOT EXISTS (SELECT 1 FROM pins p WHERE p.id = r.pkid)"),
+        .init(check: "spatial-index", problem: { "\($0) spatial index boxes do not hold their pin" },
+              sql: """
+                SELECT count(*) FROM pins p JOIN idx_pins_geom r ON r.pkid = p.id
+                WHERE NOT (r.xmin <= p.lon AND p.lon <= r.xmax AND r.ymin <= p.lat AND p.lat <= r.ymax)
+                """),
+    ]
+
+    private static func failure(_ error: DatabaseError) -> String {
+        "\(error.message ?? "SQLite error") (SQLite error \(error.resultCode.rawValue))"
+    }
+}
