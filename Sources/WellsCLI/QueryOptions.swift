@@ -111,7 +111,8 @@ package final class StandardOutput {
     }
 
     package func flush() {
-        FileHandle.standardOutput.write(Data(buffer.utf8))
+        var bytes = Array(buffer.utf8)
         buffer = ""
+        bytes.withUnsafeMutableBytes { Terminal.writeStandardOutput(UnsafeRawBufferPointer($0)) }
     }
 }

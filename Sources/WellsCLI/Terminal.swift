@@ -22,6 +22,31 @@ package enum Terminal {
         FileHandle.standardError.write(Data(text.utf8))
     }
 
+    /// Writes `bytes` to standard output, all of them. A write that fails (a full disk, `/dev/full`)
+    /// ends the command with exit 74 and the system's reason, never a silent loss or a trap, as
+    /// Foundation's `FileHandle.write` traps. A closed pipe (`| head`) ends the process by SIGPIPE,
+    /// exit 141, as it does `cat`.
+    package static func writeStandardOutput(_ bytes: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(1, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { failedStandardOutput(errno) }
+            offset += written
+        }
+    }
+
+    /// Flushes what `print` buffered (every C stream: Swift 6 does not let this name `stdout`); a
+    /// failure is ``failedStandardOutput(_:)``. Called before every exit.
+    package static func flushStandardOutput() {
+        if fflush(nil) != 0 { failedStandardOutput(errno) }
+    }
+
+    private static func failedStandardOutput(_ code: Int32) -> Never {
+        error("wells: error: cannot write standard output: \(String(cString: strerror(code))); what was written is incomplete")
+        Foundation.exit(74)
+    }
+
     /// Exit codes, after BSD's sysexits: 64 bad arguments, 65 bad input data, 66 missing input,
     /// 69 a PostgreSQL server that cannot be reached, lost, or lacks PostGIS, 70 internal error, 71 too little memory for a load,
     /// 73 a store that cannot be created or written, 74 a disk full, an I/O error or a damaged store, 75 a store locked by another process

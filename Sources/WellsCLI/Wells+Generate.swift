@@ -112,6 +112,17 @@ extension Wells {
             return String(text.prefix { $0 != "\n" && $0 != "\r" })
         }
 
+        /// Runs `write` on a temporary path beside `target`, then renames it over `target`.
+        static func replacing<R>(_ target: String, _ write: (String) throws -> R) throws -> R {
+            try TemporaryFiles.beside(target) { temporary in
+                let result = try write(temporary)
+                guard rename(temporary, target) == 0 else {
+                    throw NSError(domain: NSPOSIXErrorDomain, code: Int(errno), userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
+                }
+                return result
+            }
+        }
+
         /// A file that cannot be written: its path and why, with exit 73 (sysexits' EX_CANTCREAT).
         static func cannotCreate(_ path: String, _ error: any Error) -> ExitCode {
             let directory = (path as NSString).deletingLastPathComponent
@@ -128,19 +139,21 @@ extension Wells {
             return ExitCode(73)
         }
 
+        /// Writes the list (and key): each file beside its target, then renamed over it, so a write
+        /// that fails or is interrupted leaves the old file as it was.
         private func write() throws {
             if let agency = layout.agency {
                 let list = AgencyList(layout: agency, count: count, seed: seed)
-                let answer = try out.map { try list.write(toFileAt: $0) } ?? list.writeToStandardOutput()
+                let answer = try out.map { out in try Self.replacing(out) { try list.write(toFileAt: $0) } } ?? list.writeToStandardOutput()
                 if let key {
-                    do { try answer.write(toFileAt: key) } catch { throw Self.cannotCreate(key, error) }
+                    do { try Self.replacing(key) { try answer.write(toFileAt: $0) } } catch { throw Self.cannotCreate(key, error) }
                 }
                 return
             }
             let generator = WellGenerator(count: count, seed: seed, dirty: dirty)
             let report: WellGenerator.DirtyReport
             if let out {
-                report = try generator.write(toFileAt: out)
+                report = try Self.replacing(out) { try generator.write(toFileAt: $0) }
             } else {
                 report = try generator.writeToStandardOutput()
             }

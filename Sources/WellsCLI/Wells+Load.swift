@@ -175,7 +175,7 @@ extension Wells {
             }
             BusErrorGuard.arm(file: file == "-" ? "stdin" : file, store: dryRun ? "nothing" : store.path)
             let storeExisted = FileManager.default.fileExists(atPath: store.path)
-            if !dryRun { InterruptGuard.arm(store: store.path, existedBefore: storeExisted) }
+            if !dryRun { InterruptGuard.armLoad(store: store.path, existedBefore: storeExisted) }
             let summary: LoadSummary
             var opened: WellStore?
             do {

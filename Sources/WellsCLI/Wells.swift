@@ -40,11 +40,14 @@ package struct Wells: AsyncParsableCommand {
         // each scan the binary's protocol conformances (half of the instructions of a `--version`).
         if arguments == ["--version"], case let version = root.configuration.version, !version.isEmpty {
             print(version)
+            Terminal.flushStandardOutput()
             Foundation.exit(0)
         }
         enableEngines()
         do {
             var command = try root.parseAsRoot(arguments)
+            // `wells serve` handles the signals itself, with a graceful shutdown.
+            if type(of: command).configuration.commandName != "serve" { InterruptGuard.arm() }
             do {
                 if var command = command as? any AsyncParsableCommand {
                     try await command.run()
@@ -53,7 +56,11 @@ package struct Wells: AsyncParsableCommand {
                 }
             } catch where !isArgumentParserError(error) {
                 Foundation.exit(Terminal.failSafely(error).rawValue)
+            } catch {
+                Terminal.flushStandardOutput()
+                throw error
             }
+            Terminal.flushStandardOutput()
             Foundation.exit(0)
         } catch {
             let code = root.exitCode(for: error)

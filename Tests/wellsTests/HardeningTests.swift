@@ -368,4 +368,24 @@ import Testing
             #expect(named.status == 0 && named.out.hasPrefix("EPSG:26916: NAD83 / UTM zone 16N (projected)\n  given as: \"NAD83 / UTM zone 16N\""))
         }
     }
+
+    /// Standard output on a full disk (`/dev/full`): exit 74 with the system's reason, for a query
+    /// streamed through the 64 KiB buffer and for a report `print` buffered, never a trap or exit 0.
+    @Test func aFullStandardOutputIsAnError() throws {
+        try Self.withStore { _, db in
+            for arguments in [["bbox", "-86,36,-85,37", "--format", "csv"], ["suspects"], ["check"], ["--version"]] {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: Self.executable)
+                process.arguments = arguments + (arguments == ["--version"] ? [] : ["--db", db])
+                process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+                let err = Pipe()
+                process.standardError = err
+                try process.run()
+                let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                #expect(process.terminationReason == .exit && process.terminationStatus == 74, "wells \(arguments[0]): \(process.terminationStatus) \(said.prefix(300))")
+                #expect(said == "wells: error: cannot write standard output: No space left on device; what was written is incomplete\n", "\(said.prefix(300))")
+            }
+        }
+    }
 }

@@ -116,4 +116,54 @@ import WellsTestSupport
             #expect(summary.inserted == 244_292 && summary.journal == "delete")
         }
     }
+
+    /// SIGINT while `wells load -` reads standard input into its spool, and SIGTERM while `wells
+    /// generate --out` writes beside an existing list: each exits 128 + the signal with a one-line
+    /// message, and leaves no spool, no temporary file and the old list as it was.
+    @Test(.tags(.slow)) func interruptedCommandsLeaveNoLitter() throws {
+        try withTemporaryDirectory("wells-signals") { directory in
+            let temporary = directory.appendingPathComponent("tmp")
+            try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+            let big = directory.appendingPathComponent("big.csv").path
+            try WellGenerator(count: 400_000, seed: 5).write(toFileAt: big)
+            func start(_ arguments: [String], input: FileHandle? = nil) throws -> (Process, Pipe) {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: Self.wells)
+                process.arguments = arguments
+                process.currentDirectoryURL = directory
+                process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": temporary.path]) { $1 }
+                let err = Pipe()
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = err
+                if let input { process.standardInput = input }
+                try process.run()
+                return (process, err)
+            }
+            func files(in url: URL) -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? [] }
+
+            // A load from standard input: interrupted once its spool holds a few megabytes.
+            let (load, loadErr) = try start(["load", "-", "--db", "spool.sqlite"], input: try FileHandle(forReadingFrom: URL(fileURLWithPath: big)))
+            Self.interrupt(load, with: SIGINT, pollingEvery: 0.005) {
+                files(in: temporary).contains { name in
+                    ((try? FileManager.default.attributesOfItem(atPath: temporary.appendingPathComponent(name).path)[.size] as? Int) ?? 0) > 4_000_000
+                }
+            }
+            #expect(files(in: temporary).isEmpty, "the spool was left: \(files(in: temporary))")
+            let message = String(decoding: loadErr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(message.hasPrefix("wells: interrupted by SIGINT: nothing was committed"), "\(message)")
+
+            // A list written over an existing one: interrupted while its temporary file grows.
+            let list = directory.appendingPathComponent("list.csv").path
+            try FileManager.default.copyItem(atPath: big, toPath: list)
+            let before = try Data(contentsOf: URL(fileURLWithPath: list))
+            let (generate, generateErr) = try start(["generate", "--count", "3000000", "--out", "list.csv"])
+            Self.interrupt(generate, with: SIGTERM, pollingEvery: 0.005) {
+                files(in: directory).contains { $0.hasPrefix(".list.csv.") }
+            }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: list)) == before, "the interrupted generate changed the old list")
+            #expect(!files(in: directory).contains { $0.hasPrefix(".list.csv.") }, "the temporary file was left: \(files(in: directory))")
+            let said = String(decoding: generateErr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(said == "wells: interrupted by SIGTERM: stopped; nothing was changed and no partial output was left\n", "\(said)")
+        }
+    }
 }

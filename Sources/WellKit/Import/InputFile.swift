@@ -65,7 +65,11 @@ enum InputFile {
     /// that names that file is given `label` instead.
     static func withTemporaryFile<R>(label: String, _ body: (String) throws -> R) throws -> R {
         let spool = FileManager.default.temporaryDirectory.appendingPathComponent("wells-\(UUID().uuidString).csv").path
-        defer { try? FileManager.default.removeItem(atPath: spool) }
+        TemporaryFiles.track(spool)
+        defer {
+            try? FileManager.default.removeItem(atPath: spool)
+            TemporaryFiles.untrack(spool)
+        }
         do {
             return try body(spool)
         } catch var error as ImportError where error.file == spool {

@@ -12,15 +12,15 @@ extension Reject {
     ///
     /// - Throws: ``ImportError`` `cannotOpen` when the file cannot be written.
     public static func writeCSV(_ rejects: some Sequence<Reject>, toCSVAt path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp").path
+        try TemporaryFiles.beside(path) { temporary in try writeCSV(rejects, to: temporary, thenRenameTo: path) }
+    }
+
+    private static func writeCSV(_ rejects: some Sequence<Reject>, to temporary: String, thenRenameTo path: String) throws {
         func failure(_ doing: String) -> ImportError {
             ImportError(.cannotOpen, "cannot \(doing): \(String(cString: strerror(errno)))", file: path)
         }
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         guard fd >= 0 else { throw failure("create the file") }
-        var renamed = false
-        defer { if !renamed { unlink(temporary) } }
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 16)
         func flush() throws {
@@ -49,6 +49,5 @@ extension Reject {
         }
         guard close(fd) == 0 else { throw failure("write the file") }
         guard rename(temporary, path) == 0 else { throw failure("write the file") }
-        renamed = true
     }
 }
