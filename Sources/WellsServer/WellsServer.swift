@@ -68,6 +68,7 @@ package struct WellsServer: Sendable {
         if let origin = configuration.corsOrigins.first {
             router.add(middleware: CORSMiddleware(allowOrigin: origin == "*" ? .all : .custom(origin), allowMethods: [.get, .head]))
         }
+        router.add(middleware: ByteRangeMiddleware(directory: configuration.leafletDirectory, urlBasePath: "/assets/leaflet"))
         router.add(middleware: FileMiddleware(configuration.leafletDirectory, urlBasePath: "/assets/leaflet",
                                               cacheControl: .init([(MediaType(type: .any), [.maxAge(3600)])]), logger: Self.quietLogger))
         router.get("/") { request, _ in

@@ -213,6 +213,30 @@ import WellsTestSupport
         }
     }
 
+    /// Leaflet's files answer byte ranges as nginx does: a range past the end is 416 with the
+    /// file's size, a valid one 206 with its bytes (a suffix range the last ones).
+    @Test func aRangePastTheEndOfAStaticFileIsNotSatisfiable() async throws {
+        let s = try await Self.served.value
+        let file = "/usr/share/javascript/leaflet/leaflet.css"
+        try #require(FileManager.default.fileExists(atPath: file), "install Debian's libjs-leaflet")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        let url = s.url + "assets/leaflet/leaflet.css"
+        for range in ["bytes=999999999999-", "bytes=\(bytes.count)-", "bytes=\(bytes.count)-\(bytes.count + 10)", "bytes=-0"] {
+            let answer = try await HTTP.get(url, headers: ["Range": range])
+            #expect(answer.status == 416, "\(range)")
+            #expect(answer.headers["Content-Range"] == "bytes */\(bytes.count)", "\(range): \(answer.headers)")
+        }
+        for (range, first, last) in [("bytes=0-99", 0, 99), ("bytes=100-", 100, bytes.count - 1), ("bytes=-50", bytes.count - 50, bytes.count - 1),
+                                     ("bytes=\(bytes.count - 5)-999999999999", bytes.count - 5, bytes.count - 1)] {
+            let answer = try await HTTP.get(url, headers: ["Range": range])
+            #expect(answer.status == 206, "\(range)")
+            #expect(answer.headers["Content-Range"] == "bytes \(first)-\(last)/\(bytes.count)", "\(range): \(answer.headers)")
+            #expect(answer.body == bytes[first...last], "\(range)")
+        }
+        let whole = try await HTTP.get(url)
+        #expect(whole.status == 200 && whole.body == bytes)
+    }
+
     /// The server is read-only: POST, PUT, DELETE and PATCH answer 405 with `Allow`, a problem document, on any path.
     @Test func otherMethodsAreNotAllowed() async throws {
         let s = try await Self.served.value
