@@ -78,19 +78,22 @@ package struct WellsServer: Sendable {
             return try respond(request, contentType: "text/html; charset=utf-8", variant: "html") { _ in Array(MapPage.html.utf8) }
         }
         router.get("/conformance") { request, _ in
-            try respond(request, contentType: "application/json") { _ in Array(api.conformanceDocument().utf8) }
+            _ = try FeaturesAPI.parameters(request)
+            return try respond(request, contentType: "application/json") { _ in Array(api.conformanceDocument().utf8) }
         }
         router.get("/collections") { request, _ in
-            try await respondReading(request, contentType: "application/json") { token, lease in Array(try api.collections(request, token: token, lease: lease).utf8) }
+            _ = try FeaturesAPI.parameters(request)
+            return try await respondReading(request, contentType: "application/json") { token, lease in Array(try api.collections(request, token: token, lease: lease).utf8) }
         }
         router.get("/collections/:collection") { request, context in
             try Self.checkCollection(context)
+            _ = try FeaturesAPI.parameters(request)
             return try await respondReading(request, contentType: "application/json") { token, lease in Array(try api.collection(request, token: token, lease: lease).utf8) }
         }
         router.get("/collections/:collection/items") { request, context in
             try Self.checkCollection(context)
             // A box's page without a sort reads at most `limit` rows through the R*Tree: small work.
-            let parameters = FeaturesAPI.parameters(request)
+            let parameters = try FeaturesAPI.parameters(request)
             let small = parameters.contains { $0.name == "bbox" } && !parameters.contains { $0.name == "sortby" }
             return try await respondReading(request, contentType: FeaturesAPI.geoJSON, small: small, cachedAs: Self.cacheKey(request)) { _, lease in
                 Array(try api.items(request, parameters: parameters, lease: lease).utf8)
@@ -99,18 +102,20 @@ package struct WellsServer: Sendable {
         router.get("/collections/:collection/items/:id") { request, context in
             try Self.checkCollection(context)
             let id = context.parameters.get("id") ?? ""
+            let parameters = try FeaturesAPI.parameters(request)
             return try await respondReading(request, contentType: FeaturesAPI.geoJSON, small: true) { _, lease in
-                Array(try api.item(request, id: id, lease: lease).utf8)
+                Array(try api.item(request, id: id, parameters: parameters, lease: lease).utf8)
             }
         }
         router.get("/collections/:collection/ids") { request, context in
             try Self.checkCollection(context)
-            return try await respondReading(request, contentType: "application/json") { _, lease in Array(try api.ids(request, lease: lease).utf8) }
+            let parameters = try FeaturesAPI.parameters(request)
+            return try await respondReading(request, contentType: "application/json") { _, lease in Array(try api.ids(parameters, lease: lease).utf8) }
         }
         router.get("/tiles/:z/:x/:y") { request, context in
             let (tile, format, options) = try tiles.parse(
                 z: context.parameters.get("z") ?? "", x: context.parameters.get("x") ?? "", name: context.parameters.get("y") ?? "",
-                parameters: FeaturesAPI.parameters(request))
+                parameters: try FeaturesAPI.parameters(request))
             // Filtered tiles are not kept: a filter is one user's question, not a shared map.
             return try await respondReading(request, contentType: format.contentType, variant: format.rawValue,
                                             cachedAs: options.predicate == nil ? request.uri.string : nil) { _, lease in
@@ -207,7 +212,7 @@ package struct WellsServer: Sendable {
     /// Whether `/` should answer the JSON landing page: `f=json`, or an Accept header that asks for
     /// JSON rather than HTML (as GDAL and other API clients send); browsers get the map.
     static func wantsJSON(_ request: Request) throws -> Bool {
-        for (name, value) in FeaturesAPI.parameters(request) {
+        for (name, value) in try FeaturesAPI.parameters(request) {
             guard name == "f" else { throw Problem.badParameter(name, "unknown parameter '\(FeatureQuery.shown(name))'; the landing page takes f=json or f=html") }
             switch value {
             case "json": return true

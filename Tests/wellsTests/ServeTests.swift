@@ -102,6 +102,28 @@ import WellsTestSupport
         #expect(problem["status"] as? Int == 400 && !((problem["detail"] as? String) ?? "").isEmpty)
     }
 
+    /// Every route that takes query parameters refuses one given twice, with the same problem.
+    @Test func aRepeatedParameterIsRefusedOnEveryRoute() async throws {
+        let s = try await Self.served.value
+        for (path, name) in [
+            ("?f=json&f=html", "f"), ("conformance?f=json&f=json", "f"), ("collections?f=json&f=json", "f"),
+            ("collections/wells?f=json&f=json", "f"), ("collections/wells/items?limit=5&limit=6", "limit"),
+            ("collections/wells/items/1?f=json&f=json", "f"), ("collections/wells/ids?bbox=-120,49,-110,60&bbox=0,0,1,1", "bbox"),
+            ("tiles/3/1/2.mvt?cell=16&cell=4096", "cell"), ("tiles/3/1/2.geojson?status=A&%73tatus=B", "status"),
+        ] {
+            let (status, headers, body) = try await HTTP.get(s.url + path)
+            #expect(status == 400, "\(path)")
+            #expect(headers["Content-Type"] == "application/problem+json", "\(path)")
+            let problem = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any], "\(path)")
+            #expect(problem["parameter"] as? String == name, "\(path): \(problem)")
+            #expect(problem["detail"] as? String == "\(name) is given twice; give it once", "\(path): \(problem)")
+        }
+        // Refused before a 304: the ETag the client holds does not make the query valid.
+        let item = try await HTTP.get(s.url + "collections/wells/items/1")
+        let etag = try #require(item.headers["Etag"] ?? item.headers["ETag"])
+        #expect(try await HTTP.get(s.url + "collections/wells/items/1?f=json&f=json", headers: ["If-None-Match": etag]).status == 400)
+    }
+
     @Test func missingThingsAnswer404AndLimitsAreCapped() async throws {
         let s = try await Self.served.value
         #expect(try await HTTP.get(s.url + "collections/nope/items").status == 404)
