@@ -42,13 +42,13 @@ struct FeaturesAPI: Sendable {
         #"{"conformsTo":["# + Self.conformance.map { "\"\($0)\"" }.joined(separator: ",") + "]}"
     }
 
-    func collections(_ request: Request, token: Int64?, lease: StoreReaders.Lease) throws -> String {
+    func collections(_ request: Request, token: StoreVersion?, lease: StoreReaders.Lease) throws -> String {
         let base = Self.base(request)
         return #"{"links":[\#(Self.link(base + "/collections", "self", "application/json", "Collections"))],"collections":[\#(try collection(request, token: token, lease: lease))]}"#
     }
 
     /// The collection document; its extent is the store's as of `token` (computed anew without one).
-    func collection(_ request: Request, token: Int64?, lease: StoreReaders.Lease) throws -> String {
+    func collection(_ request: Request, token: StoreVersion?, lease: StoreReaders.Lease) throws -> String {
         let base = Self.base(request) + "/collections/" + Self.collectionID
         let (box, count) = try extent.value(for: token) { try lease.read { try $0.fetchExtent() } }
         let bbox = box.map { "[\(Self.number($0.minLongitude)),\(Self.number($0.minLatitude)),\(Self.number($0.maxLongitude)),\(Self.number($0.maxLatitude))]" } ?? "[-180,-90,180,90]"
@@ -207,11 +207,11 @@ struct FeaturesAPI: Sendable {
     }
 }
 
-/// One value kept for the change token it was computed at.
+/// One value kept for the store version it was computed at.
 private final class ExtentCache: Sendable {
-    private let kept = Mutex<(token: Int64, value: (box: BoundingBox?, count: Int))?>(nil)
+    private let kept = Mutex<(token: StoreVersion, value: (box: BoundingBox?, count: Int))?>(nil)
 
-    func value(for token: Int64?, _ compute: () throws -> (box: BoundingBox?, count: Int)) rethrows -> (box: BoundingBox?, count: Int) {
+    func value(for token: StoreVersion?, _ compute: () throws -> (box: BoundingBox?, count: Int)) rethrows -> (box: BoundingBox?, count: Int) {
         if let token, let kept = kept.withLock({ $0 }), kept.token == token { return kept.value }
         let value = try compute()
         if let token { kept.withLock { $0 = (token, value) } }
