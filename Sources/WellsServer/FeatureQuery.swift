@@ -21,15 +21,12 @@ struct FeatureQuery {
     static let filterFields = WellField.allCases.filter { $0 != .latitude && $0 != .longitude }
 
     /// - Parameters:
+    ///   - parameters: The request's, as ``FeaturesAPI/parameters(_:)`` reads them: no name twice.
     ///   - accepting: The parameters the endpoint takes, besides property filters.
-    /// - Throws: ``Problem`` 400 naming the first parameter that is unknown, repeated or malformed.
+    /// - Throws: ``Problem`` 400 naming the first parameter that is unknown or malformed.
     init(_ parameters: [(name: String, value: String)], accepting: Set<String>, configuration: ServerConfiguration) throws {
-        var seen = Set<String>()
         var filters: [WellPredicate] = []
         for (name, value) in parameters {
-            guard seen.insert(name).inserted else {
-                throw Problem.badParameter(name, "\(name) is given twice; give it once")
-            }
             if let field = Self.filterFields.first(where: { $0.rawValue == name }) {
                 filters.append(try Self.equality(field, value))
                 continue

@@ -42,13 +42,13 @@ struct FeaturesAPI: Sendable {
         #"{"conformsTo":["# + Self.conformance.map { "\"\($0)\"" }.joined(separator: ",") + "]}"
     }
 
-    func collections(_ request: Request, token: Int64?, lease: StoreReaders.Lease) throws -> String {
+    func collections(_ request: Request, token: StoreVersion?, lease: StoreReaders.Lease) throws -> String {
         let base = Self.base(request)
         return #"{"links":[\#(Self.link(base + "/collections", "self", "application/json", "Collections"))],"collections":[\#(try collection(request, token: token, lease: lease))]}"#
     }
 
     /// The collection document; its extent is the store's as of `token` (computed anew without one).
-    func collection(_ request: Request, token: Int64?, lease: StoreReaders.Lease) throws -> String {
+    func collection(_ request: Request, token: StoreVersion?, lease: StoreReaders.Lease) throws -> String {
         let base = Self.base(request) + "/collections/" + Self.collectionID
         let (box, count) = try extent.value(for: token) { try lease.read { try $0.fetchExtent() } }
         let bbox = box.map { "[\(Self.number($0.minLongitude)),\(Self.number($0.minLatitude)),\(Self.number($0.maxLongitude)),\(Self.number($0.maxLatitude))]" } ?? "[-180,-90,180,90]"
@@ -130,12 +130,13 @@ struct FeaturesAPI: Sendable {
         return links.joined(separator: ",")
     }
 
-    /// `items/{id}`: one well with every attribute, as a GeoJSON Feature.
-    func item(_ request: Request, id text: String, lease: StoreReaders.Lease) throws -> String {
+    /// `items/{id}`: one well with every attribute, as a GeoJSON Feature. `parameters` are the
+    /// request's, as ``parameters(_:)`` reads them.
+    func item(_ request: Request, id text: String, parameters: [(name: String, value: String)], lease: StoreReaders.Lease) throws -> String {
         guard let id = Int64(text) else {
             throw Problem.badParameter("featureId", "the well id must be a whole number (the `id` of items), got '\(FeatureQuery.shown(text))'")
         }
-        _ = try FeatureQuery(Self.parameters(request), accepting: ["f"], configuration: configuration)
+        _ = try FeatureQuery(parameters, accepting: ["f"], configuration: configuration)
         let found: (Well, SuspectWell?)? = try lease.read { store in
             guard let well = try store.fetchWells(WellFetchRequest(predicate: .compare(.id, .equal, .number(Double(id))), limit: 1)).first else { return nil }
             return (well, try store.suspects(pinID: id).first)
@@ -151,8 +152,8 @@ struct FeaturesAPI: Sendable {
     }
 
     /// `ids`: the ids of the matching wells in sort order, at most ``ServerConfiguration/maximumIDs``.
-    func ids(_ request: Request, lease: StoreReaders.Lease) throws -> String {
-        var query = try FeatureQuery(Self.parameters(request), accepting: FeatureQuery.selecting.union(["sortby"]), configuration: configuration)
+    func ids(_ parameters: [(name: String, value: String)], lease: StoreReaders.Lease) throws -> String {
+        var query = try FeatureQuery(parameters, accepting: FeatureQuery.selecting.union(["sortby"]), configuration: configuration)
         let cap = configuration.maximumIDs
         query.request.limit = cap + 1
         var ids = try lease.read { store in
@@ -170,9 +171,18 @@ struct FeaturesAPI: Sendable {
 
     // MARK: - Pieces
 
-    /// The query parameters in order; a key's percent-encoding decoded.
-    static func parameters(_ request: Request) -> [(name: String, value: String)] {
-        request.uri.queryParameters.map { (String($0.key).removingPercentEncoding ?? String($0.key), String($0.value)) }
+    /// The query parameters in order; a key's percent-encoding decoded. Every route reads its
+    /// query here, so that all refuse a repeated parameter alike: which of two values counts would
+    /// differ from client to proxy to server (`?f=json&f=html`, `?cell=16&cell=4096`).
+    ///
+    /// - Throws: ``Problem`` 400 naming the first parameter given twice.
+    static func parameters(_ request: Request) throws -> [(name: String, value: String)] {
+        let parameters = request.uri.queryParameters.map { (name: String($0.key).removingPercentEncoding ?? String($0.key), value: String($0.value)) }
+        var seen = Set<String>()
+        for (name, _) in parameters where !seen.insert(name).inserted {
+            throw Problem.badParameter(name, "\(FeatureQuery.shown(name)) is given twice; give it once")
+        }
+        return parameters
     }
 
     /// `http://host:port` as the client addressed the server.
@@ -197,11 +207,11 @@ struct FeaturesAPI: Sendable {
     }
 }
 
-/// One value kept for the change token it was computed at.
+/// One value kept for the store version it was computed at.
 private final class ExtentCache: Sendable {
-    private let kept = Mutex<(token: Int64, value: (box: BoundingBox?, count: Int))?>(nil)
+    private let kept = Mutex<(token: StoreVersion, value: (box: BoundingBox?, count: Int))?>(nil)
 
-    func value(for token: Int64?, _ compute: () throws -> (box: BoundingBox?, count: Int)) rethrows -> (box: BoundingBox?, count: Int) {
+    func value(for token: StoreVersion?, _ compute: () throws -> (box: BoundingBox?, count: Int)) rethrows -> (box: BoundingBox?, count: Int) {
         if let token, let kept = kept.withLock({ $0 }), kept.token == token { return kept.value }
         let value = try compute()
         if let token { kept.withLock { $0 = (token, value) } }

@@ -4,9 +4,10 @@ import Synchronization
 /// Encoded response bodies (tiles, `items` pages) kept for the store version they were made at,
 /// up to a byte budget; when it is full, the oldest go first.
 ///
-/// Every entry belongs to one change token: the first body kept for a newer token empties the
-/// cache, so an answer made before a load or a delete is never served after it. A lookup with a
-/// token other than the cache's misses.
+/// Every entry belongs to one ``StoreVersion``: the first body kept for another version empties
+/// the cache, so an answer made before a load, a delete or the store file's replacement is never
+/// served after it. A lookup with a version other than the cache's misses (a change token alone
+/// could repeat on a replacing file; the version names the file too).
 ///
 /// For example:
 ///
@@ -17,7 +18,7 @@ import Synchronization
 /// ```
 final class ResponseCache: Sendable {
     private struct State {
-        var token: Int64?
+        var token: StoreVersion?
         var entries: [String: ByteBuffer] = [:]
         /// Keys in the order they were kept, oldest from `head` on.
         var order: [String] = []
@@ -34,13 +35,13 @@ final class ResponseCache: Sendable {
     }
 
     /// The body kept for `key` at `token`, or nil.
-    func body(for key: String, token: Int64?) -> ByteBuffer? {
+    func body(for key: String, token: StoreVersion?) -> ByteBuffer? {
         guard budget > 0, let token else { return nil }
         return state.withLock { $0.token == token ? $0.entries[key] : nil }
     }
 
     /// Keeps `body` for `key` at `token` (nothing without a token, or a body larger than the budget).
-    func keep(_ body: ByteBuffer, for key: String, token: Int64?) {
+    func keep(_ body: ByteBuffer, for key: String, token: StoreVersion?) {
         guard let token, Self.cost(body, key) <= budget else { return }
         state.withLock { state in
             if state.token != token { state = State(token: token) }

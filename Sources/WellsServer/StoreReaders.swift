@@ -13,37 +13,40 @@ import WellKit
 /// requests that need a connection; small work that finds a connection idle and no one waiting
 /// runs at once on its caller's thread, saving two thread hops.
 /// Deadlines sit in a table that one watchdog thread scans; the change token is read from memory.
+/// A store file replaced by another at its path (an atomic `mv`) is opened anew (``Opening``),
+/// checked when the token is read (``version(fresh:)``).
 /// (A GCD timer per request and a shared queue for the token kept the server switching threads:
 /// city-box `items` ran at 1,446 requests/s under wrk with 16 connections, against 21,500 for an
 /// empty response; see the README.)
 final class StoreReaders: Sendable {
-    /// The connections, each with the thread its queries run on.
+    /// The connections' threads, one per connection of an ``Opening``.
     private let lanes: [Lane]
     /// The connections whose thread is idle, and the work waiting for a connection: small work
     /// first, each kind in arrival order.
     private let line: Mutex<Line>
     private let timeout: Duration
-    /// Nil when the store's change token cannot be read (a store in a read-only directory opened
-    /// immutable): responses then carry no ETag.
-    private let changes: ChangeTokens?
-    /// The last token read and when: reused for at most ``tokenReuse`` to tag fresh responses.
-    private let lastToken = Mutex<(token: Int64?, read: ContinuousClock.Instant)>((nil, .now - .seconds(1)))
+    /// The store as given: a file's path, or a `postgresql://` URL.
+    private let path: String
+    /// Whether `path` is a file, whose identity each fresh token read checks (see ``version(fresh:)``).
+    private let watchesFile: Bool
+    /// The connections in use, the change token's reader and the last version read (see ``Watch``).
+    private let watch: Mutex<Watch>
     private static let tokenReuse: Duration = .milliseconds(2)
     /// Requests in flight: their connection, deadline and whether the watchdog stopped them.
-    private let inFlight = Mutex<(next: Int, reads: [Int: (store: Int, deadline: ContinuousClock.Instant, timedOut: Bool)])>((0, [:]))
+    private let inFlight = Mutex<(next: Int, reads: [Int: (store: WellStore, deadline: ContinuousClock.Instant, timedOut: Bool)])>((0, [:]))
     /// Distinguishes this run's tokens from another run's, whose data_version may repeat.
     let runID: String
 
     init(path: String, count: Int, timeout: Duration) throws {
-        lanes = try (0..<max(1, count)).map { k in
-            let store = try WellStore(path: path, mode: .readOnly)
-            // PostgreSQL cannot be interrupted as a file can: its server stops a statement at the timeout.
-            try store.stopStatements(after: timeout)
-            return Lane(store: store, queue: DispatchQueue(label: "wells serve reader \(k)"))
-        }
+        let count = max(1, count)
+        let identity = FileIdentity(path: path)
+        let opening = try Opening(number: 0, path: path, count: count, timeout: timeout, identity: identity)
+        lanes = (0..<count).map { k in Lane(queue: DispatchQueue(label: "wells serve reader \(k)")) }
         line = Mutex(Line(idle: Array(lanes.indices.reversed())))
         self.timeout = timeout
-        changes = try? lanes[0].store.changeTokens()
+        self.path = path
+        watchesFile = !opening.stores[0].isPostgreSQL
+        watch = Mutex(Watch(opening: opening, changes: try? opening.stores[0].changeTokens(), openings: 1))
         runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)
         let check = min(timeout / 10, .milliseconds(100))
         Thread.detachNewThread { [weak self] in
@@ -54,21 +57,76 @@ final class StoreReaders: Sendable {
         }
     }
 
-    /// The store's change token for tagging a fresh response: read at most 2 ms before this call,
-    /// and so before the query whose answer it tags. An answer is never older than its tag, so a
-    /// client holding the tag revalidates as soon as the store changes.
-    func changeToken() -> Int64? {
-        let now = ContinuousClock.now
-        if let cached = lastToken.withLock({ now - $0.read < Self.tokenReuse ? $0.token : nil }) { return cached }
-        return currentChangeToken()
+    /// The store's version for tagging a fresh response: read at most 2 ms before this call, and
+    /// so before the query whose answer it tags. An answer is never older than its tag, so a
+    /// client holding the tag revalidates as soon as the store changes. Nil when the store's change
+    /// token cannot be read (a store in a read-only directory opened immutable): no ETag, no cache.
+    ///
+    /// - Throws: ``Problem`` 503 while the store's path holds no WellKit store.
+    func changeToken() throws -> StoreVersion? {
+        try version(fresh: false)
     }
 
-    /// The store's change token read now, for answering `If-None-Match`: a 304 must not hide a commit.
-    func currentChangeToken() -> Int64? {
+    /// The store's version read now, for answering `If-None-Match`: a 304 must not hide a commit,
+    /// nor a store file replaced by another.
+    func currentChangeToken() throws -> StoreVersion? {
+        try version(fresh: true)
+    }
+
+    /// The version, read anew when `fresh` or when the last read is older than ``tokenReuse``: then
+    /// a file store's identity (`stat`: device and inode) is checked first, and when another file
+    /// took the path (an atomic `mv` of a new store over it), the connections are opened anew on it.
+    ///
+    /// The check rides on the token's 2 ms reuse rather than running on every request: a
+    /// conditional request always checks, so a `304` never vouches for a replaced file; a plain
+    /// request may be answered from the old file for at most 2 ms after the `mv`, as it may miss a
+    /// commit for that long. The read happens under ``watch``'s lock: the change token's reader is
+    /// shared per path (``ChangeTokens``), so the old file's must be released, with no read
+    /// holding it, before the new file's is made, or the new one would be the old one.
+    private func version(fresh: Bool) throws -> StoreVersion? {
         let now = ContinuousClock.now
-        let token = try? changes?.current()
-        lastToken.withLock { $0 = (token, now) }
-        return token
+        return try watch.withLock { watch throws(Problem) -> StoreVersion? in
+            if fresh || now - watch.read >= Self.tokenReuse {
+                if watchesFile { reopenIfReplaced(&watch) }
+                watch.read = now
+                watch.version = watch.opening.flatMap { opening in
+                    (try? watch.changes?.current()).map { StoreVersion(opening: opening.number, file: opening.identity?.text ?? "", token: $0) }
+                }
+            }
+            guard watch.opening != nil else { throw watch.problem ?? Problem(.serviceUnavailable, "the store cannot be read") }
+            return watch.version
+        }
+    }
+
+    /// Opens the connections anew when the file at ``path`` is not the one they read: another
+    /// file, or one that failed to open before. Work already running keeps the old connections
+    /// (its ``Lease`` holds them) and finishes on the old file, which stays readable while open.
+    /// A path that holds no WellKit store leaves no connections, and the requests answer 503 until
+    /// a later check finds a store there.
+    private func reopenIfReplaced(_ watch: inout Watch) {
+        let identity = FileIdentity(path: path)
+        if let identity, identity == watch.opening?.identity { return }
+        let missing = identity == nil ? String(cString: strerror(errno)) : ""
+        let name = WellStore.displayName(of: path)
+        watch.opening = nil
+        watch.changes = nil  // the old file's token reader goes first: see version(fresh:)
+        guard let identity else {
+            watch.problem = Problem(.serviceUnavailable, "the store \(name) is gone (\(missing)); the server answers again once a WellKit store is at that path")
+            return
+        }
+        do {
+            let opening = try Opening(number: watch.openings, path: path, count: lanes.count, timeout: timeout, identity: identity)
+            let changes = try? opening.stores[0].changeTokens()
+            // Replaced again while opening: the connections may read either file; the next check opens anew.
+            guard FileIdentity(path: path) == identity else {
+                watch.problem = Problem(.serviceUnavailable, "the store \(name) was being replaced; try again")
+                return
+            }
+            watch.openings += 1
+            (watch.opening, watch.changes, watch.problem) = (opening, changes, nil)
+        } catch {
+            watch.problem = Problem(.serviceUnavailable, "the file now at \(name) is not a WellKit store the server can read (\(error)); the server answers again once a store is there (`wells load` makes one; replace the file with `mv`)")
+        }
     }
 
     /// The pieces of work waiting for a connection (the server's tests wait on it).
@@ -86,14 +144,21 @@ final class StoreReaders: Sendable {
     ///   The hop to a connection's thread and back cost a quarter of the uncached city boxes per
     ///   second; work of unbounded cost (a sort of the whole store) always takes the line, since on
     ///   the caller's thread it would hold an async thread for as long as it runs.
+    ///
+    /// The work reads the store as it is opened at this call: after a store file is replaced, work
+    /// in line or running finishes on the old file, and later work reads the new one.
     func withLease<T: Sendable>(small: Bool = false, _ body: @escaping @Sendable (Lease) throws -> T) async throws -> T {
         let deadline = ContinuousClock.now + timeout
+        let opening = try watch.withLock { watch throws(Problem) -> Opening in
+            guard let opening = watch.opening else { throw watch.problem ?? Problem(.serviceUnavailable, "the store cannot be read") }
+            return opening
+        }
         if small, let index = line.withLock({ $0.isEmpty ? $0.idle.popLast() : nil }) {
             defer { resume(index) }
-            return try body(Lease(readers: self, index: index, deadline: deadline))
+            return try body(Lease(readers: self, store: opening.stores[index], deadline: deadline))
         }
         return try await withCheckedThrowingContinuation { continuation in
-            let work = Work(deadline: deadline) { lease in
+            let work = Work(deadline: deadline, opening: opening) { lease in
                 guard let lease else {
                     continuation.resume(throwing: Problem(.serviceUnavailable, "the server was busy with other queries for longer than its limit of \(self.timeout); try again"))
                     return
@@ -129,7 +194,7 @@ final class StoreReaders: Sendable {
             }
             return work
         }) {
-            work.run(ContinuousClock.now < work.deadline ? Lease(readers: self, index: index, deadline: work.deadline) : nil)
+            work.run(ContinuousClock.now < work.deadline ? Lease(readers: self, store: work.opening.stores[index], deadline: work.deadline) : nil)
         }
     }
 
@@ -171,30 +236,33 @@ final class StoreReaders: Sendable {
     /// A request's work in the line: `run` gets a lease, or nil when its deadline passed in line.
     private struct Work: Sendable {
         let deadline: ContinuousClock.Instant
+        /// The connections of the store as opened when the work joined the line.
+        let opening: Opening
         let run: @Sendable (Lease?) -> Void
     }
 
-    /// A connection held by one request, on its thread (see ``withLease(_:)``).
+    /// A connection held by one request, on its thread (see ``withLease(_:)``): connection `k` of
+    /// an ``Opening`` is only used by the work that holds lane `k`, one piece at a time.
     struct Lease {
         fileprivate let readers: StoreReaders
-        fileprivate let index: Int
+        fileprivate let store: WellStore
         fileprivate let deadline: ContinuousClock.Instant
 
         /// Runs `body` on the leased connection, with the request's deadline.
         func read<T>(_ body: (WellStore) throws -> T) throws -> T {
-            try readers.run(index, deadline: deadline, body)
+            try readers.run(store, deadline: deadline, body)
         }
     }
 
-    private func run<T>(_ index: Int, deadline: ContinuousClock.Instant, _ body: (WellStore) throws -> T) throws -> T {
+    private func run<T>(_ store: WellStore, deadline: ContinuousClock.Instant, _ body: (WellStore) throws -> T) throws -> T {
         let id = inFlight.withLock { state in
             state.next += 1
-            state.reads[state.next] = (index, deadline, false)
+            state.reads[state.next] = (store, deadline, false)
             return state.next
         }
         defer { inFlight.withLock { _ = $0.reads.removeValue(forKey: id) } }
         do {
-            return try body(lanes[index].store)
+            return try body(store)
         } catch where inFlight.withLock({ $0.reads[id].map { $0.timedOut || $0.deadline <= .now } ?? false }) {
             // Interrupted by the watchdog, or stopped by PostgreSQL's statement_timeout, which
             // counts from the statement's start and so ends after the request's deadline.
@@ -209,19 +277,95 @@ final class StoreReaders: Sendable {
         inFlight.withLock { state in
             for (id, read) in state.reads where read.deadline < now && !read.timedOut {
                 state.reads[id]?.timedOut = true
-                lanes[read.store].store.interrupt()
+                read.store.interrupt()
             }
         }
     }
 }
 
-/// One connection, and the thread its queries run on.
+/// The thread of one connection: connection `k` of whichever ``Opening`` a piece of work reads
+/// runs on lane `k`'s queue or, for small work, on its caller's thread while it holds lane `k`.
 private final class Lane: Sendable {
-    let store: WellStore
     let queue: DispatchQueue
 
-    init(store: WellStore, queue: DispatchQueue) {
-        self.store = store
+    init(queue: DispatchQueue) {
         self.queue = queue
+    }
+}
+
+/// The connections to the store as opened once: at the start, and again each time another file
+/// takes the store's path. Work holds the opening it started with until it ends, then the old
+/// connections close.
+final class Opening: Sendable {
+    /// Counts the openings of this run, from 0.
+    let number: Int
+    /// The file the connections read; nil for a PostgreSQL store.
+    let identity: FileIdentity?
+    /// Connection `k` serves lane `k`.
+    let stores: [WellStore]
+
+    /// - Throws: ``StoreError`` when `path` is missing or holds no WellKit store.
+    init(number: Int, path: String, count: Int, timeout: Duration, identity: FileIdentity?) throws {
+        self.number = number
+        self.identity = identity
+        stores = try (0..<count).map { _ in
+            let store = try WellStore(path: path, mode: .readOnly)
+            // PostgreSQL cannot be interrupted as a file can: its server stops a statement at the timeout.
+            try store.stopStatements(after: timeout)
+            return store
+        }
+    }
+}
+
+/// A file as `stat` identifies it, whatever its name: its device and inode. A store replaced by
+/// `mv` has another inode at the same path.
+struct FileIdentity: Hashable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+
+    /// The identity of the file at `path` (following links), or nil when there is none (`errno` says why).
+    init?(path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+    }
+
+    /// `device.inode` in base 36, as ETags carry it.
+    var text: String { String(device, radix: 36) + "." + String(inode, radix: 36) }
+}
+
+/// What a response is made from: one opening of the store (its file, for a file store) and the
+/// change token read from it. ETags and the ``ResponseCache`` are made of all three, because a
+/// token alone (SQLite's `data_version`) may repeat on the file that replaced the store.
+struct StoreVersion: Hashable, Sendable {
+    /// ``Opening/number``.
+    let opening: Int
+    /// ``FileIdentity/text``, or empty for a PostgreSQL store.
+    let file: String
+    let token: Int64
+
+    /// `opening.device.inode-token` (`opening-token` for PostgreSQL), for ETags.
+    var tag: String { file.isEmpty ? "\(opening)-\(token)" : "\(opening).\(file)-\(token)" }
+}
+
+/// The state that a version read checks and updates (see ``StoreReaders/version(fresh:)``).
+private struct Watch: Sendable {
+    /// The connections new work gets; nil while the store's path holds no store.
+    var opening: Opening?
+    /// Why there is no opening: a 503 to answer.
+    var problem: Problem?
+    /// The reader of the opening's change token.
+    var changes: ChangeTokens?
+    /// Openings made so far: the next one's number.
+    var openings: Int
+    /// The last version read and when.
+    var version: StoreVersion?
+    var read: ContinuousClock.Instant = .now - .seconds(1)
+
+    init(opening: Opening, changes: ChangeTokens?, openings: Int) {
+        self.opening = opening
+        self.changes = changes
+        self.openings = openings
     }
 }

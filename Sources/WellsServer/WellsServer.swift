@@ -68,6 +68,7 @@ package struct WellsServer: Sendable {
         if let origin = configuration.corsOrigins.first {
             router.add(middleware: CORSMiddleware(allowOrigin: origin == "*" ? .all : .custom(origin), allowMethods: [.get, .head]))
         }
+        router.add(middleware: ByteRangeMiddleware(directory: configuration.leafletDirectory, urlBasePath: "/assets/leaflet"))
         router.add(middleware: FileMiddleware(configuration.leafletDirectory, urlBasePath: "/assets/leaflet",
                                               cacheControl: .init([(MediaType(type: .any), [.maxAge(3600)])]), logger: Self.quietLogger))
         router.get("/") { request, _ in
@@ -76,20 +77,25 @@ package struct WellsServer: Sendable {
             }
             return try respond(request, contentType: "text/html; charset=utf-8", variant: "html") { _ in Array(MapPage.html.utf8) }
         }
+        // Every route reads its query through FeaturesAPI.parameters, which refuses a repeated
+        // parameter; those that take none of their own read it for that alone.
         router.get("/conformance") { request, _ in
-            try respond(request, contentType: "application/json") { _ in Array(api.conformanceDocument().utf8) }
+            _ = try FeaturesAPI.parameters(request)
+            return try respond(request, contentType: "application/json") { _ in Array(api.conformanceDocument().utf8) }
         }
         router.get("/collections") { request, _ in
-            try await respondReading(request, contentType: "application/json") { token, lease in Array(try api.collections(request, token: token, lease: lease).utf8) }
+            _ = try FeaturesAPI.parameters(request)
+            return try await respondReading(request, contentType: "application/json") { token, lease in Array(try api.collections(request, token: token, lease: lease).utf8) }
         }
         router.get("/collections/:collection") { request, context in
             try Self.checkCollection(context)
+            _ = try FeaturesAPI.parameters(request)
             return try await respondReading(request, contentType: "application/json") { token, lease in Array(try api.collection(request, token: token, lease: lease).utf8) }
         }
         router.get("/collections/:collection/items") { request, context in
             try Self.checkCollection(context)
             // A box's page without a sort reads at most `limit` rows through the R*Tree: small work.
-            let parameters = FeaturesAPI.parameters(request)
+            let parameters = try FeaturesAPI.parameters(request)
             let small = parameters.contains { $0.name == "bbox" } && !parameters.contains { $0.name == "sortby" }
             return try await respondReading(request, contentType: FeaturesAPI.geoJSON, small: small, cachedAs: Self.cacheKey(request)) { _, lease in
                 Array(try api.items(request, parameters: parameters, lease: lease).utf8)
@@ -98,18 +104,20 @@ package struct WellsServer: Sendable {
         router.get("/collections/:collection/items/:id") { request, context in
             try Self.checkCollection(context)
             let id = context.parameters.get("id") ?? ""
+            let parameters = try FeaturesAPI.parameters(request)
             return try await respondReading(request, contentType: FeaturesAPI.geoJSON, small: true) { _, lease in
-                Array(try api.item(request, id: id, lease: lease).utf8)
+                Array(try api.item(request, id: id, parameters: parameters, lease: lease).utf8)
             }
         }
         router.get("/collections/:collection/ids") { request, context in
             try Self.checkCollection(context)
-            return try await respondReading(request, contentType: "application/json") { _, lease in Array(try api.ids(request, lease: lease).utf8) }
+            let parameters = try FeaturesAPI.parameters(request)
+            return try await respondReading(request, contentType: "application/json") { _, lease in Array(try api.ids(parameters, lease: lease).utf8) }
         }
         router.get("/tiles/:z/:x/:y") { request, context in
             let (tile, format, options) = try tiles.parse(
                 z: context.parameters.get("z") ?? "", x: context.parameters.get("x") ?? "", name: context.parameters.get("y") ?? "",
-                parameters: FeaturesAPI.parameters(request))
+                parameters: try FeaturesAPI.parameters(request))
             // Filtered tiles are not kept: a filter is one user's question, not a shared map.
             return try await respondReading(request, contentType: format.contentType, variant: format.rawValue,
                                             cachedAs: options.predicate == nil ? request.uri.string : nil) { _, lease in
@@ -131,18 +139,19 @@ package struct WellsServer: Sendable {
 
     // MARK: - Responses
 
-    /// A `200` with `body`, made for the store's change token read before it, or a `304` when the
-    /// client's `If-None-Match` holds the current ETag: that token with this run's id, so that a
-    /// load, a delete or a restart changes it. For documents that read nothing of the store.
-    private func respond(_ request: Request, contentType: String, variant: String = "", _ body: (Int64?) throws -> [UInt8]) throws -> Response {
-        try respond(request, contentType: contentType, variant: variant, token: token(for: request)) { token in
+    /// A `200` with `body`, made for the store's version read before it, or a `304` when the
+    /// client's `If-None-Match` holds the current ETag: that version with this run's id, so that a
+    /// load, a delete, a store file replaced or a restart changes it. For documents that read
+    /// nothing of the store: while the store cannot be read they are answered without an ETag.
+    private func respond(_ request: Request, contentType: String, variant: String = "", _ body: (StoreVersion?) throws -> [UInt8]) throws -> Response {
+        try respond(request, contentType: contentType, variant: variant, token: (try? token(for: request)) ?? nil) { token in
             ByteBuffer(bytes: try body(token))
         }
     }
 
     /// The response for `token`: a `304` when the client holds its ETag, else a `200` with `body`.
-    private func respond(_ request: Request, contentType: String, variant: String, token: Int64?,
-                         _ body: (Int64?) throws -> ByteBuffer) throws -> Response {
+    private func respond(_ request: Request, contentType: String, variant: String, token: StoreVersion?,
+                         _ body: (StoreVersion?) throws -> ByteBuffer) throws -> Response {
         let etag = etag(token, variant)
         var headers: HTTPFields = [.cacheControl: "no-cache"]
         if let etag {
@@ -155,7 +164,7 @@ package struct WellsServer: Sendable {
     }
 
     /// `body`, kept in ``cache`` under `key` (when there is one) for `token`.
-    private func kept(_ body: ByteBuffer, as key: String?, token: Int64?) -> ByteBuffer {
+    private func kept(_ body: ByteBuffer, as key: String?, token: StoreVersion?) -> ByteBuffer {
         if let key { cache.keep(body, for: key, token: token) }
         return body
     }
@@ -170,11 +179,12 @@ package struct WellsServer: Sendable {
     /// connection of its own, on that connection's thread (``StoreReaders/withLease(_:)``), while the
     /// request's task waits suspended, so a slow query never holds the threads that answer the other
     /// requests (`small` work may run on the caller's thread; see ``StoreReaders/withLease(small:_:)``).
-    /// With `key`, the body comes from ``cache`` when it holds one made at the same token,
-    /// and a new one is kept there; a cached body and a `304` need no connection.
+    /// With `key`, the body comes from ``cache`` when it holds one made at the same version,
+    /// and a new one is kept there; a cached body and a `304` need no connection. While the store's
+    /// path holds no store (replaced by a file that is none, or removed), a 503 problem document.
     private func respondReading(_ request: Request, contentType: String, variant: String = "", small: Bool = false, cachedAs key: String? = nil,
-                                _ body: @escaping @Sendable (Int64?, StoreReaders.Lease) throws -> [UInt8]) async throws -> Response {
-        let token = token(for: request)
+                                _ body: @escaping @Sendable (StoreVersion?, StoreReaders.Lease) throws -> [UInt8]) async throws -> Response {
+        let token = try token(for: request)
         var buffer = key.flatMap { cache.body(for: $0, token: token) }
         if buffer == nil, etag(token, variant).map({ !Self.request(request, holds: $0) }) ?? true {
             let bytes = try await readers.withLease(small: small) { lease in try body(token, lease) }
@@ -184,9 +194,10 @@ package struct WellsServer: Sendable {
         return try respond(request, contentType: contentType, variant: variant, token: token) { [buffer] _ in buffer ?? ByteBuffer() }
     }
 
-    /// `"run-token-variant"`: the change token with this run's id and the representation.
-    private func etag(_ token: Int64?, _ variant: String) -> String? {
-        token.map { "\"\(readers.runID)-\($0)\(variant.isEmpty ? "" : "-" + variant)\"" }
+    /// `"run-opening.device.inode-token-variant"`: the store's version (which opening of which file,
+    /// and its change token) with this run's id and the representation.
+    private func etag(_ token: StoreVersion?, _ variant: String) -> String? {
+        token.map { "\"\(readers.runID)-\($0.tag)\(variant.isEmpty ? "" : "-" + variant)\"" }
     }
 
     /// Whether the request's `If-None-Match` names `etag` (or `*`).
@@ -197,16 +208,18 @@ package struct WellsServer: Sendable {
         } ?? false
     }
 
-    /// The change token to answer `request` with: read now for a conditional request, whose 304
-    /// must not hide a commit; else the one read in the last 2 ms.
-    private func token(for request: Request) -> Int64? {
-        request.headers[.ifNoneMatch] == nil ? readers.changeToken() : readers.currentChangeToken()
+    /// The store version to answer `request` with: read now for a conditional request, whose 304
+    /// must not hide a commit or a replaced file; else the one read in the last 2 ms.
+    ///
+    /// - Throws: ``Problem`` 503 while the store's path holds no store.
+    private func token(for request: Request) throws -> StoreVersion? {
+        request.headers[.ifNoneMatch] == nil ? try readers.changeToken() : try readers.currentChangeToken()
     }
 
     /// Whether `/` should answer the JSON landing page: `f=json`, or an Accept header that asks for
     /// JSON rather than HTML (as GDAL and other API clients send); browsers get the map.
     static func wantsJSON(_ request: Request) throws -> Bool {
-        for (name, value) in FeaturesAPI.parameters(request) {
+        for (name, value) in try FeaturesAPI.parameters(request) {
             guard name == "f" else { throw Problem.badParameter(name, "unknown parameter '\(FeatureQuery.shown(name))'; the landing page takes f=json or f=html") }
             switch value {
             case "json": return true

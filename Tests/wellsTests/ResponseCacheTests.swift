@@ -22,6 +22,16 @@ import Testing
         #expect(cache.body(for: "a", token: 1) == nil)
     }
 
+    /// A store file replaced by another starts a new opening whose tokens may repeat the old
+    /// file's: its bodies never match the old file's.
+    @Test func aBodyIsServedOnlyForItsOpeningOfTheStore() {
+        let cache = ResponseCache(budget: 1_000)
+        let old = StoreVersion(opening: 0, file: "801.5fz3", token: 5), new = StoreVersion(opening: 1, file: "801.5fz9", token: 5)
+        cache.keep(Self.body(10), for: "a", token: old)
+        #expect(cache.body(for: "a", token: old) == Self.body(10))
+        #expect(cache.body(for: "a", token: new) == nil)
+    }
+
     @Test func theOldestGoFirstWhenTheBudgetIsFull() {
         let cache = ResponseCache(budget: 1_000)
         for key in 0..<5 { cache.keep(Self.entry(300), for: "\(key)", token: 7) }
@@ -53,5 +63,12 @@ import Testing
         let cache = ResponseCache(budget: 10_000)
         for key in 0..<100_000 { cache.keep(ByteBuffer(), for: "/tiles/22/\(key)/0.mvt", token: 1) }
         #expect(cache.usage.bytes <= 10_000 && cache.usage.count < 200)
+    }
+}
+
+/// The tests above name versions by their token alone: `token: 7` is the first opening's token 7.
+extension StoreVersion: ExpressibleByIntegerLiteral {
+    public init(integerLiteral token: Int64) {
+        self.init(opening: 0, file: "", token: token)
     }
 }

@@ -102,6 +102,28 @@ import WellsTestSupport
         #expect(problem["status"] as? Int == 400 && !((problem["detail"] as? String) ?? "").isEmpty)
     }
 
+    /// Every route that takes query parameters refuses one given twice, with the same problem.
+    @Test func aRepeatedParameterIsRefusedOnEveryRoute() async throws {
+        let s = try await Self.served.value
+        for (path, name) in [
+            ("?f=json&f=html", "f"), ("conformance?f=json&f=json", "f"), ("collections?f=json&f=json", "f"),
+            ("collections/wells?f=json&f=json", "f"), ("collections/wells/items?limit=5&limit=6", "limit"),
+            ("collections/wells/items/1?f=json&f=json", "f"), ("collections/wells/ids?bbox=-120,49,-110,60&bbox=0,0,1,1", "bbox"),
+            ("tiles/3/1/2.mvt?cell=16&cell=4096", "cell"), ("tiles/3/1/2.geojson?status=A&%73tatus=B", "status"),
+        ] {
+            let (status, headers, body) = try await HTTP.get(s.url + path)
+            #expect(status == 400, "\(path)")
+            #expect(headers["Content-Type"] == "application/problem+json", "\(path)")
+            let problem = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any], "\(path)")
+            #expect(problem["parameter"] as? String == name, "\(path): \(problem)")
+            #expect(problem["detail"] as? String == "\(name) is given twice; give it once", "\(path): \(problem)")
+        }
+        // Refused before a 304: the ETag the client holds does not make the query valid.
+        let item = try await HTTP.get(s.url + "collections/wells/items/1")
+        let etag = try #require(item.headers["Etag"] ?? item.headers["ETag"])
+        #expect(try await HTTP.get(s.url + "collections/wells/items/1?f=json&f=json", headers: ["If-None-Match": etag]).status == 400)
+    }
+
     @Test func missingThingsAnswer404AndLimitsAreCapped() async throws {
         let s = try await Self.served.value
         #expect(try await HTTP.get(s.url + "collections/nope/items").status == 404)
@@ -146,6 +168,91 @@ import WellsTestSupport
         #expect(try await HTTP.json(s.url + page)["numberMatched"] as? Int == 2_500)
         #expect(tileBefore == 2_000)
         #expect(try await Self.clusteredCount(HTTP.get(s.url + tile).body) == 2_500)
+    }
+
+    /// A store replaced by an atomic `mv` (a new store built beside it, renamed over it): the next
+    /// conditional request gets the new wells with a 200 and a new ETag, not a 304 for the old file's.
+    @Test func aStoreReplacedByMvIsServedWithNewETags() async throws {
+        let s = try await ServedStore.make(count: 300, seed: 21)
+        let page = "collections/wells/items?limit=1000"
+        let before = try await HTTP.get(s.url + page)
+        let etag = try #require(before.headers["Etag"] ?? before.headers["ETag"])
+        let feature = try #require(try Self.features(before.body).first)
+        let replacement = try Self.storeBeside(s, count: 120, seed: 22)
+        #expect(rename(replacement.path, s.path) == 0)
+        let after = try await HTTP.get(s.url + page, headers: ["If-None-Match": etag])
+        #expect(after.status == 200)
+        #expect((after.headers["Etag"] ?? after.headers["ETag"]).map { $0 != etag } == true, "\(after.headers)")
+        let features = try Self.features(after.body)
+        #expect(features.map(\.name).sorted() == replacement.names.sorted())
+        #expect(!features.contains { $0 == feature }, "the old store's \(feature)")
+        // The new ETag revalidates as usual.
+        let etagAfter = try #require(after.headers["Etag"] ?? after.headers["ETag"])
+        #expect(try await HTTP.get(s.url + page, headers: ["If-None-Match": etagAfter]).status == 304)
+    }
+
+    /// After the `mv`, a page the server keeps in its cache is made anew from the new store; a path
+    /// that holds no store answers 503 (and the server carries on), until a store is there again.
+    @Test func aStoreReplacedByMvEmptiesTheCacheAndAMissingOneAnswers503() async throws {
+        let s = try await ServedStore.make(count: 300, seed: 23)
+        let page = "collections/wells/items?bbox=-180,-90,180,90&limit=1000"
+        _ = try await HTTP.get(s.url + page)
+        let cached = try await HTTP.get(s.url + page)  // from the cache
+        #expect(try Self.features(cached.body).count == 300)
+        let replacement = try Self.storeBeside(s, count: 120, seed: 24)
+        #expect(rename(replacement.path, s.path) == 0)
+        try await Self.pastTokenReuse()
+        let after = try await HTTP.get(s.url + page)
+        #expect(after.status == 200)
+        #expect(try Self.features(after.body).map(\.name).sorted() == replacement.names.sorted())
+        #expect((after.headers["Etag"] ?? after.headers["ETag"]) != (cached.headers["Etag"] ?? cached.headers["ETag"]))
+        // A file that is no store, then none at all: 503 problem documents that say so.
+        let junk = s.directory + "/junk.sqlite"
+        try Data("not a store".utf8).write(to: URL(fileURLWithPath: junk))
+        #expect(rename(junk, s.path) == 0)
+        try await Self.pastTokenReuse()
+        let refused = try await HTTP.get(s.url + page)
+        #expect(refused.status == 503 && refused.headers["Content-Type"] == "application/problem+json")
+        #expect(String(decoding: refused.body, as: UTF8.self).contains("not a WellKit store"), "\(String(decoding: refused.body, as: UTF8.self))")
+        #expect(unlink(s.path) == 0)
+        try await Self.pastTokenReuse()
+        let gone = try await HTTP.get(s.url + "collections/wells/items/1")
+        #expect(gone.status == 503 && String(decoding: gone.body, as: UTF8.self).contains("is gone"))
+        // A store at the path again: served.
+        let again = try Self.storeBeside(s, count: 50, seed: 25)
+        #expect(rename(again.path, s.path) == 0)
+        try await Self.pastTokenReuse()
+        #expect(try Self.features(try await HTTP.get(s.url + page).body).map(\.name).sorted() == again.names.sorted())
+    }
+
+    /// Waits out the 2 ms for which the server reuses its last look at the store for plain (not
+    /// conditional) requests.
+    static func pastTokenReuse() async throws {
+        try await Task.sleep(for: .milliseconds(20))
+    }
+
+    /// A store of `count` new wells in the served store's directory, made by the loader, and their names.
+    static func storeBeside(_ s: ServedStore, count: Int, seed: UInt64) throws -> (path: String, names: [String]) {
+        let csv = s.directory + "/replacement-\(seed).csv", path = s.directory + "/replacement-\(seed).sqlite"
+        try WellGenerator(count: count, seed: seed).write(toFileAt: csv)
+        let writer = try WellStore(path: path)
+        _ = try writer.load(csvAt: csv)
+        let names = try writer.fetchDictionaries(WellFetchRequest(), properties: [.name]).compactMap { $0["name"]?.string }
+        try writer.close()
+        return (path, names)
+    }
+
+    /// The features of an `items` page: id and name.
+    static func features(_ body: Data) throws -> [Feature] {
+        let page = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any], "\(String(decoding: body, as: UTF8.self))")
+        return try #require(page["features"] as? [[String: Any]]).map {
+            Feature(id: ($0["id"] as? NSNumber)?.int64Value ?? -1, name: ($0["properties"] as? [String: Any])?["name"] as? String ?? "")
+        }
+    }
+
+    struct Feature: Equatable {
+        let id: Int64
+        let name: String
     }
 
     /// The wells a GeoJSON tile holds: its clusters' counts and its single wells.
@@ -211,6 +318,30 @@ import WellsTestSupport
             #expect(head.headers["Content-Length"] == String(get.body.count), "\(path)")
             #expect(head.headers["Content-Type"] == get.headers["Content-Type"] && head.headers["Etag"] == get.headers["Etag"], "\(path)")
         }
+    }
+
+    /// Leaflet's files answer byte ranges as nginx does: a range past the end is 416 with the
+    /// file's size, a valid one 206 with its bytes (a suffix range the last ones).
+    @Test func aRangePastTheEndOfAStaticFileIsNotSatisfiable() async throws {
+        let s = try await Self.served.value
+        let file = "/usr/share/javascript/leaflet/leaflet.css"
+        try #require(FileManager.default.fileExists(atPath: file), "install Debian's libjs-leaflet")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        let url = s.url + "assets/leaflet/leaflet.css"
+        for range in ["bytes=999999999999-", "bytes=\(bytes.count)-", "bytes=\(bytes.count)-\(bytes.count + 10)", "bytes=-0"] {
+            let answer = try await HTTP.get(url, headers: ["Range": range])
+            #expect(answer.status == 416, "\(range)")
+            #expect(answer.headers["Content-Range"] == "bytes */\(bytes.count)", "\(range): \(answer.headers)")
+        }
+        for (range, first, last) in [("bytes=0-99", 0, 99), ("bytes=100-", 100, bytes.count - 1), ("bytes=-50", bytes.count - 50, bytes.count - 1),
+                                     ("bytes=\(bytes.count - 5)-999999999999", bytes.count - 5, bytes.count - 1)] {
+            let answer = try await HTTP.get(url, headers: ["Range": range])
+            #expect(answer.status == 206, "\(range)")
+            #expect(answer.headers["Content-Range"] == "bytes \(first)-\(last)/\(bytes.count)", "\(range): \(answer.headers)")
+            #expect(answer.body == bytes[first...last], "\(range)")
+        }
+        let whole = try await HTTP.get(url)
+        #expect(whole.status == 200 && whole.body == bytes)
     }
 
     /// The server is read-only: POST, PUT, DELETE and PATCH answer 405 with `Allow`, a problem document, on any path.

@@ -117,4 +117,29 @@ import WellKit
             #expect(!ran.isOpen, "the late request's work never ran")
         }
     }
+
+    /// A store file replaced by `mv` while a request reads it: that request finishes on the old
+    /// file, the next version read opens the new one, and later work reads it.
+    @Test(.timeLimit(.minutes(1))) func workInFlightFinishesOnTheOldFileAndLaterWorkReadsTheNew() async throws {
+        try await Self.withStore { path in
+            let readers = try StoreReaders(path: path, count: 2, timeout: .seconds(60))
+            let before = try #require(try readers.currentChangeToken())
+            let gate = Gate()
+            let held = Task { try await readers.withLease { lease in gate.hold(); return try lease.read { try $0.fetchCount(WellFetchRequest()) } } }
+            try await Self.until { gate.isHeld }
+            // Two wells, built beside the store and renamed over it.
+            let directory = (path as NSString).deletingLastPathComponent
+            let csv = directory + "/new.csv", replacement = directory + "/new.sqlite"
+            try "uwi,name,lat,lon\nD,Delta,52.0,-115.0\nE,Echo,52.1,-115.1\n".write(toFile: csv, atomically: true, encoding: .utf8)
+            let writer = try WellStore(path: replacement)
+            _ = try writer.load(csvAt: csv)
+            try writer.close()
+            #expect(rename(replacement, path) == 0)
+            let after = try #require(try readers.currentChangeToken())
+            #expect(after.opening == before.opening + 1 && after.file != before.file)
+            #expect(try await readers.withLease { lease in try lease.read { try $0.fetchCount(WellFetchRequest()) } } == 2)
+            gate.release()
+            #expect(try await held.value == 3, "the request in flight read the old file")
+        }
+    }
 }
