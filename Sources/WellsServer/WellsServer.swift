@@ -135,7 +135,7 @@ package struct WellsServer: Sendable {
     /// client's `If-None-Match` holds the current ETag: that token with this run's id, so that a
     /// load, a delete or a restart changes it. For documents that read nothing of the store.
     private func respond(_ request: Request, contentType: String, variant: String = "", _ body: (Int64?) throws -> [UInt8]) throws -> Response {
-        try respond(request, contentType: contentType, variant: variant, token: token(for: request)) { token in
+        try respond(request, contentType: contentType, variant: variant, token: token(for: request, until: readers.newDeadline)) { token in
             ByteBuffer(bytes: try body(token))
         }
     }
@@ -174,10 +174,11 @@ package struct WellsServer: Sendable {
     /// and a new one is kept there; a cached body and a `304` need no connection.
     private func respondReading(_ request: Request, contentType: String, variant: String = "", small: Bool = false, cachedAs key: String? = nil,
                                 _ body: @escaping @Sendable (Int64?, StoreReaders.Lease) throws -> [UInt8]) async throws -> Response {
-        let token = token(for: request)
+        let deadline = readers.newDeadline
+        let token = try token(for: request, until: deadline)
         var buffer = key.flatMap { cache.body(for: $0, token: token) }
         if buffer == nil, etag(token, variant).map({ !Self.request(request, holds: $0) }) ?? true {
-            let bytes = try await readers.withLease(small: small) { lease in try body(token, lease) }
+            let bytes = try await readers.withLease(small: small, deadline: deadline) { lease in try body(token, lease) }
             buffer = kept(ByteBuffer(bytes: bytes), as: key, token: token)
         }
         // Without a buffer, the client holds the current ETag: a 304, whose body is never asked for.
@@ -198,9 +199,10 @@ package struct WellsServer: Sendable {
     }
 
     /// The change token to answer `request` with: read now for a conditional request, whose 304
-    /// must not hide a commit; else the one read in the last 2 ms.
-    private func token(for request: Request) -> Int64? {
-        request.headers[.ifNoneMatch] == nil ? readers.changeToken() : readers.currentChangeToken()
+    /// must not hide a commit; else the one read in the last 2 ms. A read that outlasts the
+    /// request's `deadline` answers 503, as its query would.
+    private func token(for request: Request, until deadline: ContinuousClock.Instant) throws -> Int64? {
+        try request.headers[.ifNoneMatch] == nil ? readers.changeToken(until: deadline) : readers.currentChangeToken(until: deadline)
     }
 
     /// Whether `/` should answer the JSON landing page: `f=json`, or an Accept header that asks for
