@@ -51,25 +51,57 @@ extension EventLoopBridge {
     func start<T>(_ body: @escaping @Sendable () async throws -> T) -> Pending<T> {
         precondition(!loop.inEventLoop, "WellKit's PostgreSQL engine was called on its own event loop")
         let pending = Pending<T>()
-        Task(executorPreference: self) {
+        pending.task = Task(executorPreference: self) {
             do { pending.complete(.success(try await body())) } catch { pending.complete(.failure(error)) }
         }
         return pending
     }
 }
 
-/// The result of a call ``EventLoopBridge/start(_:)`` started, once it finishes.
+/// The result of a call ``EventLoopBridge/start(_:)`` started, once it finishes, or once its
+/// waiter gives up on it (``abandon(with:discard:)``).
 final class Pending<T>: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
+    /// Guards `outcome`, `discard` and `task`.
+    private let lock = NSLock()
+    /// The call's result, or the error it was abandoned with.
     private var outcome: Result<T, any Error>?
-    private let finished = Atomic<Bool>(false)
+    /// Set when the call was abandoned: takes what the call returns after all.
+    private var discard: ((T) -> Void)?
+    /// The call's task, cancelled when it is abandoned.
+    fileprivate var task: Task<Void, Never>? {
+        get { lock.withLock { storedTask } }
+        set { lock.withLock { storedTask = newValue } }
+    }
+    private var storedTask: Task<Void, Never>?
 
-    /// Whether the call has finished, with a result or an error.
-    var isFinished: Bool { finished.load(ordering: .acquiring) }
+    /// Whether the call has finished, with a result or an error, or was abandoned.
+    var isFinished: Bool { lock.withLock { outcome != nil } }
 
     fileprivate func complete(_ result: Result<T, any Error>) {
-        outcome = result
-        finished.store(true, ordering: .releasing)
+        let discard: ((T) -> Void)? = lock.withLock {
+            if self.discard == nil { outcome = result }
+            return self.discard
+        }
+        if let discard {
+            if case .success(let value) = result { discard(value) }
+        } else {
+            done.signal()
+        }
+    }
+
+    /// Ends the wait with `error` now, if the call has not finished, and cancels its task (which
+    /// postgres-nio's connect heeds by closing its socket); a value the call returns after all
+    /// goes to `discard` (a connection to close). From any thread; never blocks.
+    func abandon(with error: any Error, discard: @escaping (T) -> Void) {
+        let task: Task<Void, Never>?? = lock.withLock {
+            guard outcome == nil else { return nil }
+            outcome = .failure(error)
+            self.discard = discard
+            return .some(storedTask)
+        }
+        guard let task else { return }
+        task?.cancel()
         done.signal()
     }
 
@@ -84,7 +116,7 @@ final class Pending<T>: @unchecked Sendable {
     func wait() throws -> T {
         done.wait()
         done.signal()
-        return try outcome!.get()
+        return try lock.withLock { outcome! }.get()
     }
 }
 
@@ -110,11 +142,16 @@ extension PostgresEngine {
     ///
     /// TLS as the location's `sslmode` says (``PostgresLocation/tls(retry:)``); `allow` connects
     /// again with TLS when the server refuses a connection without it, as libpq does.
-    static func connect(_ location: PostgresLocation, on loop: any EventLoop, bridge: EventLoopBridge) throws -> PostgresConnection {
+    ///
+    /// With `interruption`, the attempt is one that ``PostgresEngine/interrupt()`` stops: a server
+    /// that accepts the socket but never answers the startup (a stopped postmaster) otherwise
+    /// holds the caller until `connect_timeout`, which by default is a year.
+    static func connect(_ location: PostgresLocation, on loop: any EventLoop, bridge: EventLoopBridge,
+                        interruption: Interruption? = nil) throws -> PostgresConnection {
         do {
-            return try connect(location, tls: try location.tls(), on: loop, bridge: bridge)
+            return try connect(location, tls: try location.tls(), on: loop, bridge: bridge, interruption: interruption)
         } catch where location.tlsMode == .allow && location.socketDirectory == nil && serverError(error)?.state == "28000" {
-            return try connectWithTLS(location, refused: error, on: loop, bridge: bridge)
+            return try connectWithTLS(location, refused: error, on: loop, bridge: bridge, interruption: interruption)
         } catch {
             throw translate(error, location, connecting: true)
         }
@@ -123,9 +160,9 @@ extension PostgresEngine {
     /// `sslmode=allow`'s second try, with TLS, after the server `refused` a connection without;
     /// when it fails too, both reasons are told, as libpq does.
     private static func connectWithTLS(_ location: PostgresLocation, refused: any Error, on loop: any EventLoop,
-                                       bridge: EventLoopBridge) throws -> PostgresConnection {
+                                       bridge: EventLoopBridge, interruption: Interruption?) throws -> PostgresConnection {
         do {
-            return try connect(location, tls: try location.tls(retry: true), on: loop, bridge: bridge)
+            return try connect(location, tls: try location.tls(retry: true), on: loop, bridge: bridge, interruption: interruption)
         } catch {
             let first = translate(refused, location, connecting: true), second = translate(error, location, connecting: true)
             guard let first = first as? StoreError, let second = second as? StoreError else { throw first }
@@ -135,7 +172,7 @@ extension PostgresEngine {
     }
 
     private static func connect(_ location: PostgresLocation, tls: PostgresConnection.Configuration.TLS, on loop: any EventLoop,
-                                bridge: EventLoopBridge) throws -> PostgresConnection {
+                                bridge: EventLoopBridge, interruption: Interruption?) throws -> PostgresConnection {
         var configuration: PostgresConnection.Configuration
         if let directory = location.socketDirectory {
             configuration = .init(unixSocketPath: location.socketPath(directory), username: location.user,
@@ -144,12 +181,15 @@ extension PostgresEngine {
             configuration = .init(host: location.host!, port: location.port, username: location.user,
                                   password: location.password, database: location.database, tls: tls)
         }
-        // postgres-nio always has a limit: no limit is a year.
+        // postgres-nio always has a limit: no limit is a year. (Its limit covers the startup and
+        // authentication too, as libpq's connect_timeout does, not only the TCP connect.)
         configuration.options.connectTimeout = location.connectTimeout.map { TimeAmount.nanoseconds(Int64($0 / .nanoseconds(1))) } ?? .hours(24 * 365)
         configuration.options.additionalStartupParameters = [("application_name", location.applicationName)]
-        return try bridge.wait {
-            try await PostgresConnection.connect(on: loop, configuration: configuration, id: nextConnectionID(), logger: .wellKitPostgres)
+        let id = nextConnectionID()
+        let attempt = bridge.start { [configuration] in
+            try await PostgresConnection.connect(on: loop, configuration: configuration, id: id, logger: .wellKitPostgres)
         }
+        return try interruption?.wait(for: attempt) ?? attempt.wait()
     }
 
     private static let connectionIDs = Atomic<Int>(0)

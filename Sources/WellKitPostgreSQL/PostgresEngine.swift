@@ -12,7 +12,9 @@ import Synchronization
 /// by COPY (``PostgresBulkWrite``), and a change token that a trigger advances and announces with
 /// `NOTIFY`. The engine's calls are synchronous, as the seam is: each waits for postgres-nio on
 /// the connection's event loop (``EventLoopBridge``). One connection serves the queries, one at a
-/// time; a load opens a connection of its own for its transaction.
+/// time; a load opens a connection of its own for its transaction. ``interrupt()`` stops the
+/// call in progress from another thread, a server's request timeout: the client-side deadline
+/// that a server which stopped answering, and so enforces no `statement_timeout`, needs.
 final class PostgresEngine: StorageEngine {
     static var schemaVersion: Int32 { PostgresSchema.version }
 
@@ -33,6 +35,8 @@ final class PostgresEngine: StorageEngine {
     private let gate = NSLock()
     /// The statements prepared on `connection`, used under `gate`.
     private let statements = UncheckedBox(PostgresStatements())
+    /// What the call under `gate` waits for, which ``interrupt()`` stops without taking `gate`.
+    private let interruption: Interruption
 
     /// Connects to `location`, checks that the database is a WellKit store of a version this build
     /// reads (or, with `.create`, makes it one), and keeps the connection.
@@ -42,6 +46,7 @@ final class PostgresEngine: StorageEngine {
         self.trace = trace
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         bridge = EventLoopBridge(loop)
+        interruption = Interruption(location)
         let connection = try Self.connect(location, on: loop, bridge: bridge)
         live = UncheckedBox(connection)
         closing.watch(connection)
@@ -62,16 +67,22 @@ final class PostgresEngine: StorageEngine {
     /// no statements prepared. The query that found the connection lost failed with
     /// ``StoreError/Code/connectionLost``; the next one connects anew, so that a long-running
     /// process (`wells serve`) outlives a server restart.
+    ///
+    /// Both the attempt and the connection it returns are what ``interrupt()`` stops from here on.
     private func liveConnection() throws -> PostgresConnection {
-        guard live.value.isClosed || abandoned.value else { return live.value }
-        let connection = try Self.connect(location, on: bridge.loop, bridge: bridge)
+        guard live.value.isClosed || abandoned.value else {
+            try interruption.watch(live.value)
+            return live.value
+        }
+        let connection = try Self.connect(location, on: bridge.loop, bridge: bridge, interruption: interruption)
         do {
+            try interruption.watch(connection)
             for setting in settings.value {
                 _ = try bridge.wait { try await connection.query(Self.query(Self.setting(setting.name, setting.value)), logger: .wellKitPostgres) }
             }
         } catch {
             Self.close(connection)
-            throw Self.translate(error, location, during: "setting up a new connection")
+            throw failure(error, during: "setting up a new connection")
         }
         statements.value = PostgresStatements()
         live.value = connection
@@ -90,7 +101,41 @@ final class PostgresEngine: StorageEngine {
         return error
     }
 
-    func interrupt() {}
+    /// `error` as the caller sees it: the interrupt's own error when ``interrupt()`` stopped the
+    /// call (whatever postgres-nio reported for the connection it closed), else translated.
+    private func failure(_ error: any Error, during: String?) -> any Error {
+        interruption.isInterrupted ? interruption.error : Self.translate(error, location, during: during)
+    }
+
+    /// Runs `body` under `gate` as one call, which ``interrupt()`` stops. An interrupted call
+    /// leaves no connection behind, even one whose last wait had ended before the interrupt
+    /// closed it: the next call connects anew rather than finding it closing.
+    private func call<T>(_ body: () throws -> T) rethrows -> T {
+        gate.lock()
+        interruption.begin()
+        defer {
+            if interruption.end() {
+                abandoned.value = true
+                Self.close(live.value)
+            }
+            gate.unlock()
+        }
+        return try body()
+    }
+
+    /// Stops what the call in progress waits for: the connection's answer to a query (the
+    /// connection is closed, so the wait fails as for a connection the server closed) or a new
+    /// connection (the attempt is abandoned, and a connection that completes later is closed).
+    /// The call throws ``StoreError/Code/connectionLost``; the next call connects anew. An
+    /// interrupt when no call runs does nothing, as SQLite's, so the next call is not stopped by it.
+    ///
+    /// From any thread, without `gate`, which the waiting call holds; never blocks. A server that
+    /// stopped answering (`kill -STOP`, a partition) enforces no `statement_timeout`, so this is
+    /// what bounds a `wells serve` request then. (The server's backend of a closed connection runs
+    /// its statement on until its `statement_timeout`.)
+    func interrupt() {
+        interruption.interrupt()
+    }
 
     func stopStatements(after timeout: Duration) throws {
         let milliseconds = max(1, Int64((timeout / .milliseconds(1)).rounded(.up)))
@@ -148,14 +193,16 @@ final class PostgresEngine: StorageEngine {
     }
 
     /// Runs `body` with the connection, one operation at a time, translating failures.
+    /// (The wait ends when ``interrupt()`` closes the connection: postgres-nio fails the
+    /// connection's queries when it closes.)
     func withConnection<T>(during: String? = nil, _ body: (PostgresConnection) async throws -> T) throws -> T {
-        gate.lock()
-        defer { gate.unlock() }
-        do {
-            let connection = try liveConnection()
-            return try bridge.wait { try await body(connection) }
-        } catch {
-            throw lost(Self.translate(error, location, during: during))
+        try call {
+            do {
+                let connection = try liveConnection()
+                return try bridge.wait { try await body(connection) }
+            } catch {
+                throw lost(failure(error, during: during))
+            }
         }
     }
 
@@ -171,8 +218,11 @@ final class PostgresEngine: StorageEngine {
     /// - Cells are read by ``PostgresCells``.
     func rows(_ literal: BoundSQL, during: String? = nil, _ row: (inout PostgresCells) throws -> Void) throws {
         precondition(!bridge.loop.inEventLoop, "WellKit's PostgreSQL engine was called on its own event loop")
-        gate.lock()
-        defer { gate.unlock() }
+        try call { try rowsUnderGate(literal, during: during, row) }
+    }
+
+    /// ``rows(_:during:_:)``'s work, in a ``call(_:)``.
+    private func rowsUnderGate(_ literal: BoundSQL, during: String?, _ row: (inout PostgresCells) throws -> Void) throws {
         let sql = Self.sql(literal)
         trace?(Self.traceLine(sql, literal))
         try withoutActuallyEscaping(row) { row in
@@ -189,9 +239,9 @@ final class PostgresEngine: StorageEngine {
                         statements.value.remove(sql)?.deallocate().whenComplete { _ in }
                     }
                 }
-                _ = try connection.query(Self.query(sql, literal), logger: .wellKitPostgres, consumer.onRow).wait()
+                _ = try wait(connection.query(Self.query(sql, literal), logger: .wellKitPostgres, consumer.onRow), unlessClosed: connection)
             } catch {
-                throw consumer.failure ?? lost(Self.translate(error, location, during: during))
+                throw consumer.failure ?? lost(failure(error, during: during))
             }
         }
     }
@@ -214,7 +264,8 @@ final class PostgresEngine: StorageEngine {
 
     /// Waits for `future`, or fails as a lost connection once `connection` has closed: postgres-nio's
     /// prepared statements (`prepare(query:)`, `PreparedQuery.execute`) never answer on a connection
-    /// that closes before or while they run (`wells serve` hung after `pg_terminate_backend`).
+    /// that closes before or while they run (`wells serve` hung after `pg_terminate_backend`), and
+    /// ``interrupt()`` ends a wait by closing the connection.
     /// Under `gate`, so one wait at a time: the connection's one close callback ends it.
     private func wait<T: Sendable>(_ future: EventLoopFuture<T>, unlessClosed connection: PostgresConnection) throws -> T {
         let promise = future.eventLoop.makePromise(of: T.self)
@@ -555,6 +606,84 @@ private final class CloseWatch: Sendable {
         let id = connection.id
         connection.closeFuture.whenComplete { [weak self] _ in
             self?.waiter.withLock { $0?.connection == id ? $0?.fail : nil }?()
+        }
+    }
+}
+
+/// What an engine's call under its `gate` waits for, so that ``PostgresEngine/interrupt()`` can
+/// stop it from another thread without taking `gate`: the queries' connection, which it closes,
+/// or a connection attempt, which it abandons. The state is per call (``begin()`` to ``end()``):
+/// an interrupt between calls is forgotten, so it cannot stop the next request's query.
+final class Interruption: Sendable {
+    private struct State {
+        /// Whether a call is in progress.
+        var running = false
+        /// Whether ``interrupt()`` stopped the call in progress.
+        var interrupted = false
+        /// The connection the call uses, closed by an interrupt.
+        var connection: PostgresConnection?
+        /// Abandons the connection attempt in progress.
+        var abandonAttempt: (@Sendable () -> Void)?
+    }
+    private let state = Mutex(State())
+    /// What an interrupted call throws.
+    let error: StoreError
+
+    init(_ location: PostgresLocation) {
+        error = StoreError(.connectionLost, "stopped waiting for PostgreSQL at \(location.server): interrupted (a server's request timeout); "
+                            + "the connection was closed, and the next call connects anew", path: location.description)
+    }
+
+    /// Whether an interrupt stopped the call in progress.
+    var isInterrupted: Bool { state.withLock { $0.interrupted } }
+
+    func begin() {
+        state.withLock { $0 = State(running: true) }
+    }
+
+    /// Ends the call: whether it was interrupted.
+    func end() -> Bool {
+        state.withLock { state in
+            defer { state = State() }
+            return state.interrupted
+        }
+    }
+
+    /// Has an interrupt close `connection` from now until the call ends; closes it and throws
+    /// ``error`` if the call was interrupted already.
+    func watch(_ connection: PostgresConnection) throws {
+        let interrupted = state.withLock { state in
+            if !state.interrupted { state.connection = connection }
+            return state.interrupted
+        }
+        if interrupted {
+            PostgresEngine.close(connection)
+            throw error
+        }
+    }
+
+    /// Waits for a connection `attempt`, which an interrupt abandons: the wait then throws
+    /// ``error`` at once, and the attempt's connection, should it complete, is closed.
+    func wait(for attempt: Pending<PostgresConnection>) throws -> PostgresConnection {
+        let error = error
+        let abandon: @Sendable () -> Void = { attempt.abandon(with: error) { PostgresEngine.close($0) } }
+        let interrupted = state.withLock { state in
+            if !state.interrupted { state.abandonAttempt = abandon }
+            return state.interrupted
+        }
+        if interrupted { abandon() }
+        defer { state.withLock { $0.abandonAttempt = nil } }
+        return try attempt.wait()
+    }
+
+    /// Stops the call in progress, if any. Under the state's lock, so that the connection it
+    /// closes is still the call's, not the next call's: closing and abandoning never block.
+    func interrupt() {
+        state.withLock { state in
+            guard state.running else { return }
+            state.interrupted = true
+            if let connection = state.connection { PostgresEngine.close(connection) }
+            state.abandonAttempt?()
         }
     }
 }

@@ -34,13 +34,29 @@ struct Problem: HTTPResponseError {
     }
 }
 
-/// Answers a path no route serves with a 404 problem document rather than an empty body.
+/// Answers a path no route serves with a 404 problem document, and any error that is not already
+/// an HTTP answer (a store that is damaged, unreadable or whose server went away) with a problem
+/// document that says what happened (500, or 503 when trying again may help), never an empty 500.
+/// ``StoreError``s name the store without its password.
 struct NotFoundMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
             throw Problem(.notFound, "nothing at \(FeatureQuery.shown(request.uri.path)); the API's links are at /?f=json")
+        } catch let error as any HTTPResponseError {
+            throw error
+        } catch let error as StoreError {
+            switch error.code {
+            case .busy, .connectionFailed, .connectionLost:
+                throw Problem(.serviceUnavailable, "the store cannot answer now: \(error.reason); try again")
+            case .damaged:
+                throw Problem(.internalServerError, "the store is damaged: the server's operator can see where with `wells check`")
+            default:
+                throw Problem(.internalServerError, "the store failed: \(error.reason)")
+            }
+        } catch {
+            throw Problem(.internalServerError, "the server failed on this request (\(type(of: error)))")
         }
     }
 }

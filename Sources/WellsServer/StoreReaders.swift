@@ -12,9 +12,10 @@ import WellKit
 /// runs on the async threads that answer the other requests, and a slow query delays only the
 /// requests that need a connection; small work that finds a connection idle and no one waiting
 /// runs at once on its caller's thread, saving two thread hops.
-/// Deadlines sit in a table that one watchdog thread scans; the change token is read from memory.
+/// Deadlines sit in a table that one watchdog thread scans; the change token is read from memory,
+/// or through a connection of its own (``Opening/tokenStore``), with the request's deadline too.
 /// A store file replaced by another at its path (an atomic `mv`) is opened anew (``Opening``),
-/// checked when the token is read (``version(fresh:)``).
+/// checked when the token is read (``version(fresh:until:)``).
 /// (A GCD timer per request and a shared queue for the token kept the server switching threads:
 /// city-box `items` ran at 1,446 requests/s under wrk with 16 connections, against 21,500 for an
 /// empty response; see the README.)
@@ -27,7 +28,7 @@ final class StoreReaders: Sendable {
     private let timeout: Duration
     /// The store as given: a file's path, or a `postgresql://` URL.
     private let path: String
-    /// Whether `path` is a file, whose identity each fresh token read checks (see ``version(fresh:)``).
+    /// Whether `path` is a file, whose identity each fresh token read checks (see ``version(fresh:until:)``).
     private let watchesFile: Bool
     /// The connections in use, the change token's reader and the last version read (see ``Watch``).
     private let watch: Mutex<Watch>
@@ -46,7 +47,7 @@ final class StoreReaders: Sendable {
         self.timeout = timeout
         self.path = path
         watchesFile = !opening.stores[0].isPostgreSQL
-        watch = Mutex(Watch(opening: opening, changes: try? opening.stores[0].changeTokens(), openings: 1))
+        watch = Mutex(Watch(opening: opening, changes: try? opening.tokenStore?.changeTokens(), openings: 1))
         runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)
         let check = min(timeout / 10, .milliseconds(100))
         Thread.detachNewThread { [weak self] in
@@ -63,15 +64,22 @@ final class StoreReaders: Sendable {
     /// token cannot be read (a store in a read-only directory opened immutable): no ETag, no cache.
     ///
     /// - Throws: ``Problem`` 503 while the store's path holds no WellKit store.
-    func changeToken() throws -> StoreVersion? {
-        try version(fresh: false)
+    func changeToken(until deadline: ContinuousClock.Instant) throws -> StoreVersion? {
+        try version(fresh: false, until: deadline)
     }
 
     /// The store's version read now, for answering `If-None-Match`: a 304 must not hide a commit,
     /// nor a store file replaced by another.
-    func currentChangeToken() throws -> StoreVersion? {
-        try version(fresh: true)
+    func currentChangeToken(until deadline: ContinuousClock.Instant) throws -> StoreVersion? {
+        try version(fresh: true, until: deadline)
     }
+
+    /// The deadline of a request that starts now: its version read (``changeToken(until:)``) and
+    /// its work (``withLease(small:deadline:_:)``) share it.
+    var newDeadline: ContinuousClock.Instant { .now + timeout }
+
+    /// How the 503 of a version read that outlasted its deadline begins.
+    static let notAnswering = "the store did not answer within the server's limit"
 
     /// The version, read anew when `fresh` or when the last read is older than ``tokenReuse``: then
     /// a file store's identity (`stat`: device and inode) is checked first, and when another file
@@ -83,15 +91,27 @@ final class StoreReaders: Sendable {
     /// commit for that long. The read happens under ``watch``'s lock: the change token's reader is
     /// shared per path (``ChangeTokens``), so the old file's must be released, with no read
     /// holding it, before the new file's is made, or the new one would be the old one.
-    private func version(fresh: Bool) throws -> StoreVersion? {
+    ///
+    /// The token is read through the opening's ``Opening/tokenStore`` with `deadline` in the
+    /// watchdog's table: a PostgreSQL server that stops answering is interrupted at the deadline
+    /// and the request answers 503, as its query would.
+    private func version(fresh: Bool, until deadline: ContinuousClock.Instant) throws -> StoreVersion? {
         let now = ContinuousClock.now
         return try watch.withLock { watch throws(Problem) -> StoreVersion? in
             if fresh || now - watch.read >= Self.tokenReuse {
                 if watchesFile { reopenIfReplaced(&watch) }
-                watch.read = now
-                watch.version = watch.opening.flatMap { opening in
-                    (try? watch.changes?.current()).map { StoreVersion(opening: opening.number, file: opening.identity?.text ?? "", token: $0) }
+                watch.version = nil
+                if let opening = watch.opening, let changes = watch.changes, let tokenStore = opening.tokenStore {
+                    do {
+                        let token = try run(tokenStore, deadline: deadline) { _ in try changes.current() }
+                        watch.version = StoreVersion(opening: opening.number, file: opening.identity?.text ?? "", token: token)
+                    } catch is Problem {
+                        throw Problem(.serviceUnavailable, Self.notAnswering + " of \(timeout); try again")
+                    } catch {
+                        // A token that cannot be read: responses carry no ETag.
+                    }
                 }
+                watch.read = now
             }
             guard watch.opening != nil else { throw watch.problem ?? Problem(.serviceUnavailable, "the store cannot be read") }
             return watch.version
@@ -109,14 +129,14 @@ final class StoreReaders: Sendable {
         let missing = identity == nil ? String(cString: strerror(errno)) : ""
         let name = WellStore.displayName(of: path)
         watch.opening = nil
-        watch.changes = nil  // the old file's token reader goes first: see version(fresh:)
+        watch.changes = nil  // the old file's token reader goes first: see version(fresh:until:)
         guard let identity else {
             watch.problem = Problem(.serviceUnavailable, "the store \(name) is gone (\(missing)); the server answers again once a WellKit store is at that path")
             return
         }
         do {
             let opening = try Opening(number: watch.openings, path: path, count: lanes.count, timeout: timeout, identity: identity)
-            let changes = try? opening.stores[0].changeTokens()
+            let changes = try? opening.tokenStore?.changeTokens()
             // Replaced again while opening: the connections may read either file; the next check opens anew.
             guard FileIdentity(path: path) == identity else {
                 watch.problem = Problem(.serviceUnavailable, "the store \(name) was being replaced; try again")
@@ -135,9 +155,9 @@ final class StoreReaders: Sendable {
     }
 
     /// Runs `body` with a connection of its own, on that connection's thread: the caller's task waits
-    /// suspended until `body` has run. The timeout counts from this call: work still waiting for a
-    /// connection at its deadline answers 503 without running, and a statement of `body` that runs
-    /// past it is interrupted, with a 503 too.
+    /// suspended until `body` has run. The timeout counts from this call, or `deadline` is the
+    /// request's (``newDeadline``): work still waiting for a connection at its deadline answers 503
+    /// without running, and a statement of `body` that runs past it is interrupted, with a 503 too.
     ///
     /// - Parameter small: Work whose cost the request bounds, such as a box's first page: when a
     ///   connection is idle and no one is in line, it runs at once on the caller's thread instead.
@@ -147,8 +167,9 @@ final class StoreReaders: Sendable {
     ///
     /// The work reads the store as it is opened at this call: after a store file is replaced, work
     /// in line or running finishes on the old file, and later work reads the new one.
-    func withLease<T: Sendable>(small: Bool = false, _ body: @escaping @Sendable (Lease) throws -> T) async throws -> T {
-        let deadline = ContinuousClock.now + timeout
+    func withLease<T: Sendable>(small: Bool = false, deadline: ContinuousClock.Instant? = nil,
+                                _ body: @escaping @Sendable (Lease) throws -> T) async throws -> T {
+        let deadline = deadline ?? newDeadline
         let opening = try watch.withLock { watch throws(Problem) -> Opening in
             guard let opening = watch.opening else { throw watch.problem ?? Problem(.serviceUnavailable, "the store cannot be read") }
             return opening
@@ -254,6 +275,7 @@ final class StoreReaders: Sendable {
         }
     }
 
+    /// Runs `body` with `store` in the table of reads in flight, which the watchdog interrupts at `deadline`.
     private func run<T>(_ store: WellStore, deadline: ContinuousClock.Instant, _ body: (WellStore) throws -> T) throws -> T {
         let id = inFlight.withLock { state in
             state.next += 1
@@ -271,11 +293,15 @@ final class StoreReaders: Sendable {
     }
 
     /// Interrupts the connections whose request is past its deadline. The interrupt happens while
-    /// the table is locked, so the request cannot have moved on to another query meanwhile.
+    /// the table is locked, so the request cannot have moved on to another request's work meanwhile.
+    /// It is repeated at each scan until the read ends: an interrupt stops only what runs at that
+    /// moment (SQLite's statement; PostgreSQL's wait for a query or for a connection), so a read
+    /// between two statements, or one waiting for the token store behind another read, is stopped
+    /// at the next scan.
     private func interruptOverdue() {
         let now = ContinuousClock.now
         inFlight.withLock { state in
-            for (id, read) in state.reads where read.deadline < now && !read.timedOut {
+            for (id, read) in state.reads where read.deadline < now {
                 state.reads[id]?.timedOut = true
                 read.store.interrupt()
             }
@@ -303,17 +329,25 @@ final class Opening: Sendable {
     let identity: FileIdentity?
     /// Connection `k` serves lane `k`.
     let stores: [WellStore]
+    /// The connection the change token is read through (PostgreSQL's token is a query): not a
+    /// lane's, so that the watchdog's interrupt of an overdue token read stops no lane's query.
+    /// Nil when it cannot be opened: responses then carry no ETag.
+    let tokenStore: WellStore?
 
     /// - Throws: ``StoreError`` when `path` is missing or holds no WellKit store.
     init(number: Int, path: String, count: Int, timeout: Duration, identity: FileIdentity?) throws {
         self.number = number
         self.identity = identity
-        stores = try (0..<count).map { _ in
+        // The watchdog's interrupt stops a PostgreSQL query by closing its connection; the
+        // server's statement_timeout stops the statement there too, which the closed connection's
+        // backend would otherwise run to its end.
+        func open() throws -> WellStore {
             let store = try WellStore(path: path, mode: .readOnly)
-            // PostgreSQL cannot be interrupted as a file can: its server stops a statement at the timeout.
             try store.stopStatements(after: timeout)
             return store
         }
+        stores = try (0..<count).map { _ in try open() }
+        tokenStore = try? open()
     }
 }
 
@@ -349,7 +383,7 @@ struct StoreVersion: Hashable, Sendable {
     var tag: String { file.isEmpty ? "\(opening)-\(token)" : "\(opening).\(file)-\(token)" }
 }
 
-/// The state that a version read checks and updates (see ``StoreReaders/version(fresh:)``).
+/// The state that a version read checks and updates (see ``StoreReaders/version(fresh:until:)``).
 private struct Watch: Sendable {
     /// The connections new work gets; nil while the store's path holds no store.
     var opening: Opening?

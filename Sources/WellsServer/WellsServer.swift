@@ -142,9 +142,18 @@ package struct WellsServer: Sendable {
     /// A `200` with `body`, made for the store's version read before it, or a `304` when the
     /// client's `If-None-Match` holds the current ETag: that version with this run's id, so that a
     /// load, a delete, a store file replaced or a restart changes it. For documents that read
-    /// nothing of the store: while the store cannot be read they are answered without an ETag.
+    /// nothing of the store: while the store cannot be read they are answered without an ETag
+    /// (and a read that outlasts the timeout, a PostgreSQL server that stopped answering, is a 503).
     private func respond(_ request: Request, contentType: String, variant: String = "", _ body: (StoreVersion?) throws -> [UInt8]) throws -> Response {
-        try respond(request, contentType: contentType, variant: variant, token: (try? token(for: request)) ?? nil) { token in
+        let token: StoreVersion?
+        do {
+            token = try self.token(for: request, until: readers.newDeadline)
+        } catch let problem as Problem where problem.detail.hasPrefix(StoreReaders.notAnswering) {
+            throw problem
+        } catch {
+            token = nil
+        }
+        return try respond(request, contentType: contentType, variant: variant, token: token) { token in
             ByteBuffer(bytes: try body(token))
         }
     }
@@ -184,10 +193,11 @@ package struct WellsServer: Sendable {
     /// path holds no store (replaced by a file that is none, or removed), a 503 problem document.
     private func respondReading(_ request: Request, contentType: String, variant: String = "", small: Bool = false, cachedAs key: String? = nil,
                                 _ body: @escaping @Sendable (StoreVersion?, StoreReaders.Lease) throws -> [UInt8]) async throws -> Response {
-        let token = try token(for: request)
+        let deadline = readers.newDeadline
+        let token = try token(for: request, until: deadline)
         var buffer = key.flatMap { cache.body(for: $0, token: token) }
         if buffer == nil, etag(token, variant).map({ !Self.request(request, holds: $0) }) ?? true {
-            let bytes = try await readers.withLease(small: small) { lease in try body(token, lease) }
+            let bytes = try await readers.withLease(small: small, deadline: deadline) { lease in try body(token, lease) }
             buffer = kept(ByteBuffer(bytes: bytes), as: key, token: token)
         }
         // Without a buffer, the client holds the current ETag: a 304, whose body is never asked for.
@@ -209,11 +219,12 @@ package struct WellsServer: Sendable {
     }
 
     /// The store version to answer `request` with: read now for a conditional request, whose 304
-    /// must not hide a commit or a replaced file; else the one read in the last 2 ms.
+    /// must not hide a commit or a replaced file; else the one read in the last 2 ms. A read that
+    /// outlasts the request's `deadline` answers 503, as its query would.
     ///
-    /// - Throws: ``Problem`` 503 while the store's path holds no store.
-    private func token(for request: Request) throws -> StoreVersion? {
-        request.headers[.ifNoneMatch] == nil ? try readers.changeToken() : try readers.currentChangeToken()
+    /// - Throws: ``Problem`` 503 while the store's path holds no store, or when the read outlasts `deadline`.
+    private func token(for request: Request, until deadline: ContinuousClock.Instant) throws -> StoreVersion? {
+        try request.headers[.ifNoneMatch] == nil ? readers.changeToken(until: deadline) : readers.currentChangeToken(until: deadline)
     }
 
     /// Whether `/` should answer the JSON landing page: `f=json`, or an Accept header that asks for

@@ -3,6 +3,7 @@ import GRDB
 import Testing
 @testable import WellKit
 import WellKitSynthetic
+import WellsTestSupport
 
 /// A store with damaged pages or cut short: every command that fails on it leaves the file byte for
 /// byte as it was (no header field, page or journal changed), and `wells check` finds each damage.
@@ -127,5 +128,24 @@ import WellKitSynthetic
                 #expect(report.findings.map(\.problem) == [breach.finding], "\(breach.sql)")
             }
         }
+    }
+
+    /// `wells serve` on a store with damaged detail pages: the request that reads them answers a
+    /// 500 problem document that says the store is damaged, not an empty body; others still answer.
+    @Test func theServerAnswersAProblemForADamagedStore() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wells-damage-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let csv = directory.appendingPathComponent("wells.csv").path, store = directory.appendingPathComponent("wells.sqlite").path
+        try WellGenerator(count: 6_000, seed: 11).write(toFileAt: csv)
+        _ = try WellStore(path: store).load(csvAt: csv)
+        let pages = (try FileManager.default.attributesOfItem(atPath: store)[.size] as! Int) / 4096
+        for fraction in [0.2, 0.4, 0.6] { try Self.noise(store, page: Int(Double(pages) * fraction)) }
+        let server = try await ServedWells(arguments: ["serve", "--db", store, "--port", "0", "--exit-with-stdin"])
+        let whole = try await HTTP.get(server.url + "collections/wells/items?limit=10000&properties=*&sortby=name")
+        #expect(whole.status == 500)
+        let problem = String(decoding: whole.body, as: UTF8.self)
+        #expect(problem.contains(#""detail":"the store is damaged"#), "\(problem)")
+        #expect(try await HTTP.get(server.url + "conformance").status == 200)
     }
 }

@@ -123,7 +123,7 @@ import WellKit
     @Test(.timeLimit(.minutes(1))) func workInFlightFinishesOnTheOldFileAndLaterWorkReadsTheNew() async throws {
         try await Self.withStore { path in
             let readers = try StoreReaders(path: path, count: 2, timeout: .seconds(60))
-            let before = try #require(try readers.currentChangeToken())
+            let before = try #require(try readers.currentChangeToken(until: readers.newDeadline))
             let gate = Gate()
             let held = Task { try await readers.withLease { lease in gate.hold(); return try lease.read { try $0.fetchCount(WellFetchRequest()) } } }
             try await Self.until { gate.isHeld }
@@ -135,7 +135,7 @@ import WellKit
             _ = try writer.load(csvAt: csv)
             try writer.close()
             #expect(rename(replacement, path) == 0)
-            let after = try #require(try readers.currentChangeToken())
+            let after = try #require(try readers.currentChangeToken(until: readers.newDeadline))
             #expect(after.opening == before.opening + 1 && after.file != before.file)
             #expect(try await readers.withLease { lease in try lease.read { try $0.fetchCount(WellFetchRequest()) } } == 2)
             gate.release()

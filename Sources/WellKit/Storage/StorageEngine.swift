@@ -72,11 +72,15 @@ package protocol StorageEngine: Sendable {
     func close() throws
     /// The reader of ``changeToken()`` that batched results and servers share, one per store per process.
     func changeMonitor() throws -> ChangeMonitor
-    /// Stops the statements running on the engine's connections, from any thread: SQLite's
-    /// interrupt. A server's engine does nothing here; its statements stop at ``stopStatements(after:)``.
+    /// Stops what the engine's call in progress waits for, from any thread, without blocking; with
+    /// none in progress it does nothing (the next call runs as usual). SQLite: its interrupt, the
+    /// statement fails at its next step. PostgreSQL: the wait for the server, which a server that
+    /// stopped answering never ends: the connection of a query is closed (the call fails as a lost
+    /// connection, the next one connects anew) and a connection attempt is abandoned.
     func interrupt()
     /// Has every later statement stop once it runs longer than `timeout`: PostgreSQL's
-    /// `statement_timeout`, kept on new connections. A file's engine does nothing here; its
+    /// `statement_timeout`, kept on new connections, which also stops the statement on the server
+    /// after ``interrupt()`` closed its connection. A file's engine does nothing here; its
     /// statements stop at ``interrupt()``.
     func stopStatements(after timeout: Duration) throws
     /// Calls `onCommit` soon after each commit to pins or details by this process (SQLite) or by

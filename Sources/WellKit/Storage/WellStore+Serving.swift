@@ -2,11 +2,17 @@ import Foundation
 import GRDB
 
 extension WellStore {
-    /// Stops the SQL statement running on the store's connections: it fails (SQLite's
-    /// `SQLITE_INTERRUPT`) at its next step; a PostgreSQL store's stop at ``stopStatements(after:)``
-    /// instead. A server's request timeout calls this.
+    /// Stops the store's call in progress. A server's request timeout calls this.
     ///
-    /// Safe from any thread. With no statement running it does nothing.
+    /// - A file: the SQL statement running fails (SQLite's `SQLITE_INTERRUPT`) at its next step.
+    /// - PostgreSQL: the wait for the server ends, also when the server has stopped answering
+    ///   (a stopped or partitioned host, which enforces no ``stopStatements(after:)``): a query's
+    ///   connection is closed and the call throws ``StoreError/Code/connectionLost``; a connection
+    ///   attempt in progress (after a lost connection) is abandoned, with the same error. The next
+    ///   call connects anew. The server's backend stops the statement at its `statement_timeout`.
+    ///
+    /// Safe from any thread, even while the call holds the store; never blocks. With no call in
+    /// progress it does nothing: it never stops a later one.
     package func interrupt() {
         engine.interrupt()
     }

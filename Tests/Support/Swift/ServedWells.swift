@@ -48,10 +48,12 @@ package final class ServedWells: Sendable {
 
     deinit { try? input.close() }
 
-    /// GET `path` (relative to ``url``), uncached: the status and the body.
-    package func get(_ path: String) async throws -> (status: Int, body: Data) {
+    /// GET `path` (relative to ``url``), uncached: the status and the body. Throws when no answer
+    /// comes within `timeout` seconds, so that a test of a server that hangs ends.
+    package func get(_ path: String, timeout: TimeInterval = 60) async throws -> (status: Int, body: Data) {
         var request = URLRequest(url: URL(string: url + path)!)
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+        request.timeoutInterval = timeout
         let (data, response) = try await URLSession.shared.data(for: request)
         return ((response as! HTTPURLResponse).statusCode, data)
     }

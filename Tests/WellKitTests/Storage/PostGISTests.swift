@@ -395,6 +395,83 @@ import WellsTestSupport
         #expect(try PostGIS.psql(Self.pinsLocked, database: database) != "0", "the answer came only after the lock was released")
     }
 
+    /// Issue 31: a PostgreSQL server that stops answering (`kill -STOP` of the postmaster and its
+    /// backends: the kernel still accepts connections, nothing answers them, and no
+    /// `statement_timeout` fires) must not hang `wells serve`: a request answers 503 at
+    /// `--timeout`, and so does the next one, which has to connect anew. The store's `interrupt()`
+    /// stops a query and then a connection attempt; an interrupt with nothing running stops nothing
+    /// later. Once the server runs again, requests answer 200. A cluster of its own, as stopping
+    /// the shared one would stall the other tests.
+    @Test(.tags(.slow), .timeLimit(.minutes(3))) func wellsServeAnswers503AtTheTimeoutWhenTheServerStopsAnswering() async throws {
+        let directory = "/tmp/wellkit-pg-stop-\(getpid())"
+        let url = try PostGIS.startCluster(in: directory).get()
+        var stopped: [pid_t] = []
+        defer {
+            for pid in stopped.reversed() { kill(pid, SIGCONT) }
+            _ = PostGIS.run(["bash", PostGIS.script, "stop", directory])
+        }
+        let store = try WellStore(path: url)
+        _ = try store.load(csvAt: try Fixtures.file("uwi,lat,lon\nA,36.1,-85.4\nB,36.2,-85.5\nC,36.3,-85.6\nD,36.4,-85.7\n"))
+        let served = try await ServedWells(arguments: ["serve", "--db", url, "--port", "0", "--timeout", "2", "--exit-with-stdin"])
+        let items = "collections/wells/items?limit=3"
+        #expect(try await served.get(items, timeout: 20).status == 200)
+        let reader = try WellStore(path: url, mode: .readOnly)
+        reader.interrupt()
+        #expect(try reader.fetchCount(WellFetchRequest()) == 4, "an interrupt with nothing running stops nothing later")
+
+        // The postmaster first, so that it forks no backend after the list is taken.
+        let pidFile = try String(contentsOfFile: directory + "/postmaster.pid", encoding: .utf8)
+        let postmaster = try #require(pid_t(pidFile.split(separator: "\n")[0]))
+        try #require(kill(postmaster, SIGSTOP) == 0)
+        stopped.append(postmaster)
+        for child in PostGIS.run(["pgrep", "-P", "\(postmaster)"]).1.split(separator: "\n").compactMap({ pid_t($0) }) where kill(child, SIGSTOP) == 0 {
+            stopped.append(child)
+        }
+        #expect(stopped.count > 3, "the postmaster and its backends: \(stopped)")
+
+        // The bound is the 2 s timeout and a 3 s margin: a guard, not a benchmark.
+        for attempt in ["the first request (it waits on its open connection)", "the second (it connects anew)"] {
+            let clock = ContinuousClock.now
+            let (status, body) = try await served.get(items, timeout: 20)
+            let took = ContinuousClock.now - clock
+            print("wells serve, PostgreSQL stopped: \(attempt) answered \(status) after \(took)")
+            #expect(status == 503, "\(attempt): \(String(decoding: body, as: UTF8.self))")
+            #expect(took < .seconds(5), "\(attempt) took \(took)")
+        }
+        for attempt in ["a query", "a connection attempt"] {
+            let (result, took) = await Self.interrupting(reader, after: 1) { try reader.fetchCount(WellFetchRequest()) }
+            print("WellStore.interrupt, PostgreSQL stopped: \(attempt) stopped after \(took)")
+            switch result {
+            case .success(let count): Issue.record("\(attempt) answered \(count) from a stopped server")
+            case .failure(let error): #expect((error as? StoreError)?.code == .connectionLost, "\(attempt): \(error)")
+            }
+            #expect(took < .seconds(4), "\(attempt) took \(took)")
+        }
+        reader.interrupt()
+
+        for pid in stopped.reversed() { kill(pid, SIGCONT) }
+        stopped = []
+        #expect(try reader.fetchCount(WellFetchRequest()) == 4, "the store connects anew")
+        let (status, body) = try await served.get(items, timeout: 20)
+        #expect(status == 200, "\(String(decoding: body, as: UTF8.self))")
+        let page = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+        #expect((page?["features"] as? [Any])?.count == 3)
+    }
+
+    /// Runs `body` on a thread of its own, calls `store.interrupt()` from another after `seconds`,
+    /// and returns what `body` returned or threw, and when.
+    private static func interrupting<T: Sendable>(_ store: WellStore, after seconds: Double,
+                                                  _ body: @escaping @Sendable () throws -> T) async -> (Result<T, any Error>, Duration) {
+        await withCheckedContinuation { continuation in
+            Thread {
+                let clock = ContinuousClock.now
+                let result = Result { try body() }
+                continuation.resume(returning: (result, ContinuousClock.now - clock))
+            }.start()
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { store.interrupt() }
+        }
+    }
+
     /// How many sessions hold `pins` locked exclusively (run in the store's database, whose `pins` it names).
     private static let pinsLocked = """
         SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
