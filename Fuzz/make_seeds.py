@@ -67,3 +67,10 @@ geo = ["-90.1,35.0,-89.9,35.2", "-114.2,50.9,-113.9,51.2", "170,-10,-170,10", "3
        "pin.name:descending", "-180,-90,180,90", "1e-05,0,0,1e-05"]
 for k, g in enumerate(geo):
     write("geoargs", f"g{k}", g.encode())
+
+# Hostile shapes whose cost once grew faster than their size (issue 31): only quotes, one line with
+# no break, a huge quoted field, many columns. The first byte picks the delimiter and chunk size.
+write("csv", "hostile-only-quotes", bytes([0]) + b'"' * 250)
+write("csv", "hostile-one-line", bytes([5]) + b"x" * 250)
+write("csv", "hostile-huge-quoted-field", bytes([10]) + b'uwi,name,lat,lon\nW1,"' + b"n" * 200 + b'",50.1,-114.2\n')
+write("csv", "hostile-many-columns", bytes([15]) + b",".join(b"c%d" % i for i in range(60))[:200] + b"\n" + b",x" * 20 + b"\n")

@@ -388,4 +388,29 @@ import Testing
             }
         }
     }
+
+    /// A file wider than `WellStore.maximumColumns` is refused at its header (exit 65, the count and
+    /// how to cut it down, a message of bounded length), before any record is read; one at the
+    /// limit loads, its unmapped columns kept.
+    @Test func aFileWiderThanTheColumnLimitIsRefused() throws {
+        try withTemporaryDirectory("wells-wide") { directory in
+            func file(columns: Int) throws -> String {
+                let path = directory.appendingPathComponent("wide-\(columns).csv").path
+                let header = (["uwi", "name", "lat", "lon"] + (4..<columns).map { "column number \($0)" }).joined(separator: ",")
+                let row = { (k: Int) in "W\(k),Well \(k),36.1\(k),-85.5\(k)" + String(repeating: ",x", count: columns - 4) }
+                try (header + "\n" + row(1) + "\n" + row(2) + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+                return path
+            }
+            let store = directory.appendingPathComponent("wells.sqlite").path
+            let refused = try Self.wells(["load", try file(columns: 100_000), "--db", store])
+            #expect(refused.status == 65)
+            #expect(refused.err.contains("the header has 100000 columns, more than the \(WellStore.maximumColumns) a well list may have"), "\(refused.err)")
+            #expect(refused.err.utf8.count < 600, "the message quotes the input: \(refused.err.utf8.count) bytes")
+            #expect(!FileManager.default.fileExists(atPath: store))
+            let loaded = try Self.wells(["load", try file(columns: WellStore.maximumColumns), "--db", store])
+            #expect(loaded.status == 0, "\(loaded.err)")
+            let well = try WellStore(path: store, mode: .readOnly).well(identifier: "W1")
+            #expect(well?.detail.extra.count == WellStore.maximumColumns - 4)
+        }
+    }
 }

@@ -24,6 +24,8 @@ public struct ImportError: Error, CustomStringConvertible, Sendable {
         case unknownField
         case duplicateHeader
         case malformedHeader
+        /// The header has more columns than ``WellStore/maximumColumns``.
+        case tooManyColumns
         case invalidOption
         case interrupted
         case notText

@@ -3,6 +3,12 @@ import GRDB
 import GRDBSQLite
 
 extension WellStore {
+    /// The most columns a loaded file may have: 2,000 (SQLite's own default limit for a table), six times the widest agency list we know
+    /// (about 300 columns). Every unmapped column is kept in each well's `extra` JSON, so without
+    /// a limit a file of 100,000 short columns cost a gigabyte of memory per 60 MB and a store
+    /// ten times its size; past the limit a load is refused (exit 65) before it reads any record.
+    public static let maximumColumns = 2_000
+
     /// Loads a well list into the store in one transaction.
     ///
     /// For example:
@@ -132,6 +138,12 @@ extension WellStore {
         }
         if let issue = header.issue {
             throw ImportError(.malformedHeader, "the header is malformed: \(issue)", file: path, line: header.line)
+        }
+        if header.fields.count > Self.maximumColumns {
+            throw ImportError(.tooManyColumns, "the header has \(header.fields.count) columns, more than the \(Self.maximumColumns) a well list may have "
+                                + "(is this a well list? a transposed table or a file of one long line has as many); "
+                                + "keep the columns you need, for example with `cut -d, -f1-50`, and load that",
+                              file: path, line: header.line)
         }
         var data = (offset: reader.offset, line: reader.line)
         var sample: [[String]] = []

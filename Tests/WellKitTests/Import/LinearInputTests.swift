@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import WellsTestSupport
+@testable import WellKit
+
+/// Every input costs time in proportion to its size: for each hostile shape, reading, inferring
+/// and validating (`WellStore.dryRun`) 4× the bytes takes under 6× the time of 1×, both measured
+/// in this test (the best of three runs each, so that a busy machine slows both alike). Quadratic
+/// growth gives about 16×: the quoted-field scan that grew a chunk at a time took 19.3 s on 32 MB.
+@Suite(.tags(.slow)) struct LinearInputTests {
+    /// The shapes, each a file of about `bytes` bytes.
+    static let shapes: [(name: String, make: @Sendable (Int) -> [UInt8])] = [
+        ("only quote characters", { Array(repeating: UInt8(ascii: "\""), count: $0) }),
+        ("one line without a line break", { Array(repeating: UInt8(ascii: "x"), count: $0) }),
+        ("four wells with one huge quoted name each", { bytes in
+            var file = Array("uwi,name,lat,lon\n".utf8)
+            for k in 0..<4 {
+                file += Array("W\(k),\"".utf8) + Array(repeating: UInt8(ascii: "n"), count: bytes / 4) + Array("\",50.1,-114.2\n".utf8)
+            }
+            return file
+        }),
+        ("\(WellStore.maximumColumns) columns", { bytes in
+            let columns = WellStore.maximumColumns
+            var file = Array((["uwi", "name", "lat", "lon"] + (4..<columns).map { "c\($0)" }).joined(separator: ",").utf8) + [10]
+            let rest = Array(String(repeating: ",x", count: columns - 4).utf8) + [10]
+            var k = 0
+            while file.count < bytes {
+                file += Array("W\(k),Well \(k),50.\(k % 1000),-114.\(k % 997)".utf8) + rest
+                k += 1
+            }
+            return file
+        }),
+    ]
+
+    @Test(arguments: shapes.indices) func timeGrowsInProportionToTheInput(shape: Int) throws {
+        let (name, make) = Self.shapes[shape]
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            func seconds(_ bytes: Int) throws -> Double {
+                let path = directory.appendingPathComponent("input-\(bytes).csv").path
+                try Data(make(bytes)).write(to: URL(fileURLWithPath: path))
+                return (0..<3).map { _ in
+                    let clock = ContinuousClock.now
+                    _ = try? WellStore.dryRun(csvAt: path)   // refused or read: either way, its cost is what counts
+                    return (ContinuousClock.now - clock).seconds
+                }.min()!
+            }
+            let small = try seconds(2_000_000), large = try seconds(8_000_000)
+            print("LinearInputTests: \(name): 2 MB \(small) s, 8 MB \(large) s, \(large / small)×")
+            #expect(large < 6 * small, "\(name): 8 MB took \(large) s, 2 MB \(small) s (\(large / small)×)")
+        }
+    }
+}
