@@ -53,11 +53,16 @@ extension Wells {
                 help: ArgumentHelp("Megabytes of tiles and items pages kept as encoded until the store changes; 0 makes every response anew.", valueName: "MB"))
         var cacheMegabytes = 64
 
+        @Option(name: .customLong("max-waiting"),
+                help: ArgumentHelp("Requests of each kind (a box's page; a sort of the whole store, ids, tiles) that may wait for a connection; one more answers 503 with Retry-After.", valueName: "n"))
+        var maximumWaiting = 256
+
         @Flag(name: .customLong("exit-with-stdin"), help: ArgumentHelp("Stop when standard input closes, so that a test harness's server dies with it.", visibility: .hidden))
         var exitWithStandardInput = false
 
         func validate() throws {
             guard (0...65_536).contains(cacheMegabytes) else { throw ValidationError("--cache-mb must be 0 to 65536, got '\(cacheMegabytes)'") }
+            guard (1...1_000_000).contains(maximumWaiting) else { throw ValidationError("--max-waiting must be 1 to 1,000,000, got '\(maximumWaiting)'") }
             guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got '\(port)'") }
             guard (1...1_000_000).contains(maximumLimit) else { throw ValidationError("--max-limit must be 1 to 1,000,000, got '\(maximumLimit)'") }
             guard timeout.isFinite, timeout > 0, timeout <= 3_600 else { throw ValidationError("--timeout must be more than 0 and at most 3600 seconds, got '\(timeout)'") }
@@ -78,6 +83,7 @@ extension Wells {
             configuration.leafletDirectory = leaflet
             configuration.basemapPath = basemap
             configuration.cacheBytes = cacheMegabytes << 20
+            configuration.maximumWaiting = maximumWaiting
             let server = try WellsServer(configuration: configuration)
             if !FileManager.default.fileExists(atPath: leaflet + "/leaflet.js") {
                 Terminal.error("wells serve: warning: no leaflet.js in \(leaflet); the map page needs it (apt install libjs-leaflet, or --leaflet DIR); the API works without it")

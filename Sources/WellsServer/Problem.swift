@@ -12,11 +12,14 @@ struct Problem: HTTPResponseError {
     let detail: String
     /// The query or path parameter the problem is about, when one is.
     var parameter: String?
+    /// Seconds after which trying again may succeed, sent as `Retry-After` (a busy server's 503).
+    var retryAfter: Int?
 
-    init(_ status: HTTPResponse.Status, _ detail: String, parameter: String? = nil) {
+    init(_ status: HTTPResponse.Status, _ detail: String, parameter: String? = nil, retryAfter: Int? = nil) {
         self.status = status
         self.detail = detail
         self.parameter = parameter
+        self.retryAfter = retryAfter
     }
 
     static func badParameter(_ name: String, _ detail: String) -> Problem {
@@ -29,8 +32,9 @@ struct Problem: HTTPResponseError {
         body += #","status":\#(status.code),"detail":"# + ResultWriter.json(.text(detail))
         if let parameter { body += #","parameter":"# + ResultWriter.json(.text(parameter)) }
         body += #","instance":"# + ResultWriter.json(.text(request.uri.path)) + "}\n"
-        return Response(status: status, headers: [.contentType: "application/problem+json", .cacheControl: "no-store"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+        var headers: HTTPFields = [.contentType: "application/problem+json", .cacheControl: "no-store"]
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 }
 

@@ -38,6 +38,9 @@ package struct ServerConfiguration: Sendable {
     package var idleTimeout: Duration = .seconds(60)
     /// Read-only connections to the store that serve requests side by side.
     package var readers = max(2, ProcessInfo.processInfo.activeProcessorCount)
+    /// The most requests of each kind (small, such as a box's page; large, such as a sort of the
+    /// whole store) that may wait for a connection; one more answers 503 with `Retry-After` at once.
+    package var maximumWaiting = 256
     /// How tiles are cut and clustered.
     package var tileOptions = TileOptions()
     /// The largest tile zoom served.

@@ -38,7 +38,11 @@ final class StoreReaders: Sendable {
     /// Distinguishes this run's tokens from another run's, whose data_version may repeat.
     let runID: String
 
-    init(path: String, count: Int, timeout: Duration) throws {
+    /// The most pieces of work of each kind that may wait in ``line``: one more is refused at once.
+    private let maximumWaiting: Int
+
+    init(path: String, count: Int, timeout: Duration, maximumWaiting: Int = 256) throws {
+        self.maximumWaiting = max(1, maximumWaiting)
         let count = max(1, count)
         let identity = FileIdentity(path: path)
         let opening = try Opening(number: 0, path: path, count: count, timeout: timeout, identity: identity)
@@ -181,16 +185,30 @@ final class StoreReaders: Sendable {
         return try await withCheckedThrowingContinuation { continuation in
             let work = Work(deadline: deadline, opening: opening) { lease in
                 guard let lease else {
-                    continuation.resume(throwing: Problem(.serviceUnavailable, "the server was busy with other queries for longer than its limit of \(self.timeout); try again"))
+                    continuation.resume(throwing: Problem(.serviceUnavailable, "the server was busy with other queries for longer than its limit of \(self.timeout); try again",
+                                                          retryAfter: 1))
                     return
                 }
                 continuation.resume(with: Result { try body(lease) })
             }
-            let wake: Int? = line.withLock { state in
-                if small { state.small.append(work) } else { state.large.append(work) }
-                return state.idle.popLast()
+            // The line is bounded: a server that cannot keep up refuses at once, with a time to
+            // come back, rather than holding more requests than it can answer before their deadline.
+            let admitted: (wake: Int?, full: Bool) = line.withLock { state in
+                if small {
+                    guard state.small.count < maximumWaiting else { return (nil, true) }
+                    state.small.append(work)
+                } else {
+                    guard state.large.count < maximumWaiting else { return (nil, true) }
+                    state.large.append(work)
+                }
+                return (state.idle.popLast(), false)
             }
-            if let wake { lanes[wake].queue.async { self.drain(wake) } }
+            if admitted.full {
+                continuation.resume(throwing: Problem(.serviceUnavailable, "the server has \(maximumWaiting) requests like this one waiting for the store already; try again shortly",
+                                                      retryAfter: 1))
+                return
+            }
+            if let wake = admitted.wake { lanes[wake].queue.async { self.drain(wake) } }
         }
     }
 
@@ -207,26 +225,40 @@ final class StoreReaders: Sendable {
     }
 
     /// Runs the line's work on connection `index` until the line is empty, then marks it idle.
+    /// Large work takes a connection only while another stays free of it (``Line/largeLimit``), so
+    /// a box's page never waits behind sorts of the whole store: it finds that connection idle, or
+    /// busy with small work only.
     private func drain(_ index: Int) {
-        while let work = line.withLock({ state -> Work? in
-            guard let work = state.small.popFirst() ?? state.large.popFirst() else {
-                state.idle.append(index)
-                return nil
+        while let (work, large) = line.withLock({ state -> (Work, Bool)? in
+            if let work = state.small.popFirst() { return (work, false) }
+            if state.runningLarge < state.largeLimit, let work = state.large.popFirst() {
+                state.runningLarge += 1
+                return (work, true)
             }
-            return work
+            state.idle.append(index)
+            return nil
         }) {
             work.run(ContinuousClock.now < work.deadline ? Lease(readers: self, store: work.opening.stores[index], deadline: work.deadline) : nil)
+            if large { line.withLock { $0.runningLarge -= 1 } }
         }
     }
 
     /// The connections' state: which are idle, and the work waiting for one.
     private struct Line {
         var idle: [Int]
-        /// Work of bounded cost, served before `large`: a city box waits for at most the queries
-        /// already running, not for every sort of the whole store in line before it.
+        /// Work of bounded cost, served before `large`: a city box waits for at most the small
+        /// queries already running, not for any sort of the whole store.
         var small = FIFO()
         var large = FIFO()
+        /// Connections running large work, and how many may: all but one (with one connection, it).
+        var runningLarge = 0
+        let largeLimit: Int
         var isEmpty: Bool { small.isEmpty && large.isEmpty }
+
+        init(idle: [Int]) {
+            self.idle = idle
+            largeLimit = max(1, idle.count - 1)
+        }
     }
 
     /// A first-in first-out line of work: an array read from `next`, compacted now and then.

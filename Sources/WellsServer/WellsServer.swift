@@ -27,7 +27,8 @@ package struct WellsServer: Sendable {
     /// - Throws: ``StoreError`` when the store is missing or not a WellKit store.
     package init(configuration: ServerConfiguration) throws {
         self.configuration = configuration
-        readers = try StoreReaders(path: configuration.storePath, count: configuration.readers, timeout: configuration.requestTimeout)
+        readers = try StoreReaders(path: configuration.storePath, count: configuration.readers, timeout: configuration.requestTimeout,
+                                   maximumWaiting: configuration.maximumWaiting)
         api = FeaturesAPI(configuration: configuration)
         tiles = TileService(configuration: configuration)
         cache = ResponseCache(budget: configuration.cacheBytes)

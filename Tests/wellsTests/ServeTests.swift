@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -365,6 +366,55 @@ import WellsTestSupport
         #expect(s.url.hasPrefix("http://127.0.0.1:"))
     }
 
+    // MARK: - Fairness
+
+    /// While 32 whole-store `ids?sortby=name` and four whole-store `items` pages sorted by a detail
+    /// field are in flight, `/conformance` and a city box are answered before any of them finishes:
+    /// an order of events, not a stopwatch. (Large work never takes the last connection, and small
+    /// work goes ahead of it in line; before, 32 id lists held `/conformance` for 7 s.)
+    @Test(.tags(.slow), .timeLimit(.minutes(5))) func aCityBoxIsAnsweredWhileWholeStoreSortsAreInFlight() async throws {
+        let s = try await ServedStore.make(count: 100_000, seed: 13)
+        let finished = Events()
+        let box = try #require(try s.store.fetchPins(WellFetchRequest()).first.map { pin in
+            "\(pin.longitude - 0.05),\(pin.latitude - 0.05),\(pin.longitude + 0.05),\(pin.latitude + 0.05)"
+        })
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for k in 0..<4 {
+                group.addTask {
+                    let page = try await HTTP.get(s.url + "collections/wells/items?limit=10000&properties=*&sortby=-spud_date,name&offset=\(k)", session: HTTP.parallel)
+                    #expect(page.status == 200)
+                    finished.append("sorted page \(k)")
+                }
+            }
+            for k in 0..<32 {
+                group.addTask {
+                    let ids = try await HTTP.get(s.url + "collections/wells/ids?sortby=name", session: HTTP.parallel)
+                    #expect(ids.status == 200)
+                    finished.append("ids \(k)")
+                }
+            }
+            // Let the large requests reach the server, then ask the small questions.
+            try await Task.sleep(for: .milliseconds(300))
+            let started = finished.values.count
+            let conformance = try await HTTP.get(s.url + "conformance", session: HTTP.parallel)
+            finished.append("conformance")
+            let city = try await HTTP.get(s.url + "collections/wells/items?bbox=\(box)&limit=20", session: HTTP.parallel)
+            finished.append("city box")
+            #expect(conformance.status == 200 && city.status == 200)
+            #expect(started == 0, "a large request finished before the small ones were sent: make them larger")
+            try await group.waitForAll()
+        }
+        let order = finished.values
+        #expect(Array(order.prefix(2)) == ["conformance", "city box"], "finished in the order \(order.prefix(6))…")
+    }
+
+    /// What finished, in order, from any task.
+    final class Events: Sendable {
+        private let list = Mutex<[String]>([])
+        func append(_ event: String) { list.withLock { $0.append(event) } }
+        var values: [String] { list.withLock { $0 } }
+    }
+
     // MARK: - The map page in a real browser
 
     @Test(.timeLimit(.minutes(5)), .tags(.browser)) func theMapPageWorksInHeadlessChromium() async throws {
@@ -407,12 +457,22 @@ struct ServedStore: Sendable {
 
 /// GET requests with URLSession.
 enum HTTP {
-    static func get(_ url: String, headers: [String: String] = [:], method: String = "GET") async throws -> (status: Int, headers: [String: String], body: Data) {
+    /// A session that opens up to 64 connections to one server (the shared one queues past a few),
+    /// for requests that must be in flight together.
+    static let parallel: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 64
+        configuration.timeoutIntervalForRequest = 120
+        return URLSession(configuration: configuration)
+    }()
+
+    static func get(_ url: String, headers: [String: String] = [:], method: String = "GET",
+                    session: URLSession = .shared) async throws -> (status: Int, headers: [String: String], body: Data) {
         var request = URLRequest(url: URL(string: url)!)
         request.httpMethod = method
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await session.data(for: request)
         let http = response as! HTTPURLResponse
         var fields: [String: String] = [:]
         for (name, value) in http.allHeaderFields { fields["\(name)"] = "\(value)" }

@@ -137,9 +137,60 @@ import WellKit
             #expect(rename(replacement, path) == 0)
             let after = try #require(try readers.currentChangeToken(until: readers.newDeadline))
             #expect(after.opening == before.opening + 1 && after.file != before.file)
-            #expect(try await readers.withLease { lease in try lease.read { try $0.fetchCount(WellFetchRequest()) } } == 2)
+            // Small work, on the connection that large work leaves free.
+            #expect(try await readers.withLease(small: true) { lease in try lease.read { try $0.fetchCount(WellFetchRequest()) } } == 2)
             gate.release()
             #expect(try await held.value == 3, "the request in flight read the old file")
+        }
+    }
+
+    /// The line is bounded per kind: with the one connection held and `maximumWaiting` large
+    /// pieces in line, one more is refused at once with 503 and `Retry-After`, while small work
+    /// still joins its own line.
+    @Test(.timeLimit(.minutes(1))) func aFullLineRefusesAtOnceWithRetryAfter() async throws {
+        try await Self.withStore { path in
+            let readers = try StoreReaders(path: path, count: 1, timeout: .seconds(60), maximumWaiting: 3)
+            let gate = Gate()
+            let holder = Task { try await readers.withLease { lease in gate.hold(); return try lease.read { try $0.fetchCount(WellFetchRequest()) } } }
+            try await Self.until { gate.isHeld }
+            var waiters: [Task<Int, any Error>] = []
+            for k in 0..<3 {
+                waiters.append(Task { try await readers.withLease { lease in try lease.read { try $0.fetchCount(WellFetchRequest()) } } })
+                try await Self.until { readers.waiting == k + 1 }
+            }
+            await #expect(throws: Problem.self) {
+                do {
+                    _ = try await readers.withLease { lease in try lease.read { try $0.fetchCount(WellFetchRequest()) } }
+                } catch let problem as Problem {
+                    #expect(problem.status == .serviceUnavailable && problem.retryAfter == 1)
+                    throw problem
+                }
+            }
+            let small = Task { try await readers.withLease(small: true) { lease in try lease.read { try $0.fetchCount(WellFetchRequest()) } } }
+            try await Self.until { readers.waiting == 4 }
+            gate.release()
+            #expect(try await holder.value == 3)
+            #expect(try await small.value == 3)
+            for waiter in waiters { #expect(try await waiter.value == 3) }
+        }
+    }
+
+    /// Large work never takes the last connection: with two, while one is held by a sort of the
+    /// whole store and more sorts wait, a box's page runs on the other at once.
+    @Test(.timeLimit(.minutes(1))) func largeWorkLeavesAConnectionForSmallWork() async throws {
+        try await Self.withStore { path in
+            let readers = try StoreReaders(path: path, count: 2, timeout: .seconds(60))
+            let gate = Gate()
+            let holder = Task { try await readers.withLease { lease in gate.hold(); return try lease.read { try $0.fetchCount(WellFetchRequest()) } } }
+            try await Self.until { gate.isHeld }
+            let sorts = (0..<3).map { _ in Task { try await readers.withLease { lease in try lease.read { try $0.fetchCount(WellFetchRequest()) } } } }
+            try await Self.until { readers.waiting == 3 }
+            // Answered while the sort holds its connection and three more wait for theirs.
+            #expect(try await readers.withLease(small: true) { lease in try lease.read { try $0.fetchCount(WellFetchRequest()) } } == 3)
+            #expect(readers.waiting == 3 && !gate.isOpen)
+            gate.release()
+            #expect(try await holder.value == 3)
+            for sort in sorts { #expect(try await sort.value == 3) }
         }
     }
 }
