@@ -333,6 +333,26 @@ import WellsTestSupport
         }
     }
 
+    // MARK: - wells check
+
+    /// `wells check` on a PostgreSQL store: sound after a load, with amcheck skipped until a
+    /// superuser installs it and run after; a detail deleted behind WellKit's back is a finding (exit 65).
+    @Test func checkRunsTheInvariantsAndAmcheck() throws {
+        let url = try PostGIS.makeDatabase()
+        let database = String(url.split(separator: "/").last!)
+        #expect(PostGIS.run([WellsExecutable.path, "load", Fixtures.sharedData("tn-oilgas-wells.csv"), "--db", url]).0 == 0)
+        let plain = PostGIS.run([WellsExecutable.path, "check", "--db", url])
+        #expect(plain.0 == 0 && plain.1.contains("Skipped amcheck") && plain.1.contains("Sound"), "\(plain.1) \(plain.2)")
+        _ = try PostGIS.psql("CREATE EXTENSION IF NOT EXISTS amcheck", database: database)
+        let full = PostGIS.run([WellsExecutable.path, "check", "--db", url, "--format", "json"])
+        #expect(full.0 == 0, "\(full.1) \(full.2)")
+        let report = try JSONDecoder().decode(StoreCheck.self, from: Data(full.1.utf8))
+        #expect(report.engine == "postgresql" && report.checks.first == "amcheck" && report.isSound)
+        _ = try PostGIS.psql("DELETE FROM details WHERE pin_id = (SELECT min(pin_id) FROM details)", database: database)
+        let broken = PostGIS.run([WellsExecutable.path, "check", "--db", url])
+        #expect(broken.0 == 65 && broken.1.contains("pins-details: 1 pins have no detail"), "\(broken.1) \(broken.2)")
+    }
+
     // MARK: - wells serve
 
     /// `wells serve` on a PostgreSQL store answers the wells the library fetches, and a query
