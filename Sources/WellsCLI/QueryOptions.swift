@@ -111,8 +111,7 @@ package final class StandardOutput {
     }
 
     package func flush() {
-        var bytes = Array(buffer.utf8)
+        Terminal.writeStandardOutput(buffer)
         buffer = ""
-        bytes.withUnsafeMutableBytes { Terminal.writeStandardOutput(UnsafeRawBufferPointer($0)) }
     }
 }

@@ -10,7 +10,7 @@ package enum Terminal {
 
     /// Writes a message line to standard error, with control characters shown escaped.
     package static func error(_ text: String) {
-        FileHandle.standardError.write(Data((printable(text) + "\n").utf8))
+        errorRaw(printable(text) + "\n")
     }
 
     /// `text` safe to print on a terminal (``SafeText/escaped(_:keepingLineBreaks:)``): a value from a
@@ -18,8 +18,17 @@ package enum Terminal {
     package static func printable(_ text: String) -> String { SafeText.escaped(text) }
 
     /// Writes `text` to standard error as it is, without a line break.
+    /// (A standard error that cannot be written loses the text, with nowhere to say so; Foundation's
+    /// `FileHandle.write` would trap.)
     package static func errorRaw(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
+        }
     }
 
     /// Writes `bytes` to standard output, all of them. A write that fails (a full disk, `/dev/full`)
@@ -34,6 +43,12 @@ package enum Terminal {
             guard written > 0 else { failedStandardOutput(errno) }
             offset += written
         }
+    }
+
+    /// Writes `text` to standard output, all of it (see ``writeStandardOutput(_:)-(UnsafeRawBufferPointer)``).
+    package static func writeStandardOutput(_ text: String) {
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBytes { writeStandardOutput(UnsafeRawBufferPointer($0)) }
     }
 
     /// Flushes what `print` buffered (every C stream: Swift 6 does not let this name `stdout`); a

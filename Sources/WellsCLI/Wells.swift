@@ -67,7 +67,7 @@ package struct Wells: AsyncParsableCommand {
             let message = root.fullMessage(for: error)
             if !message.isEmpty {
                 let text = SafeText.escaped(message) + "\n"
-                FileHandle(fileDescriptor: code == .success ? 1 : 2).write(Data(text.utf8))
+                if code == .success { Terminal.writeStandardOutput(text) } else { Terminal.errorRaw(text) }
             }
             Foundation.exit(code.rawValue)
         }
