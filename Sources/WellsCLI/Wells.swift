@@ -97,6 +97,7 @@ package struct Wells: AsyncParsableCommand {
     package static let flags: Set<String> = [
         "--quiet", "-q", "--dry-run", "--sql-debug", "--all", "--watch", "--dirty", "--dms",
         "--implied-west", "--implied-east", "--no-infer", "--reject-suspects", "--no-location-check", "--force", "--help", "-h", "--version",
+        "--quick",  // check
         "--exit-with-stdin",  // serve (hidden)
         "--keep-stores",  // wells-bench scale
         "--no-eager",  // wells-bench list

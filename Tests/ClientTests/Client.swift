@@ -48,6 +48,9 @@ struct Client {
         do { _ = try store.load(csvAt: path, options: options) } catch let error as ImportError {
             if case .relocate(let fix?)? = error.remedy { let _: PlacementFix = fix; _ = fix.apiText }
         }
+        // A check of the store: findings by check, as data.
+        let check: StoreCheck = try store.check(quick: true)
+        _ = (check.isSound, check.findings.map { ($0.check, $0.problem) })
         return summary
     }
 

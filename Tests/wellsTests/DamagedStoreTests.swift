@@ -58,7 +58,11 @@ import WellsTestSupport
         return (copy, try Data(contentsOf: URL(fileURLWithPath: copy)))
     }
 
-    @Test func failedCommandsLeaveADamagedStoreByteIdentical() throws {
+    @Test func failedCommandsLeaveADamagedStoreByteIdentical() async throws {
+        try await runBlocking { try Self.failedCommandsLeaveADamagedStoreByteIdentical() }
+    }
+
+    static func failedCommandsLeaveADamagedStoreByteIdentical() throws {
         try Self.withDamages { directory, store, damages in
             let commands: [[String]] = [
                 ["load", directory.appendingPathComponent("more.csv").path],
@@ -87,7 +91,11 @@ import WellsTestSupport
         }
     }
 
-    @Test func checkFindsEveryDamage() throws {
+    @Test func checkFindsEveryDamage() async throws {
+        try await runBlocking { try Self.checkFindsEveryDamage() }
+    }
+
+    static func checkFindsEveryDamage() throws {
         try Self.withDamages { directory, store, damages in
             let sound = try HardeningTests.wells(["check", "--db", store])
             #expect(sound.status == 0, "\(sound.out) \(sound.err)")
@@ -105,7 +113,11 @@ import WellsTestSupport
 
     /// A store whose pages are sound but whose rows break WellKit's invariants: a detail deleted, an
     /// index box moved, a reject removed. `check` names each, as JSON too.
-    @Test func checkFindsBrokenInvariants() throws {
+    @Test func checkFindsBrokenInvariants() async throws {
+        try await runBlocking { try Self.checkFindsBrokenInvariants() }
+    }
+
+    static func checkFindsBrokenInvariants() throws {
         try Self.withDamages { directory, store, _ in
             let breaches: [(sql: String, finding: String)] = [
                 ("DELETE FROM details WHERE pin_id = (SELECT min(pin_id) FROM details)", "1 pins have no detail"),

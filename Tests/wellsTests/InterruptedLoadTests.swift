@@ -120,7 +120,11 @@ import WellsTestSupport
     /// SIGINT while `wells load -` reads standard input into its spool, and SIGTERM while `wells
     /// generate --out` writes beside an existing list: each exits 128 + the signal with a one-line
     /// message, and leaves no spool, no temporary file and the old list as it was.
-    @Test(.tags(.slow)) func interruptedCommandsLeaveNoLitter() throws {
+    @Test(.tags(.slow)) func interruptedCommandsLeaveNoLitter() async throws {
+        try await runBlocking { try Self.interruptedCommandsLeaveNoLitter() }
+    }
+
+    static func interruptedCommandsLeaveNoLitter() throws {
         try withTemporaryDirectory("wells-signals") { directory in
             let temporary = directory.appendingPathComponent("tmp")
             try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)

@@ -32,7 +32,11 @@ import WellsTestSupport
         }),
     ]
 
-    @Test(arguments: shapes.indices) func timeGrowsInProportionToTheInput(shape: Int) throws {
+    @Test(arguments: shapes.indices) func timeGrowsInProportionToTheInput(shape: Int) async throws {
+        try await runBlocking { try Self.measure(shape: shape) }
+    }
+
+    static func measure(shape: Int) throws {
         let (name, make) = Self.shapes[shape]
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
