@@ -369,8 +369,8 @@ import WellsTestSupport
     // MARK: - Fairness
 
     /// While 32 whole-store `ids?sortby=name` and four whole-store `items` pages sorted by a detail
-    /// field are in flight, `/conformance` and a city box are answered before any of them finishes:
-    /// an order of events, not a stopwatch. (Large work never takes the last connection, and small
+    /// field are in flight, `/conformance` and a city box are answered before the line of them has
+    /// drained (all but a few are still in flight): an order of events, not a stopwatch. (Large work never takes the last connection, and small
     /// work goes ahead of it in line; before, 32 id lists held `/conformance` for 7 s.)
     @Test(.tags(.slow), .timeLimit(.minutes(5))) func aCityBoxIsAnsweredWhileWholeStoreSortsAreInFlight() async throws {
         // A timeout long enough that no request gives up in line on a slow, shared machine.
@@ -407,8 +407,13 @@ import WellsTestSupport
             #expect(started == 0, "a large request finished before the small ones were sent: make them larger")
             try await group.waitForAll()
         }
+        // The order within the first few depends on the machine's load (a sort may end while the
+        // small requests travel); that the small ones never wait for the line of 36 does not.
+        // `PostGISTests.aCityBoxIsAnsweredWhileWholeStoreSortsAreInFlight` holds the sorts on a lock
+        // and checks the strict order.
         let order = finished.values
-        #expect(Array(order.prefix(2)) == ["conformance", "city box"], "finished in the order \(order.prefix(6))…")
+        let before = try #require(order.firstIndex(of: "city box"))
+        #expect(before < 8 && order.firstIndex(of: "conformance")! < before, "finished in the order \(order.prefix(10))…")
     }
 
     /// What finished, in order, from any task.

@@ -50,11 +50,20 @@ package final class ServedWells: Sendable {
 
     /// GET `path` (relative to ``url``), uncached: the status and the body. Throws when no answer
     /// comes within `timeout` seconds, so that a test of a server that hangs ends.
-    package func get(_ path: String, timeout: TimeInterval = 60) async throws -> (status: Int, body: Data) {
+    package func get(_ path: String, timeout: TimeInterval = 60, session: URLSession = .shared) async throws -> (status: Int, body: Data) {
         var request = URLRequest(url: URL(string: url + path)!)
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         request.timeoutInterval = timeout
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await session.data(for: request)
         return ((response as! HTTPURLResponse).statusCode, data)
     }
+
+    /// A session that opens up to 64 connections to one server (the shared one queues past a few),
+    /// for requests that must be in flight together.
+    package static let parallel: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 64
+        configuration.timeoutIntervalForRequest = 180
+        return URLSession(configuration: configuration)
+    }()
 }

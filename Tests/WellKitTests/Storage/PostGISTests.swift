@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import WellKit
 @testable import WellKitPostgreSQL
@@ -414,6 +415,66 @@ import WellsTestSupport
         #expect(String(decoding: problem, as: UTF8.self).contains("limit of 0.5 seconds"))
         #expect(try PostGIS.psql(Self.pinsLocked, database: database) != "0", "the answer came only after the lock was released")
     }
+
+    /// Issue 31's fairness, as an order of events that no machine's speed changes: another session
+    /// holds `details` locked, so four `items` pages sorted by a detail field wait at the head of the
+    /// line of large work, with 32 whole-store `ids?sortby=name` behind them. `/conformance` and a
+    /// city box (which reads pins only) are answered while all 36 are in flight; the 36 finish once
+    /// the lock goes. Large work never takes the last connection, and small work goes ahead of it.
+    @Test(.tags(.slow), .timeLimit(.minutes(3))) func aCityBoxIsAnsweredWhileWholeStoreSortsAreInFlight() async throws {
+        let url = try PostGIS.makeDatabase()
+        let database = String(url.split(separator: "/").last!)
+        _ = try WellStore(path: url).load(csvAt: Fixtures.sharedData("tn-oilgas-wells.csv"))
+        let served = try await ServedWells(arguments: ["serve", "--db", url, "--port", "0", "--timeout", "120", "--exit-with-stdin"])
+        let holder = Thread { _ = PostGIS.run(["psql", url, "-c", "BEGIN; LOCK TABLE details IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(8); COMMIT;"]) }
+        holder.start()
+        var locked = false
+        for _ in 0..<200 where !locked {
+            locked = try PostGIS.psql(Self.detailsLocked, database: database) != "0"
+            if !locked { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        try #require(locked)
+        let finished = Events()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for k in 0..<4 {
+                group.addTask {
+                    let (status, _) = try await served.get("collections/wells/items?sortby=-spud_date,name&limit=100&offset=\(k)", timeout: 150, session: ServedWells.parallel)
+                    #expect(status == 200)
+                    finished.append("sorted page \(k)")
+                }
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            for k in 0..<32 {
+                group.addTask {
+                    let (status, _) = try await served.get("collections/wells/ids?sortby=name", timeout: 150, session: ServedWells.parallel)
+                    #expect(status == 200)
+                    finished.append("ids \(k)")
+                }
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            let conformance = try await served.get("conformance", session: ServedWells.parallel)
+            finished.append("conformance")
+            let city = try await served.get("collections/wells/items?bbox=-85.6,36.0,-85.3,36.3&limit=20", session: ServedWells.parallel)
+            finished.append("city box")
+            #expect(conformance.status == 200 && city.status == 200)
+            #expect(try PostGIS.psql(Self.detailsLocked, database: database) != "0", "the lock was gone before the small requests were answered")
+            try await group.waitForAll()
+        }
+        let order = finished.values
+        #expect(order.count == 38 && Array(order.prefix(2)) == ["conformance", "city box"], "finished in the order \(order.prefix(6))…")
+    }
+
+    /// What finished, in order, from any task.
+    final class Events: Sendable {
+        private let list = Mutex<[String]>([])
+        func append(_ event: String) { list.withLock { $0.append(event) } }
+        var values: [String] { list.withLock { $0 } }
+    }
+
+    private static let detailsLocked = """
+        SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+        WHERE c.relname = 'details' AND l.mode = 'AccessExclusiveLock' AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        """
 
     /// Issue 31: a PostgreSQL server that stops answering (`kill -STOP` of the postmaster and its
     /// backends: the kernel still accepts connections, nothing answers them, and no
