@@ -37,7 +37,7 @@ extension Wells {
         @Option(name: .customLong("max-limit"), help: "The largest page of items; a larger limit is lowered to it.")
         var maximumLimit = 10_000
 
-        @Option(help: ArgumentHelp("Seconds a request may run before its query is stopped (on PostgreSQL, by statement_timeout) and it answers 503.", valueName: "seconds"))
+        @Option(help: ArgumentHelp("Seconds a request may run before its query is stopped and it answers 503 (on PostgreSQL also when the server stops answering; its statement_timeout stops the statement there).", valueName: "seconds"))
         var timeout = 10.0
 
         @Option(name: .customLong("cluster-below-zoom"), help: "Tiles below this zoom merge the wells of each grid cell into a cluster with a count.")

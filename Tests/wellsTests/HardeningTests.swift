@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Testing
+import WellsTestSupport
 @testable import WellsCLI
 @testable import wells_bench
 @testable import WellKit
@@ -392,7 +393,11 @@ import Testing
     /// A file wider than `WellStore.maximumColumns` is refused at its header (exit 65, the count and
     /// how to cut it down, a message of bounded length), before any record is read; one at the
     /// limit loads, its unmapped columns kept.
-    @Test func aFileWiderThanTheColumnLimitIsRefused() throws {
+    @Test func aFileWiderThanTheColumnLimitIsRefused() async throws {
+        try await runBlocking { try Self.aFileWiderThanTheColumnLimitIsRefused() }
+    }
+
+    static func aFileWiderThanTheColumnLimitIsRefused() throws {
         try withTemporaryDirectory("wells-wide") { directory in
             func file(columns: Int) throws -> String {
                 let path = directory.appendingPathComponent("wide-\(columns).csv").path

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -414,13 +413,6 @@ import WellsTestSupport
         let order = finished.values
         let before = try #require(order.firstIndex(of: "city box"))
         #expect(before < 8 && order.firstIndex(of: "conformance")! < before, "finished in the order \(order.prefix(10))…")
-    }
-
-    /// What finished, in order, from any task.
-    final class Events: Sendable {
-        private let list = Mutex<[String]>([])
-        func append(_ event: String) { list.withLock { $0.append(event) } }
-        var values: [String] { list.withLock { $0 } }
     }
 
     // MARK: - The map page in a real browser

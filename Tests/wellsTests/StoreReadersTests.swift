@@ -47,7 +47,7 @@ import WellKit
         var values: [Int] { list.withLock { $0 } }
     }
 
-    @Test(.timeLimit(.minutes(1))) func blockedConnectionsLeaveTheAsyncThreadsFreeAndWaitersGoInOrder() async throws {
+    @Test(.timeLimit(.minutes(5))) func blockedConnectionsLeaveTheAsyncThreadsFreeAndWaitersGoInOrder() async throws {
         try await Self.withStore { path in
             let readers = try StoreReaders(path: path, count: 1, timeout: .seconds(60))
             let gate = Gate()
@@ -78,7 +78,7 @@ import WellKit
         }
     }
 
-    @Test(.timeLimit(.minutes(1))) func smallWorkGoesAheadOfLargeWorkInLine() async throws {
+    @Test(.timeLimit(.minutes(5))) func smallWorkGoesAheadOfLargeWorkInLine() async throws {
         try await Self.withStore { path in
             let readers = try StoreReaders(path: path, count: 1, timeout: .seconds(60))
             let gate = Gate()
@@ -120,7 +120,7 @@ import WellKit
 
     /// A store file replaced by `mv` while a request reads it: that request finishes on the old
     /// file, the next version read opens the new one, and later work reads it.
-    @Test(.timeLimit(.minutes(1))) func workInFlightFinishesOnTheOldFileAndLaterWorkReadsTheNew() async throws {
+    @Test(.timeLimit(.minutes(5))) func workInFlightFinishesOnTheOldFileAndLaterWorkReadsTheNew() async throws {
         try await Self.withStore { path in
             let readers = try StoreReaders(path: path, count: 2, timeout: .seconds(60))
             let before = try #require(try readers.currentChangeToken(until: readers.newDeadline))
@@ -147,7 +147,7 @@ import WellKit
     /// The line is bounded per kind: with the one connection held and `maximumWaiting` large
     /// pieces in line, one more is refused at once with 503 and `Retry-After`, while small work
     /// still joins its own line.
-    @Test(.timeLimit(.minutes(1))) func aFullLineRefusesAtOnceWithRetryAfter() async throws {
+    @Test(.timeLimit(.minutes(5))) func aFullLineRefusesAtOnceWithRetryAfter() async throws {
         try await Self.withStore { path in
             let readers = try StoreReaders(path: path, count: 1, timeout: .seconds(60), maximumWaiting: 3)
             let gate = Gate()
@@ -177,7 +177,7 @@ import WellKit
 
     /// Large work never takes the last connection: with two, while one is held by a sort of the
     /// whole store and more sorts wait, a box's page runs on the other at once.
-    @Test(.timeLimit(.minutes(1))) func largeWorkLeavesAConnectionForSmallWork() async throws {
+    @Test(.timeLimit(.minutes(5))) func largeWorkLeavesAConnectionForSmallWork() async throws {
         try await Self.withStore { path in
             let readers = try StoreReaders(path: path, count: 2, timeout: .seconds(60))
             let gate = Gate()

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import WellKit
 @testable import WellKitPostgreSQL
@@ -338,7 +337,11 @@ import WellsTestSupport
 
     /// `wells check` on a PostgreSQL store: sound after a load, with amcheck skipped until a
     /// superuser installs it and run after; a detail deleted behind WellKit's back is a finding (exit 65).
-    @Test func checkRunsTheInvariantsAndAmcheck() throws {
+    @Test func checkRunsTheInvariantsAndAmcheck() async throws {
+        try await runBlocking { try Self.checkRunsTheInvariantsAndAmcheck() }
+    }
+
+    static func checkRunsTheInvariantsAndAmcheck() throws {
         let url = try PostGIS.makeDatabase()
         let database = String(url.split(separator: "/").last!)
         #expect(PostGIS.run([WellsExecutable.path, "load", Fixtures.sharedData("tn-oilgas-wells.csv"), "--db", url]).0 == 0)
@@ -462,13 +465,6 @@ import WellsTestSupport
         }
         let order = finished.values
         #expect(order.count == 38 && Array(order.prefix(2)) == ["conformance", "city box"], "finished in the order \(order.prefix(6))…")
-    }
-
-    /// What finished, in order, from any task.
-    final class Events: Sendable {
-        private let list = Mutex<[String]>([])
-        func append(_ event: String) { list.withLock { $0.append(event) } }
-        var values: [String] { list.withLock { $0 } }
     }
 
     private static let detailsLocked = """
