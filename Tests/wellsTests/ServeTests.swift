@@ -365,56 +365,6 @@ import WellsTestSupport
         #expect(s.url.hasPrefix("http://127.0.0.1:"))
     }
 
-    // MARK: - Fairness
-
-    /// While 32 whole-store `ids?sortby=name` and four whole-store `items` pages sorted by a detail
-    /// field are in flight, `/conformance` and a city box are answered before the line of them has
-    /// drained (all but a few are still in flight): an order of events, not a stopwatch. (Large work never takes the last connection, and small
-    /// work goes ahead of it in line; before, 32 id lists held `/conformance` for 7 s.)
-    @Test(.tags(.slow), .timeLimit(.minutes(5))) func aCityBoxIsAnsweredWhileWholeStoreSortsAreInFlight() async throws {
-        // A timeout long enough that no request gives up in line on a slow, shared machine.
-        let s = try await ServedStore.make(count: 100_000, seed: 13, arguments: ["--timeout", "600"])
-        let finished = Events()
-        let box = try #require(try s.store.fetchPins(WellFetchRequest()).first.map { pin in
-            "\(pin.longitude - 0.05),\(pin.latitude - 0.05),\(pin.longitude + 0.05),\(pin.latitude + 0.05)"
-        })
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for k in 0..<4 {
-                group.addTask {
-                    let page = try await HTTP.get(s.url + "collections/wells/items?limit=100&properties=*&sortby=-spud_date,name&offset=\(k)", session: HTTP.parallel)
-                    #expect(page.status == 200)
-                    finished.append("sorted page \(k)")
-                }
-            }
-            // The sorted pages first, so that they head the line of large work.
-            try await Task.sleep(for: .milliseconds(20))
-            for k in 0..<32 {
-                group.addTask {
-                    let ids = try await HTTP.get(s.url + "collections/wells/ids?sortby=name", session: HTTP.parallel)
-                    #expect(ids.status == 200)
-                    finished.append("ids \(k)")
-                }
-            }
-            // Let the large requests reach the server, then ask the small questions.
-            try await Task.sleep(for: .milliseconds(100))
-            let started = finished.values.count
-            let conformance = try await HTTP.get(s.url + "conformance", session: HTTP.parallel)
-            finished.append("conformance")
-            let city = try await HTTP.get(s.url + "collections/wells/items?bbox=\(box)&limit=20", session: HTTP.parallel)
-            finished.append("city box")
-            #expect(conformance.status == 200 && city.status == 200)
-            #expect(started == 0, "a large request finished before the small ones were sent: make them larger")
-            try await group.waitForAll()
-        }
-        // The order within the first few depends on the machine's load (a sort may end while the
-        // small requests travel); that the small ones never wait for the line of 36 does not.
-        // `PostGISTests.aCityBoxIsAnsweredWhileWholeStoreSortsAreInFlight` holds the sorts on a lock
-        // and checks the strict order.
-        let order = finished.values
-        let before = try #require(order.firstIndex(of: "city box"))
-        #expect(before < 8 && order.firstIndex(of: "conformance")! < before, "finished in the order \(order.prefix(10))…")
-    }
-
     // MARK: - The map page in a real browser
 
     @Test(.timeLimit(.minutes(5)), .tags(.browser)) func theMapPageWorksInHeadlessChromium() async throws {
@@ -457,22 +407,12 @@ struct ServedStore: Sendable {
 
 /// GET requests with URLSession.
 enum HTTP {
-    /// A session that opens up to 64 connections to one server (the shared one queues past a few),
-    /// for requests that must be in flight together.
-    static let parallel: URLSession = {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpMaximumConnectionsPerHost = 64
-        configuration.timeoutIntervalForRequest = 120
-        return URLSession(configuration: configuration)
-    }()
-
-    static func get(_ url: String, headers: [String: String] = [:], method: String = "GET",
-                    session: URLSession = .shared) async throws -> (status: Int, headers: [String: String], body: Data) {
+    static func get(_ url: String, headers: [String: String] = [:], method: String = "GET") async throws -> (status: Int, headers: [String: String], body: Data) {
         var request = URLRequest(url: URL(string: url)!)
         request.httpMethod = method
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
-        let (data, response) = try await session.data(for: request)
+        let (data, response) = try await URLSession.shared.data(for: request)
         let http = response as! HTTPURLResponse
         var fields: [String: String] = [:]
         for (name, value) in http.allHeaderFields { fields["\(name)"] = "\(value)" }
