@@ -25,15 +25,7 @@ extension PostgresEngine {
         } else {
             report.skipped.append("amcheck: the extension is not installed in this database; a superuser can CREATE EXTENSION amcheck, or run pg_amcheck")
         }
-        for invariant in StoreInvariants.all {
-            if !report.checks.contains(invariant.check) { report.checks.append(invariant.check) }
-            do {
-                let count = try all(invariant.sql, { try $0.int() }).first ?? 0
-                if count > 0 { report.findings.append(StoreCheck.Finding(check: invariant.check, problem: invariant.problem(count))) }
-            } catch {
-                report.findings.append(StoreCheck.Finding(check: invariant.check, problem: "could not be checked: \(error)"))
-            }
-        }
+        report.run(StoreInvariants.all) { sql in try all(sql, { try $0.int() }).first ?? 0 }
         return report
     }
 }

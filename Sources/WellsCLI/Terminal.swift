@@ -22,13 +22,20 @@ package enum Terminal {
     /// `FileHandle.write` would trap.)
     package static func errorRaw(_ text: String) {
         var bytes = Array(text.utf8)
+        _ = bytes.withUnsafeMutableBytes { writeAll(UnsafeRawBufferPointer($0), to: 2) }
+    }
+
+    /// Writes all of `bytes` to file descriptor `fd`, again after a signal interrupts; the `errno`
+    /// of a write that fails, or nil.
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) -> Int32? {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
+            let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
+            guard written > 0 else { return written < 0 ? errno : EIO }
             offset += written
         }
+        return nil
     }
 
     /// Writes `bytes` to standard output, all of them. A write that fails (a full disk, `/dev/full`)
@@ -36,13 +43,7 @@ package enum Terminal {
     /// Foundation's `FileHandle.write` traps. A closed pipe (`| head`) ends the process by SIGPIPE,
     /// exit 141, as it does `cat`.
     package static func writeStandardOutput(_ bytes: UnsafeRawBufferPointer) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(1, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { failedStandardOutput(errno) }
-            offset += written
-        }
+        if let failure = writeAll(bytes, to: 1) { failedStandardOutput(failure) }
     }
 
     /// Writes `text` to standard output, all of it (see ``writeStandardOutput(_:)-(UnsafeRawBufferPointer)``).

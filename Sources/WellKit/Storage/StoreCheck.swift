@@ -41,6 +41,20 @@ public struct StoreCheck: Sendable, Codable {
 
     /// No check found anything wrong.
     public var isSound: Bool { findings.isEmpty }
+
+    /// Runs `invariants` with `count` (the engine's way to read one number), noting each check
+    /// once and each nonzero count as a finding; a query that fails is a finding, and the rest run.
+    package mutating func run(_ invariants: [StoreInvariants.Invariant], count: (BoundSQL) throws -> Int) {
+        for invariant in invariants {
+            if !checks.contains(invariant.check) { checks.append(invariant.check) }
+            do {
+                let rows = try count(invariant.sql)
+                if rows > 0 { findings.append(Finding(check: invariant.check, problem: invariant.problem(rows))) }
+            } catch {
+                findings.append(Finding(check: invariant.check, problem: "could not be checked: \(error)"))
+            }
+        }
+    }
 }
 
 /// WellKit's invariants, the same SQL on both engines: what every load and optimize keeps true.

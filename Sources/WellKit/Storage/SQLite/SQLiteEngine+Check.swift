@@ -17,13 +17,11 @@ extension SQLiteEngine {
             } catch let error as DatabaseError {
                 report.findings.append(StoreCheck.Finding(check: pragma, problem: Self.failure(error)))
             }
-            for invariant in Self.spatialIndexInvariants + StoreInvariants.all {
-                if !report.checks.contains(invariant.check) { report.checks.append(invariant.check) }
+            report.run(Self.spatialIndexInvariants + StoreInvariants.all) { sql in
                 do {
-                    let count = try Int.fetchOne(db, sql: invariant.sql.text, arguments: invariant.sql.rendered.arguments) ?? 0
-                    if count > 0 { report.findings.append(StoreCheck.Finding(check: invariant.check, problem: invariant.problem(count))) }
+                    return try Int.fetchOne(db, sql: sql.text, arguments: sql.rendered.arguments) ?? 0
                 } catch let error as DatabaseError {
-                    report.findings.append(StoreCheck.Finding(check: invariant.check, problem: "could not be checked: " + Self.failure(error)))
+                    throw CheckFailure(description: Self.failure(error))
                 }
             }
         }
@@ -43,6 +41,9 @@ extension SQLiteEngine {
                 WHERE NOT (r.xmin <= p.lon AND p.lon <= r.xmax AND r.ymin <= p.lat AND p.lat <= r.ymax)
                 """),
     ]
+
+    /// SQLite's failure in a finding's words.
+    private struct CheckFailure: Error, CustomStringConvertible { let description: String }
 
     private static func failure(_ error: DatabaseError) -> String {
         "\(error.message ?? "SQLite error") (SQLite error \(error.resultCode.rawValue))"
