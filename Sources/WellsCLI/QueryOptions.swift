@@ -14,6 +14,14 @@ package struct QueryOptions: ParsableArguments {
         valueName: "condition"))
     package var conditions: [String] = []
 
+    @Option(help: ArgumentHelp(
+        "Keep only the wells in an area, its boundary included: WKT such as 'POLYGON((-90.1 35,-89.9 35,-89.9 35.2,-90.1 35))', or a GeoJSON file with optional selectors, such as counties.geojson:STATE=47,NAME=Overton or counties.geojson:#12 (the union of the features selected).",
+        valueName: "area"))
+    package var within: String?
+
+    @Option(name: .customLong("within-crs"), help: ArgumentHelp("The CRS of --within's coordinates when the area does not say (a GeoJSON crs member, SRID=n;); default EPSG:4326.", valueName: "crs"))
+    package var withinCRS: String?
+
     @Option(help: ArgumentHelp("Sort by a field, such as detail.spud_date:desc (repeatable).", valueName: "field[:asc|desc]"))
     package var sort: [String] = []
 
@@ -48,6 +56,7 @@ package struct QueryOptions: ParsableArguments {
         var request = WellFetchRequest(limit: limit, offset: offset)
         let predicates = try conditions.map { try WellPredicate(parsing: $0) }
         if !predicates.isEmpty { request.predicate = predicates.count == 1 ? predicates[0] : .and(predicates) }
+        if let within { request.within = try AreaArgument(within, option: "--within", crs: withinCRS).union }
         request.sortDescriptors = try sort.flatMap { $0.split(separator: ",") }.map { try WellSortDescriptor(parsing: String($0)) }
         return request
     }

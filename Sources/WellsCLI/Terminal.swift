@@ -85,6 +85,7 @@ package enum Terminal {
             default: ExitCode(65)
             }
         case is CRSError, is QueryError: ExitCode(64)
+        case let error as AreaInputError: ExitCode(error.exitCode)
         default: ExitCode(70)
         }
     }

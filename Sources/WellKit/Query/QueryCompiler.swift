@@ -79,7 +79,8 @@ package struct QueryCompiler: Sendable {
         var conditions: [BoundSQL] = []
         var from = "pins p"
         let needsDetails = selection.readsDetails || request.fieldsUsed.contains { $0.table == .details }
-        let boxes = try request.boxes()
+        var boxes = try request.boxes()
+        if boxes.isEmpty, let area = request.within { boxes = try area.boxes() }
         if dialect == .postgres {
             // The GiST index answers `&&` with float4 boxes rounded outwards; the exact test follows.
             if !boxes.isEmpty {
@@ -114,6 +115,7 @@ package struct QueryCompiler: Sendable {
             throw QueryError(.outOfRange, "a box in \(crs) is not supported on a PostgreSQL store yet; give the box in longitude and latitude (EPSG:4326)", subject: .boundingBox)
         case (.box, _), (nil, _): break
         }
+        if let area = request.within { conditions.append(within(area)) }
         if needsDetails { from += " JOIN details d ON d.pin_id = p.id" }
         if let predicate = request.predicate {
             try predicate.validate()
@@ -145,6 +147,15 @@ package struct QueryCompiler: Sendable {
         }
     }
 
+    /// Whether the pin `p` lies in `area` or on its boundary: GEOS through SpatiaLite (whose cache
+    /// keeps the area prepared across rows; `= 1`, as it answers −1 when GEOS fails), or PostGIS.
+    private func within(_ area: Area) -> BoundSQL {
+        switch dialect {
+        case .sqlite: "ST_Intersects(GeomFromWKB(\(area.wkb), 4326), MakePoint(p.lon, p.lat, 4326)) = 1"
+        case .postgres: "ST_Intersects(p.geom, ST_GeomFromWKB(\(area.wkb), 4326))"
+        }
+    }
+
     /// A PostGIS geography point.
     private static func point(_ latitude: Double, _ longitude: Double) -> BoundSQL {
         "ST_SetSRID(ST_MakePoint(\(longitude), \(latitude)), 4326)::geography"
@@ -167,7 +178,7 @@ package struct QueryCompiler: Sendable {
     /// `details(spud_date DESC, pin_id)`, sorting 244,292 wells by spud date takes a walk of it.
     package func ids(_ request: WellFetchRequest, sectionKey: WellField?) throws -> CompiledFetch {
         let sectionColumn = sectionKey.map { [$0.qualifiedColumn] } ?? []
-        guard request.region == nil, request.fieldsUsed.allSatisfy({ $0.table == .details }) else {
+        guard request.region == nil, request.within == nil, request.fieldsUsed.allSatisfy({ $0.table == .details }) else {
             return try select(request, .ids, extra: sectionColumn)
         }
         try checkSort(request)   // `select` checks it on the other path
@@ -188,7 +199,7 @@ package struct QueryCompiler: Sendable {
     /// text section key of `details`, with no predicate, region, limit or offset.
     func walksSections(_ request: WellFetchRequest, sectionKey: WellField) -> Bool {
         sectionKey.table == .details && [.text, .date].contains(sectionKey.kind) && request.sortDescriptors.first?.field == sectionKey
-            && request.region == nil && request.predicate == nil && request.limit == nil && (request.offset ?? 0) == 0
+            && request.region == nil && request.within == nil && request.predicate == nil && request.limit == nil && (request.offset ?? 0) == 0
             && request.fieldsUsed.allSatisfy { $0.table == .details }
     }
 

@@ -42,7 +42,7 @@ public struct QueryError: Error, CustomStringConvertible, Sendable, Equatable {
     /// What was being parsed or checked.
     public enum Subject: String, Sendable {
         case predicate, sortDescriptor, fieldName, boundingBox, point, distance, radius, limit, offset
-        case batchSize, cacheSize, indexPath, tile
+        case batchSize, cacheSize, indexPath, tile, area
     }
 
     /// How to fix the error, as data; ``description`` says it in the API's words.

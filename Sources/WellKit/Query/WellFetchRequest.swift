@@ -11,12 +11,16 @@ import GRDB
 /// request.predicate = .compare(.status, .equal, "Abandoned")
 /// request.sortDescriptors = [WellSortDescriptor(.spudDate, ascending: false)]
 /// request.limit = 50
+/// request.within = try Area(wkt: "POLYGON((-114.2 50.9, -113.9 50.9, -114 51.2, -114.2 50.9))")
 /// let pins = try store.fetchPins(request)
 /// ```
 public struct WellFetchRequest: Sendable, Equatable {
     public var predicate: WellPredicate?
     public var sortDescriptors: [WellSortDescriptor] = []
     public var region: Region?
+    /// Keeps only the wells in this area (its boundary included), after the region if there is one:
+    /// the R*Tree (GiST) finds the candidates in the area's boxes, the engine's `ST_Intersects` decides.
+    public var within: Area?
     public var limit: Int?
     public var offset: Int?
     /// What to do with a box that crosses the antimeridian.

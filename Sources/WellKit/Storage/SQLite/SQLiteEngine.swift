@@ -47,7 +47,10 @@ final class SQLiteEngine: StorageEngine {
         let clock = ContinuousClock.now
         // One SELECT is atomic by itself, so it needs no transaction around it: `unsafeRead`
         // skips GRDB's BEGIN, schema check and COMMIT, which took half of a city-box fetch.
-        let result = try readingUnsafely { try body(compiled.statement($0)) }
+        let result = try readingUnsafely { db in
+            if request.within != nil { try SpatiaLite.ensureInitialized(db) }
+            return try body(compiled.statement(db))
+        }
         reportFetch(since: clock, count: (result as? any Collection)?.count ?? (result as? Int) ?? 1)
         return result
     }

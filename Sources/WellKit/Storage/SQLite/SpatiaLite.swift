@@ -35,6 +35,14 @@ package enum SpatiaLite {
         }
     }
 
+    /// Initialises SpatiaLite on the connection of `db` unless it already has it: read-only
+    /// connections go without it (it costs 16 ms to load) until a query needs its geometry functions,
+    /// such as a request ``WellFetchRequest/within`` an area.
+    package static func ensureInitialized(_ db: Database) throws {
+        let present = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pragma_function_list WHERE name = 'wellkit_spatialite_version')") ?? false
+        if !present { try initialize(db) }
+    }
+
     /// The version of the loaded SpatiaLite library, such as "5.0.1".
     static var version: String { libspatialite.spatialite_version().map { String(cString: $0) } ?? "unknown" }
 }
