@@ -9,18 +9,7 @@ extension BoundingBox.AntimeridianRule: ExpressibleByArgument {}
 package struct QueryOptions: ParsableArguments {
     package init() {}
 
-    @Option(name: .customLong("where"), help: ArgumentHelp(
-        "A condition such as 'status = Abandoned' or 'operator contains[cd] \"acme\"' (repeatable; all must hold).",
-        valueName: "condition"))
-    package var conditions: [String] = []
-
-    @Option(help: ArgumentHelp(
-        "Keep only the wells in an area, its boundary included: WKT such as 'POLYGON((-90.1 35,-89.9 35,-89.9 35.2,-90.1 35))', or a GeoJSON file with optional selectors, such as counties.geojson:STATE=47,NAME=Overton or counties.geojson:#12 (the union of the features selected).",
-        valueName: "area"))
-    package var within: String?
-
-    @Option(name: .customLong("within-crs"), help: ArgumentHelp("The CRS of --within's coordinates when the area does not say (a GeoJSON crs member, SRID=n;); default EPSG:4326.", valueName: "crs"))
-    package var withinCRS: String?
+    @OptionGroup package var filter: FilterOptions
 
     @Option(help: ArgumentHelp("Sort by a field, such as detail.spud_date:desc (repeatable).", valueName: "field[:asc|desc]"))
     package var sort: [String] = []
@@ -54,9 +43,7 @@ package struct QueryOptions: ParsableArguments {
     /// The fetch request these options describe.
     package func request() throws -> WellFetchRequest {
         var request = WellFetchRequest(limit: limit, offset: offset)
-        let predicates = try conditions.map { try WellPredicate(parsing: $0) }
-        if !predicates.isEmpty { request.predicate = predicates.count == 1 ? predicates[0] : .and(predicates) }
-        if let within { request.within = try AreaArgument(within, option: "--within", crs: withinCRS).union }
+        try filter.apply(to: &request)
         request.sortDescriptors = try sort.flatMap { $0.split(separator: ",") }.map { try WellSortDescriptor(parsing: String($0)) }
         return request
     }
@@ -70,6 +57,31 @@ package struct QueryOptions: ParsableArguments {
             for field in [WellField.latitude, .longitude] where !list.contains(field) { list.append(field) }
         }
         return list
+    }
+}
+
+/// The conditions and the area shared by the query commands and `count`.
+package struct FilterOptions: ParsableArguments {
+    package init() {}
+
+    @Option(name: .customLong("where"), help: ArgumentHelp(
+        "A condition such as 'status = Abandoned' or 'operator contains[cd] \"acme\"' (repeatable; all must hold).",
+        valueName: "condition"))
+    package var conditions: [String] = []
+
+    @Option(help: ArgumentHelp(
+        "Keep only the wells in an area, its boundary included: WKT such as 'POLYGON((-90.1 35,-89.9 35,-89.9 35.2,-90.1 35))', or a GeoJSON file with optional selectors, such as counties.geojson:STATE=47,NAME=Overton or counties.geojson:#12 (the union of the features selected).",
+        valueName: "area"))
+    package var within: String?
+
+    @Option(name: .customLong("within-crs"), help: ArgumentHelp("The CRS of --within's coordinates when the area does not say (a GeoJSON crs member, SRID=n;); default EPSG:4326.", valueName: "crs"))
+    package var withinCRS: String?
+
+    /// Sets the request's predicate (all conditions) and area.
+    package func apply(to request: inout WellFetchRequest) throws {
+        let predicates = try conditions.map { try WellPredicate(parsing: $0) }
+        if !predicates.isEmpty { request.predicate = predicates.count == 1 ? predicates[0] : .and(predicates) }
+        if let within { request.within = try AreaArgument(within, option: "--within", crs: withinCRS).union }
     }
 }
 
