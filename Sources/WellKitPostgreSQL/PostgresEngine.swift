@@ -452,6 +452,10 @@ final class PostgresEngine: StorageEngine {
         reportFetch(since: clock, count: count)
     }
 
+    func aggregate(_ request: WellFetchRequest, keys: [AggregateKey], measures: [WellMeasure]) throws -> [[WellValue]] {
+        try all(compiler.aggregate(request, keys: keys, measures: measures).literal) { try $0.values() }
+    }
+
     func suspects(reason: String?, pinID: Int64?, limit: Int?) throws -> [SuspectWell] {
         try all(compiler.suspects(reason: reason, pinID: pinID, limit: limit).literal) { row in
             SuspectWell(id: try row.int64(), identifier: try row.requiredString(), name: try row.string(), latitude: try row.double(),

@@ -50,8 +50,9 @@ package final class ResultWriter {
         }
     }
 
-    /// Writes one row, its values in the order of `columns`.
-    package func write(_ values: [WellValue]) {
+    /// Writes one row, its values in the order of `columns`; GeoJSON takes `geometry` (GeoJSON
+    /// geometry text, such as an area's polygon) when given, else the point of `lat` and `lon`.
+    package func write(_ values: [WellValue], geometry: String? = nil) {
         defer { count += 1 }
         switch format {
         case .csv:
@@ -61,7 +62,7 @@ package final class ResultWriter {
         case .ndjson:
             emit(object(values) + "\n")
         case .geojson:
-            emit((count == 0 ? "\n" : ",\n") + feature(values))
+            emit((count == 0 ? "\n" : ",\n") + feature(values, geometry: geometry))
         case .table:
             if widths == nil {
                 pending.append(values)
@@ -104,9 +105,9 @@ package final class ResultWriter {
     }
 
     /// One row as a GeoJSON Feature, as ``write(_:)`` writes it into a collection.
-    package func feature(_ values: [WellValue]) -> String {
-        var geometry = "null"
-        if let latIndex, let lonIndex, let lat = values[latIndex].double, let lon = values[lonIndex].double {
+    package func feature(_ values: [WellValue], geometry given: String? = nil) -> String {
+        var geometry = given ?? "null"
+        if given == nil, let latIndex, let lonIndex, let lat = values[latIndex].double, let lon = values[lonIndex].double {
             geometry = #"{"type":"Point","coordinates":[\#(Self.number(lon)),\#(Self.number(lat))]}"#
         }
         var properties = "{"

@@ -70,15 +70,17 @@ package struct QueryCompiler: Sendable {
     ///
     /// - Parameters:
     ///   - extra: Expressions selected after `selection`, such as `p.id` for a batch load's key.
+    ///   - bound: Expressions with bound values selected after `extra`.
+    ///   - joinDetails: Joins `details` even when nothing else reads it (`bound` reads a detail column).
     ///   - center: Adds `wellkit_distance(…) AS distance` and, when the request has no sort, orders by it.
     ///   - ids: Keeps only these wells, bound as one JSON array: `p.id IN (SELECT value FROM json_each(?))`.
     /// - Throws: ``QueryError`` (`outOfRange`, `tooComplex`, `invalidValue`) for a negative radius, limit or offset, a predicate over its limits, or a sort that names a field twice.
-    package func select(_ request: WellFetchRequest, _ selection: Selection, extra: [String] = [],
-                distanceFrom center: Coordinate? = nil, ids: [Int64]? = nil) throws -> CompiledFetch {
+    package func select(_ request: WellFetchRequest, _ selection: Selection, extra: [String] = [], bound: [BoundSQL] = [],
+                joinDetails: Bool = false, distanceFrom center: Coordinate? = nil, ids: [Int64]? = nil) throws -> CompiledFetch {
         try checkSort(request)
         var conditions: [BoundSQL] = []
         var from = "pins p"
-        let needsDetails = selection.readsDetails || request.fieldsUsed.contains { $0.table == .details }
+        let needsDetails = joinDetails || selection.readsDetails || request.fieldsUsed.contains { $0.table == .details }
         var boxes = try request.boxes()
         if boxes.isEmpty, let area = request.within { boxes = try area.boxes() }
         if dialect == .postgres {
@@ -123,7 +125,7 @@ package struct QueryCompiler: Sendable {
         }
         if let ids { conditions.append(idsCondition(ids)) }
 
-        var columns: [BoundSQL] = (selection.expressions(dialect) + extra).map { BoundSQL(sql: $0) }
+        var columns: [BoundSQL] = (selection.expressions(dialect) + extra).map { BoundSQL(sql: $0) } + bound
         if let center { columns.append("\(distance(from: center)) AS distance") }
         var sql: BoundSQL = "SELECT \(columns.joined(separator: ", ")) FROM \(sql: from)"
         if !conditions.isEmpty { sql += " WHERE \(conditions.joined(separator: " AND "))" }
@@ -131,6 +133,39 @@ package struct QueryCompiler: Sendable {
         if center != nil && request.sortDescriptors.isEmpty { order.append("distance") }
         if !order.isEmpty { sql += BoundSQL(sql: " ORDER BY " + (order + ["p.id"]).joined(separator: ", ")) }
         sql += try limit(request)
+        return CompiledFetch(literal: sql)
+    }
+
+    /// Groups the request's wells by `keys` (`k0`, `k1`, …) in key order, nulls first: the keys, `count(*)`,
+    /// then each measure over the group (`sum`, `avg`, `min`, `max`). Sort, limit and offset are ignored.
+    package func aggregate(_ request: WellFetchRequest, keys: [AggregateKey], measures: [WellMeasure]) throws -> CompiledFetch {
+        var request = request
+        request.sortDescriptors = []
+        request.limit = nil
+        request.offset = nil
+        let keyColumns: [BoundSQL] = keys.enumerated().map { k, key in
+            switch key {
+            case .field(let field): "\(sql: field.qualifiedColumn) AS k\(sql: String(k))"
+            case .cell(let longitude, let size): "floor(\(sql: longitude ? "p.lon" : "p.lat") / \(size)) AS k\(sql: String(k))"
+            }
+        }
+        let measureColumns: [BoundSQL] = measures.enumerated().map { m, measure in
+            "\(sql: measure.field.qualifiedColumn) AS m\(sql: String(m))"
+        }
+        let readsDetails = measures.contains { $0.field.table == .details } || keys.contains {
+            if case .field(let field) = $0 { field.table == .details } else { false }
+        }
+        let selected = try select(request, .ids, bound: keyColumns + measureColumns, joinDetails: readsDetails)
+        let names = keys.indices.map { "k\($0)" }
+        let aggregates = measures.enumerated().map { m, measure in
+            let function = switch measure.function { case .sum: "sum"; case .mean: "avg"; case .min: "min"; case .max: "max" }
+            return "\(function)(m\(m))"
+        }
+        var sql: BoundSQL = "SELECT \(sql: (names + ["count(*)"] + aggregates).joined(separator: ", ")) FROM (\(selected.literal)) q"
+        if !names.isEmpty {
+            let order = names.map { dialect == .postgres ? "\($0) ASC NULLS FIRST" : "\($0) ASC" }
+            sql += BoundSQL(sql: " GROUP BY \(names.joined(separator: ", ")) ORDER BY \(order.joined(separator: ", "))")
+        }
         return CompiledFetch(literal: sql)
     }
 
@@ -311,6 +346,13 @@ package struct QueryCompiler: Sendable {
         limit += " OFFSET \(request.offset ?? 0)"
         return limit
     }
+}
+
+/// What ``QueryCompiler/aggregate(_:keys:measures:)`` groups by: a field, or the column (longitude)
+/// or row (latitude) of a grid of `size` degrees, `floor(p.lon / size)`.
+package enum AggregateKey: Sendable {
+    case field(WellField)
+    case cell(longitude: Bool, size: Double)
 }
 
 /// A compiled query: SQL text that carries its own arguments (``BoundSQL``).

@@ -38,6 +38,9 @@ package protocol StorageEngine: Sendable {
     /// Streams rows of `fields` (and the distance from `center` last, when given) without holding them.
     func forEachRow(_ request: WellFetchRequest, fields: [WellField], distanceFrom center: Coordinate?,
                     _ body: (WellRow) throws -> Void) throws
+    /// One row per group of `keys`' values: the keys, `count(*)`, then each measure (``WellStore/groups(_:by:measures:)``).
+    /// With no keys, one row for all the request's wells. The request's sort, limit and offset are ignored.
+    func aggregate(_ request: WellFetchRequest, keys: [AggregateKey], measures: [WellMeasure]) throws -> [[WellValue]]
     func suspects(reason: String?, pinID: Int64?, limit: Int?) throws -> [SuspectWell]
     /// The box of every well and their number: (nil, 0) for an empty store.
     func extent() throws -> (box: BoundingBox?, count: Int)

@@ -113,6 +113,17 @@ final class SQLiteEngine: StorageEngine {
         }
     }
 
+    func aggregate(_ request: WellFetchRequest, keys: [AggregateKey], measures: [WellMeasure]) throws -> [[WellValue]] {
+        let compiled = try compiler.aggregate(request, keys: keys, measures: measures)
+        let clock = ContinuousClock.now
+        let rows = try readingUnsafely { db in
+            if request.within != nil { try SpatiaLite.ensureInitialized(db) }
+            return try Row.fetchAll(compiled.statement(db)).map { row in Array(row.databaseValues.map(WellValue.init)) }
+        }
+        reportFetch(since: clock, count: rows.count, of: "groups")
+        return rows
+    }
+
     func suspects(reason: String?, pinID: Int64?, limit: Int?) throws -> [SuspectWell] {
         let compiled = compiler.suspects(reason: reason, pinID: pinID, limit: limit)
         return try reading { db in
