@@ -26,10 +26,12 @@ public struct WellFetchRequest: Sendable, Equatable {
     /// What to do with a box that crosses the antimeridian.
     public var antimeridian: BoundingBox.AntimeridianRule = .split
 
-    public init(predicate: WellPredicate? = nil, sortDescriptors: [WellSortDescriptor] = [], region: Region? = nil, limit: Int? = nil, offset: Int? = nil) {
+    public init(predicate: WellPredicate? = nil, sortDescriptors: [WellSortDescriptor] = [], region: Region? = nil, within: Area? = nil,
+                limit: Int? = nil, offset: Int? = nil) {
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors
         self.region = region
+        self.within = within
         self.limit = limit
         self.offset = offset
     }
