@@ -47,14 +47,16 @@ struct AreaArgument {
         do {
             switch URL(fileURLWithPath: path).pathExtension.lowercased() {
             case "wkt", "txt":
-                all = [try Area(wkt: try String(contentsOfFile: path, encoding: .utf8), crs: crs)]
+                do { all = [try Area(wkt: try String(contentsOfFile: path, encoding: .utf8), crs: crs)] } catch let error as QueryError {
+                    throw AreaInputError("\(path): \(error.reason)", exitCode: 65)
+                }
             case "shp":
                 throw AreaInputError("\(path): Shapefiles are not read yet; convert with `ogr2ogr -f GeoJSON area.geojson \(path)`", exitCode: 65)
             default:
                 all = try Area.features(geoJSONAt: URL(fileURLWithPath: path), crs: crs)
             }
         } catch let error as QueryError {
-            throw AreaInputError("\(path): \(error.reason)", exitCode: 65)
+            throw AreaInputError(error.reason, exitCode: 65)   // the library's message names the file and the feature
         }
         let total = all.count
         for selector in selectors {

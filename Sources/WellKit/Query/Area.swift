@@ -89,16 +89,16 @@ public struct Area: Sendable, Equatable {
     ///   - crs: The CRS of coordinates when the text has no `crs` member (nil: EPSG:4326).
     /// - Throws: ``QueryError`` (subject `.area`) naming the feature that is not a polygon or cannot be read.
     public static func features(geoJSON data: Data, source: String = "the GeoJSON", crs defaultCRS: String? = nil) throws -> [Area] {
-        let root: Any
-        do { root = try JSONSerialization.jsonObject(with: data) } catch {
-            throw QueryError(.syntax, "\(source) is not JSON: \(error.localizedDescription)", subject: .area)
+        let object: JSONDocument
+        do { object = try JSONDocument.parse(data) } catch let error as QueryError {
+            throw QueryError(.syntax, "\(source) is not JSON: \(error.reason)", subject: .area, offset: error.offset)
         }
-        guard let object = root as? [String: Any] else { throw QueryError(.syntax, "\(source) is not a GeoJSON object", subject: .area) }
+        guard case .object = object else { throw QueryError(.syntax, "\(source) is not a GeoJSON object", subject: .area) }
         let crs = GeoJSONArea.crs(of: object) ?? defaultCRS
-        let features: [[String: Any]] = switch object["type"] as? String {
-        case "FeatureCollection": (object["features"] as? [[String: Any]]) ?? []
+        let features: [JSONDocument] = switch object["type"]?.string {
+        case "FeatureCollection": object["features"]?.array ?? []
         case "Feature": [object]
-        default: [["type": "Feature", "geometry": object]]
+        default: [.object([("type", .string("Feature")), ("geometry", object)])]
         }
         var areas: [Area] = []
         areas.reserveCapacity(features.count)
@@ -281,40 +281,37 @@ public struct Area: Sendable, Equatable {
 /// Reading polygons and properties out of parsed GeoJSON.
 private enum GeoJSONArea {
     /// The legacy `crs` member's name (`urn:ogc:def:crs:EPSG::3400`, `EPSG:3400`), nil for CRS84/4326 or none.
-    static func crs(of object: [String: Any]) -> String? {
-        guard let crs = object["crs"] as? [String: Any], let properties = crs["properties"] as? [String: Any],
-              let name = properties["name"] as? String else { return nil }
+    static func crs(of object: JSONDocument) -> String? {
+        guard let name = object["crs"]?["properties"]?["name"]?.string else { return nil }
         let upper = name.uppercased()
         if upper.hasSuffix("CRS84") || upper.hasSuffix("EPSG::4326") || upper == "EPSG:4326" { return nil }
         if let range = upper.range(of: "EPSG::") { return "EPSG:" + upper[range.upperBound...] }
         return name
     }
 
-    static func polygons(_ geometry: Any?, name: String) throws -> [[[(x: Double, y: Double)]]] {
-        guard let geometry = geometry as? [String: Any], let type = geometry["type"] as? String else {
+    static func polygons(_ geometry: JSONDocument?, name: String) throws -> [[[(x: Double, y: Double)]]] {
+        guard let geometry, let type = geometry["type"]?.string else {
             throw QueryError(.invalidValue, "\(name) has no geometry; an area needs a Polygon or MultiPolygon", subject: .area)
         }
         switch type {
         case "Polygon":
             return [try polygon(geometry["coordinates"], name: name)]
         case "MultiPolygon":
-            guard let list = geometry["coordinates"] as? [Any] else { throw unreadable(name) }
+            guard let list = geometry["coordinates"]?.array else { throw unreadable(name) }
             return try list.map { try polygon($0, name: name) }
         case "GeometryCollection":
-            let members = (geometry["geometries"] as? [Any]) ?? []
-            return try members.flatMap { try polygons($0, name: name) }
+            return try (geometry["geometries"]?.array ?? []).flatMap { try polygons($0, name: name) }
         default:
             throw QueryError(.invalidValue, "\(name) is a \(type); an area needs a Polygon or MultiPolygon", subject: .area)
         }
     }
 
-    private static func polygon(_ value: Any?, name: String) throws -> [[(x: Double, y: Double)]] {
-        guard let rings = value as? [Any], !rings.isEmpty else { throw unreadable(name) }
+    private static func polygon(_ value: JSONDocument?, name: String) throws -> [[(x: Double, y: Double)]] {
+        guard let rings = value?.array, !rings.isEmpty else { throw unreadable(name) }
         return try rings.map { ring in
-            guard let points = ring as? [Any] else { throw unreadable(name) }
+            guard let points = ring.array else { throw unreadable(name) }
             return try points.map { point in
-                guard let pair = point as? [Any], pair.count >= 2,
-                      let x = (pair[0] as? NSNumber)?.doubleValue, let y = (pair[1] as? NSNumber)?.doubleValue else { throw unreadable(name) }
+                guard let pair = point.array, pair.count >= 2, let x = pair[0].number, let y = pair[1].number else { throw unreadable(name) }
                 return (x, y)
             }
         }
@@ -324,26 +321,22 @@ private enum GeoJSONArea {
         QueryError(.syntax, "\(name) has coordinates that are not rings of [longitude, latitude] pairs", subject: .area)
     }
 
-    /// The feature's scalar properties (and its `id` as `id` when no property is so named), in file order
-    /// where JSONSerialization keeps it, else sorted by key.
-    static func properties(_ feature: [String: Any]) -> [(key: String, value: WellValue)] {
+    /// The feature's scalar properties in file order (and its `id` first as `id` when no property is so named).
+    static func properties(_ feature: JSONDocument) -> [(key: String, value: WellValue)] {
         var result: [(key: String, value: WellValue)] = []
-        let properties = (feature["properties"] as? [String: Any]) ?? [:]
-        for key in properties.keys.sorted() {
-            if let value = value(properties[key]) { result.append((key, value)) }
+        if case .object(let members)? = feature["properties"] {
+            for (key, value) in members { if let value = self.value(value) { result.append((key, value)) } }
         }
-        if properties["id"] == nil, let id = value(feature["id"]) { result.insert(("id", id), at: 0) }
+        if !result.contains(where: { $0.key == "id" }), let id = feature["id"].flatMap(value) { result.insert(("id", id), at: 0) }
         return result
     }
 
-    private static func value(_ any: Any?) -> WellValue? {
-        switch any {
-        case let text as String: return .text(text)
-        case let number as NSNumber:
-            if String(cString: number.objCType) == "c" { return .text(number.boolValue ? "true" : "false") }   // a JSON true or false
-            let double = number.doubleValue
-            return double.rounded() == double && abs(double) < 9e15 ? .integer(Int64(double)) : .real(double)
-        default: return nil
+    private static func value(_ json: JSONDocument) -> WellValue? {
+        switch json {
+        case .string(let text): .text(text)
+        case .bool(let flag): .text(flag ? "true" : "false")
+        case .number(let n): n.rounded() == n && abs(n) < 9e15 ? .integer(Int64(n)) : .real(n)
+        default: nil
         }
     }
 }
