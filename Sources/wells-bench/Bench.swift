@@ -26,7 +26,7 @@ struct Bench: AsyncParsableCommand {
               wells-bench serve --db wells.sqlite --connections 16
             """,
         version: wellKitVersion,
-        subcommands: [Projection.self, BBox.self, LoadSpeed.self, Scale.self, ListCost.self, ServeSpeed.self, PostGISSpeed.self])
+        subcommands: [Projection.self, BBox.self, LoadSpeed.self, Scale.self, ListCost.self, ServeSpeed.self, PostGISSpeed.self, AnalysisSpeed.self])
 
     static func main() async {
         await Wells.run(Wells.positionalCoordinates(Array(CommandLine.arguments.dropFirst())), root: Bench.self)

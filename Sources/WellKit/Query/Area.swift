@@ -137,7 +137,7 @@ public struct Area: Sendable, Equatable {
 
     /// The boxes that hold the polygons, one per polygon, or one around them all when there are
     /// more than 16 (an island county of 40 islands searches one box rather than 40 queries' worth).
-    func boxes() throws -> [BoundingBox] {
+    package func boxes() throws -> [BoundingBox] {
         let each = polygons.map { polygon in
             let lons = polygon.outline.map(\.longitude), lats = polygon.outline.map(\.latitude)
             return (lons.min()!, lats.min()!, lons.max()!, lats.max()!)
