@@ -165,3 +165,41 @@ import WellsTestSupport
         #expect(throws: QueryError.self) { try store.groups(WellFetchRequest(), by: .fields([.status]), measures: [WellMeasure(.sum, .status)]) }
     }
 }
+
+/// The same areas and groups on PostgreSQL/PostGIS as in a file.
+@Suite(.serialized, .tags(.postgres)) struct AreaPostGISTests {
+    @Test func withinAndGroupsAnswerAsInAFile() throws {
+        let file = try Fixtures.makeStore(), server = try PostGIS.makeStore()
+        for store in [file, server] {
+            _ = try store.load(csvAt: Fixtures.sharedData("tn-oilgas-wells.csv"))
+            _ = try store.load(csvAt: Fixtures.sharedData("usgs-nwis-pa-gw-sites.tsv"))
+        }
+        let areas = try Area.features(geoJSONAt: AreaTests.counties).filter { [.text("42"), .text("47")].contains($0.property("STATE")) }
+        func identifiers(_ store: WellStore, _ request: WellFetchRequest) throws -> [String] {
+            try store.fetchDictionaries(request, properties: [.identifier]).compactMap { $0["uwi"]?.string }.sorted()
+        }
+        for (state, name) in [("47", "Cheatham"), ("47", "Tipton"), ("47", "Dickson"), ("47", "Overton"), ("42", "Washington")] {
+            let area = try #require(areas.first { $0.property("STATE") == .text(state) && $0.property("NAME") == .text(name) })
+            let a = try identifiers(file, WellFetchRequest(within: area)), b = try identifiers(server, WellFetchRequest(within: area))
+            #expect(a == b, "\(name)")
+            #expect(!a.isEmpty || name == "Cheatham", "\(name) holds wells")
+        }
+        // A region and an area together, and a predicate.
+        var request = WellFetchRequest(region: .box(try BoundingBox(parsing: "-80.6,39.7,-79.7,40.5")))
+        request.within = try Area(wkt: "POLYGON((-80.5 39.8,-79.8 39.8,-79.8 40.4,-80.5 39.8))")
+        #expect(try identifiers(file, request) == identifiers(server, request))
+        #expect(try file.fetchCount(request) > 0)
+
+        let measures = [WellMeasure(.mean, .totalDepth), WellMeasure(.max, .totalDepth)]
+        for grouping in [WellGrouping.areas(areas), .fields([.status]), .grid(size: 0.25), .grid(size: 20_000, crs: "EPSG:5070")] {
+            let a = try file.groups(WellFetchRequest(), by: grouping, measures: measures)
+            let b = try server.groups(WellFetchRequest(), by: grouping, measures: measures)
+            #expect(a.map(\.key) == b.map(\.key) && a.map(\.count) == b.map(\.count), "\(grouping)")
+            for (x, y) in zip(a, b) {
+                for (m, n) in zip(x.measures, y.measures) {
+                    #expect(m == n || abs((m.double ?? 0) - (n.double ?? 0)) < 1e-6 * max(1, abs(m.double ?? 0)), "\(x.key): \(m) against \(n)")
+                }
+            }
+        }
+    }
+}
