@@ -122,6 +122,17 @@ public struct Area: Sendable, Equatable {
         return try features(geoJSON: data, source: url.path, crs: crs)
     }
 
+    /// The areas of an ESRI shapefile (`.shp` with its `.dbf`, `.shx` and, for its CRS, `.prj`),
+    /// each Polygon or MultiPolygon record with its attributes, read through SpatiaLite.
+    ///
+    /// - Parameter crs: The CRS when the shapefile has no `.prj` (nil: EPSG:4326).
+    public static func features(shapefileAt url: URL, crs: String? = nil) throws -> [Area] {
+        let base = url.pathExtension.lowercased() == "shp" ? url.deletingPathExtension() : url
+        let prj = try? String(contentsOf: base.appendingPathExtension("prj"), encoding: .utf8)
+        let text = try Shapefile.geoJSON(path: base.path, allAttributes: true, precision: 15)
+        return try features(geoJSON: Data(text.utf8), source: url.path, crs: prj ?? crs)
+    }
+
     /// The union of `areas`, their properties dropped: one area of all their polygons.
     public init(union areas: [Area]) throws {
         guard !areas.isEmpty else { throw QueryError(.invalidValue, "no area to join", subject: .area) }

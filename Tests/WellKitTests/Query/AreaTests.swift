@@ -70,6 +70,25 @@ import WellsTestSupport
         #expect(throws: QueryError.self) { try Area.features(geoJSON: Data(#"{"type":"Polygon","coordinates":[[1,2]]}"#.utf8)) }
     }
 
+    /// A shapefile written by GDAL in UTM 17N (its `.prj` in ESRI's WKT) gives the wells the GeoJSON gives.
+    @Test func aShapefileInAnotherCRSReadsAsTheGeoJSON() throws {
+        let directory = URL(fileURLWithPath: try Fixtures.file("", name: "unused")).deletingLastPathComponent()
+        let shp = directory.appendingPathComponent("pa.shp").path
+        let (status, _, err) = PostGIS.run(["ogr2ogr", "-f", "ESRI Shapefile", shp, Self.counties.path, "-where", "STATE='42'", "-t_srs", "EPSG:32617"])
+        try #require(status == 0, "ogr2ogr (gdal-bin) failed: \(err)")
+        let fromShapefile = try Area.features(shapefileAt: URL(fileURLWithPath: shp))
+        let fromGeoJSON = try Area.features(geoJSONAt: Self.counties).filter { $0.property("STATE") == .text("42") }
+        #expect(fromShapefile.count == fromGeoJSON.count && fromShapefile.count == 67)
+        let store = try Fixtures.makeStore()
+        _ = try store.load(csvAt: Fixtures.sharedData("usgs-nwis-pa-gw-sites.tsv"))
+        for name in ["Washington", "Allegheny", "Erie"] {
+            let a = try #require(fromShapefile.first { $0.property("NAME") == .text(name) })
+            let b = try #require(fromGeoJSON.first { $0.property("NAME") == .text(name) })
+            #expect(try store.fetchIDs(WellFetchRequest(within: a)).sorted() == store.fetchIDs(WellFetchRequest(within: b)).sorted(), "\(name)")
+            #expect(try store.fetchCount(WellFetchRequest(within: a)) > 0, "\(name) holds wells")
+        }
+    }
+
     // MARK: - Against shapely and GeoPandas
 
     /// The Tennessee and Pennsylvania lists in one store, and every pin as `id,lon,lat` for Python.
