@@ -113,7 +113,18 @@ extension Wells {
             var options = LoadOptions()
             options.describeRemedy = Terminal.flag(for:)
             options.coordinates = CoordinateOptions(crs: fromCRS, xColumn: fromX, yColumn: fromY)
-            let file = try PointsFile.read(atPath: path, options: options)
+            let file: PointsFile
+            do {
+                file = try PointsFile.read(atPath: path, options: options)
+            } catch let error as ImportError {
+                // The loader's advice names `wells load`'s flags; a points file's are --from-crs, --from-x and --from-y.
+                guard case .giveCRS(let candidates)? = error.remedy, !candidates.isEmpty else { throw error }
+                Terminal.error("wells: error: \(SafeText.escaped(path)): \(SafeText.escaped(error.reason)) The file has projected x/y columns; candidate CRSs:"
+                    + candidates.map {
+                        "\n  \($0.crs) for \($0.xColumn)/\($0.yColumn): \($0.evidence)\n    add --from-crs \($0.crs) --from-x \(shellQuoted($0.xColumn)) --from-y \(shellQuoted($0.yColumn))"
+                    }.joined())
+                throw ExitCode(65)
+            }
             let wellStore = try store.open(.readOnly)
             let request = try query.request()
             ArgumentSense.checkRadius(radius)

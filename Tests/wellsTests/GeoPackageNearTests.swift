@@ -233,7 +233,7 @@ import WellsTestSupport
                 let indiana = RepositoryData.realList("in-igs-orphan-wells-utm16n.csv")
                 // Without the CRS, the loader's inference names the candidates; exit 65.
                 let unknown = try Self.wells(["near", "--from", indiana, "--radius", "1km", "--db", store])
-                #expect(unknown.status == 65 && unknown.err.contains("EPSG:26916"), "\(unknown.err.prefix(800))")
+                #expect(unknown.status == 65 && unknown.err.contains("--from-crs EPSG:26916 --from-x Utmx --from-y Utmy"), "\(unknown.err.prefix(800))")
                 // With it, the points are where `wells load` puts the same rows.
                 let joined = try Self.wells(["near", "--from", indiana, "--from-crs", "EPSG:26916", "--from-x", "Utmx", "--from-y", "Utmy",
                                              "--nearest", "1", "--format", "csv", "--db", store])
@@ -260,6 +260,40 @@ import WellsTestSupport
                 // A point and --from together, --pairs without --from: usage errors.
                 #expect(try Self.wells(["near", "36,-85", "--from", bad.path, "--radius", "1km", "--db", store]).status == 64)
                 #expect(try Self.wells(["near", "36,-85", "--radius", "1km", "--pairs", "--db", store]).status == 64)
+            }
+        }
+    }
+}
+
+extension GeoPackageNearTests {
+    /// The measurement of `wells near --from` in the README: 1,000 points over Pennsylvania against the
+    /// 46,754 wells of the NWIS list, the whole process, beside the brute force over every pin in this
+    /// process, answers compared. Opt-in (`WELLS_MEASURE_NEAR=1`): it loads the list and takes a minute in a debug build.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["WELLS_MEASURE_NEAR"] != nil))
+    func measureNearFromOnPennsylvania() async throws {
+        try await runBlocking {
+            try withTemporaryDirectory("wells-near-measure") { directory in
+                let store = directory.appendingPathComponent("pa.sqlite").path
+                #expect(try Self.wells(["load", RepositoryData.realList("usgs-nwis-pa-gw-sites.tsv"), "--db", store, "--quiet"]).status == 0)
+                var random = SystemRandomNumberGenerator()
+                let points = (0..<1_000).map { _ in (lat: (Double.random(in: 39.7...42.3, using: &random) * 1e6).rounded() / 1e6,
+                                                     lon: (Double.random(in: -80.5...(-74.7), using: &random) * 1e6).rounded() / 1e6) }
+                let csv = directory.appendingPathComponent("points.csv")
+                try Data(("latitude,longitude\n" + points.map { "\($0.lat),\($0.lon)" }.joined(separator: "\n") + "\n").utf8).write(to: csv)
+                var times: [Double] = []
+                var output = ""
+                for _ in 0..<3 {
+                    let clock = ContinuousClock.now
+                    let run = try Self.wells(["near", "--from", csv.path, "--radius", "1km", "--format", "csv", "--db", store])
+                    times.append((ContinuousClock.now - clock).seconds)
+                    output = run.out
+                }
+                let clock = ContinuousClock.now
+                let truth = try Self.bruteForce(store, points, meters: 1_000)
+                let brute = (ContinuousClock.now - clock).seconds
+                #expect(Self.rows(output).map { $0["wells"]! } == truth.map { String($0.count) })
+                print("wells near --from, 1,000 points, 46,754 wells, 1 km: \(times.sorted().map { String(format: "%.2f", $0) }) s (whole process); "
+                      + "brute force over every pin, in process: \(String(format: "%.2f", brute)) s; \(truth.reduce(0) { $0 + $1.count }) pairs")
             }
         }
     }
