@@ -531,7 +531,7 @@ struct CQL2Parser {
             if level == 0, !(token.kind == .word && ["Z", "M", "ZM"].contains(token.value.uppercased())) {
                 throw error("expected ( after \(keyword.value) at character \(token.offset)", at: token)
             }
-            if level > 0, !(token.kind == .number || token.isSymbol(",") || token.isSymbol("(")) {
+            if level > 0, !(token.kind == .number || token.kind == .symbol && "(),".contains(token.value)) {
                 throw error("unexpected \(token.shown) in \(keyword.value) at character \(token.offset); its coordinates are numbers, x (longitude) then y (latitude)", at: token)
             }
         }

@@ -14,7 +14,7 @@ struct FeatureQuery {
     var ids: [Int64]?
 
     /// The parameters every endpoint that selects wells accepts, beside a field name (`status=Abandoned`).
-    static let selecting: Set<String> = ["bbox", "bbox-crs", "f"].union(filtering)
+    static let selecting: Set<String> = filtering.union(["bbox", "bbox-crs", "f"])
     /// The filter and its language and CRS (OGC API – Features Part 3), which tiles take too.
     static let filtering: Set<String> = ["filter", "filter-lang", "filter-crs"]
     /// The names of CRS84, longitude then latitude in degrees: what `bbox-crs` and `filter-crs` may say.
