@@ -241,13 +241,22 @@ struct FeaturesAPI: Sendable {
 
     // MARK: - Pieces
 
-    /// The query parameters in order; a key's percent-encoding decoded. Every route reads its
-    /// query here, so that all refuse a repeated parameter alike: which of two values counts would
-    /// differ from client to proxy to server (`?f=json&f=html`, `?cell=16&cell=4096`).
+    /// The query parameters in order, names and values decoded as HTML forms, `curl --data-urlencode`
+    /// and Python's `urlencode` write them: `+` is a space, `%2B` a plus (a CQL2 filter is mostly
+    /// spaces). Every route reads its query here, so that all refuse a repeated parameter alike:
+    /// which of two values counts would differ from client to proxy to server (`?f=json&f=html`,
+    /// `?cell=16&cell=4096`).
     ///
     /// - Throws: ``Problem`` 400 naming the first parameter given twice.
     static func parameters(_ request: Request) throws -> [(name: String, value: String)] {
-        let parameters = request.uri.queryParameters.map { (name: String($0.key).removingPercentEncoding ?? String($0.key), value: String($0.value)) }
+        func decoded(_ text: Substring) -> String {
+            let spaced = text.replacingOccurrences(of: "+", with: " ")
+            return spaced.removingPercentEncoding ?? spaced
+        }
+        let parameters = (request.uri.query ?? "").split(separator: "&").map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (name: decoded(parts[0]), value: parts.count > 1 ? decoded(parts[1]) : "")
+        }
         var seen = Set<String>()
         for (name, _) in parameters where !seen.insert(name).inserted {
             throw Problem.badParameter(name, "\(FeatureQuery.shown(name)) is given twice; give it once")

@@ -139,6 +139,15 @@ import WellsTestSupport
         #expect((problem["detail"] as? String)?.contains(detail) == true, "\(problem)")
     }
 
+    /// A filter as forms and `curl --data-urlencode` write it: `+` for a space, `%2B` for a plus.
+    @Test func plusIsASpaceAndAnEncodedPlusAPlus() async throws {
+        let s = try await Self.served.value
+        let spaced = try await HTTP.json(s.url + "collections/wells/items?limit=1&filter=type+%3D+%27Dry+%26+Abandoned%27")
+        #expect(spaced["numberMatched"] as? Int == (try await Self.matched(s, "type = 'Dry & Abandoned'")))
+        let plus = try await HTTP.json(s.url + "collections/wells/items?limit=1&filter=id+%3E%3D+%2B5")
+        #expect(plus["numberMatched"] as? Int == (try s.store.fetchCount(WellFetchRequest())) - 4)
+    }
+
     @Test func tilesTakeAFilterButNotSIntersects() async throws {
         let s = try await Self.served.value
         #expect(try await HTTP.get(s.url + "tiles/8/67/100.mvt?filter=" + HTTP.encoded("type = 'Oil'")).status == 200)
