@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets into Fuzz/.build/: csv, values, predicate, geoargs.
+# Builds the libFuzzer targets into Fuzz/.build/: csv, values, predicate, geoargs, area.
 #
 # Each target is the library's parser sources compiled directly with the harness in
 # Fuzz/Targets/, as one module, by `swiftc -sanitize=fuzzer,address -parse-as-library -O`: the
@@ -8,7 +8,7 @@
 # of GRDB and swift-crypto. The parsers that `import GRDB` (predicates, for their SQL arguments)
 # get Fuzz/Shims/GRDB.swift, a module named GRDB with just the declarations they use.
 #
-# Usage: bash Fuzz/build.sh [target…]      (all four when none is named)
+# Usage: bash Fuzz/build.sh [target…]      (all five when none is named)
 set -euo pipefail
 cd "$(dirname "$0")"
 src=../Sources/WellKit
@@ -24,9 +24,11 @@ sources_predicate=("$src/Query/WellPredicate.swift" "$src/Query/BoundSQL.swift" 
                    "$src/Storage/StoreError.swift" "$src/Query/QueryError.swift" "$src/Import/ValueParsing.swift" "$src/Geo/BoundingBox.swift"
                    "$src/Records/WellPin.swift" "$src/Query/WellFetchRequest.swift" "$src/Geo/Distance.swift" "$src/Geo/Double+Decimal.swift" Shims/Support.swift)
 sources_geoargs=("${sources_predicate[@]}")
+sources_area=("$src/Query/Area.swift" "$src/Query/JSONDocument.swift" "$src/Query/QueryError.swift" "$src/Geo/BoundingBox.swift"
+              "$src/Records/WellPin.swift" "$src/Records/WellValue.swift" "$src/Storage/WellField.swift" Shims/Support.swift)
 
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(csv values predicate geoargs)
+[ ${#targets[@]} -gt 0 ] || targets=(csv values predicate geoargs area)
 
 # The GRDB stand-in, once.
 if [ ! -f "$out/GRDB.swiftmodule" ] || [ Shims/GRDB.swift -nt "$out/GRDB.swiftmodule" ]; then
@@ -40,7 +42,8 @@ for target in "${targets[@]}"; do
     values) files=("${sources_values[@]}" Targets/ValuesFuzz.swift) ;;
     predicate) files=("${sources_predicate[@]}" Targets/PredicateFuzz.swift) ;;
     geoargs) files=("${sources_geoargs[@]}" Targets/GeoArgsFuzz.swift) ;;
-    *) echo "build.sh: unknown target \"$target\"; use csv, values, predicate or geoargs" >&2; exit 64 ;;
+    area) files=("${sources_area[@]}" Targets/AreaFuzz.swift) ;;
+    *) echo "build.sh: unknown target \"$target\"; use csv, values, predicate, geoargs or area" >&2; exit 64 ;;
   esac
   echo "build: fuzz-$target" >&2
   swiftc "${flags[@]}" -sanitize=fuzzer,address -module-name WellKit -I "$out" -L "$out" -lGRDB \

@@ -36,6 +36,10 @@ SYNTHETIC_CSV = WORK / f"synthetic-{COUNT}.csv"
 SYNTHETIC_DB = WORK / f"synthetic-{COUNT}.sqlite"
 TN_CSV = DATA / "tn-oilgas-wells.csv"
 TN_DB = WORK / "tn-oilgas-wells.sqlite"
+PA_TSV = DATA / "usgs-nwis-pa-gw-sites.tsv"
+PA_DB = WORK / "usgs-nwis-pa-gw-sites.sqlite"
+# US counties (Census 1:20M, EPSG:4326; properties STATE, NAME, …): see Data/boundaries/README.md.
+COUNTIES = REPO / "Data" / "boundaries" / "us-counties-fips.geojson"
 
 
 def _find_wells() -> Path:
@@ -67,14 +71,22 @@ def wells(*args, check=True) -> str:
     return result.stdout
 
 
+def wells_timed(*args) -> tuple:
+    """Runs `wells ARGS…` like wells() and returns (standard output, wall-clock seconds of the whole process)."""
+    start = time.perf_counter()
+    output = wells(*args)
+    return output, time.perf_counter() - start
+
+
 def wells_json(*args):
     """Runs `wells ARGS… --format json` and parses its output."""
     return json.loads(wells(*args, "--format", "json"))
 
 
 def show_command(*args) -> str:
-    """The command line as a reader would type it (binary shown as `wells`, paths relative to WELLS_WORK)."""
-    shown = [str(a).replace(str(WORK) + os.sep, "") for a in args]
+    """The command line as a reader would type it (binary shown as `wells`, paths relative to WELLS_WORK or,
+    for the repository's files, to the repository)."""
+    shown = [str(a).replace(str(WORK) + os.sep, "").replace(str(REPO) + os.sep, "") for a in args]
     if shown and shown[0] == "bench":
         return "wells-bench " + shlex.join(shown[1:])
     return "wells " + shlex.join(shown)
@@ -167,7 +179,8 @@ def environment() -> pd.DataFrame:
     """What this run used, for the record at the top of each notebook."""
     version = wells("--version").strip()
     rows = [
-        ("wells binary", str(WELLS.relative_to(REPO)) if WELLS.is_relative_to(REPO) else str(WELLS)),
+        # A binary outside the repository is named, not located: its path says nothing about this repository.
+        ("wells binary", str(WELLS.relative_to(REPO)) if WELLS.is_relative_to(REPO) else f"$WELLS_BIN ({WELLS.name})"),
         ("wells --version", version),
         ("synthetic rows (WELLS_COUNT)", f"{COUNT:,}"),
         ("real data", "Data/real" + ("" if DATA.exists() else "  (MISSING)")),

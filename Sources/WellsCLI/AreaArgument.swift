@@ -12,7 +12,8 @@ import WellKit
 ///
 /// A segment with `=` selects features (all its pairs must hold; values compare as text), `#N`
 /// picks one feature, and a segment of bare names lists the properties `count --by-area` prints.
-/// A `.wkt` file holds WKT. The file's CRS comes from its `crs` member (GeoJSON) or `SRID=n;`, else
+/// A `.wkt` file holds WKT; a `.shp` file is an ESRI shapefile. The file's CRS comes from its `crs`
+/// member (GeoJSON), `SRID=n;` (WKT) or `.prj` (shapefile), else
 /// `--within-crs`, else EPSG:4326.
 struct AreaArgument {
     /// The areas selected, in file order.
@@ -51,7 +52,7 @@ struct AreaArgument {
                     throw AreaInputError("\(path): \(error.reason)", exitCode: 65)
                 }
             case "shp":
-                throw AreaInputError("\(path): Shapefiles are not read yet; convert with `ogr2ogr -f GeoJSON area.geojson \(path)`", exitCode: 65)
+                all = try Area.features(shapefileAt: URL(fileURLWithPath: path), crs: crs)
             default:
                 all = try Area.features(geoJSONAt: URL(fileURLWithPath: path), crs: crs)
             }

@@ -23,6 +23,8 @@ enum MapPage {
       #map { flex: 0 0 65%; height: 100%; background: #dbe8f1; }
       #side { flex: 1 1 35%; min-width: 0; display: flex; flex-direction: column; border-left: 1px solid #bbb; }
       #list-panel { flex: 1 1 55%; min-height: 0; display: flex; flex-direction: column; }
+      .drawing .leaflet-marker-icon, .drawing .leaflet-interactive { pointer-events: none !important; }   /* clicks add corners */
+      #area-count { font-size: 13px; }
       .bar { display: flex; align-items: center; gap: 8px; padding: 6px 10px; background: #f4f4f4; border-bottom: 1px solid #ddd; }
       #count { flex: 1; font-weight: 600; }
       #status { padding: 0 10px; font-size: 12px; color: #b00020; }
@@ -75,6 +77,11 @@ enum MapPage {
             <option value="total_depth">total depth, shallowest first</option>
             <option value="-total_depth">total depth, deepest first</option>
           </select></label>
+        </div>
+        <div class="bar area-bar">
+          <button id="draw" type="button" title="Click the map to add corners; Finish (or click the first corner) to count the wells inside">Draw an area</button>
+          <button id="clear-area" type="button" hidden>Clear</button>
+          <span id="area-count" role="status" aria-live="polite"></span>
         </div>
         <div id="status" role="status" aria-live="polite"></div>
         <div id="list"><div id="rows"></div><button id="more" type="button" hidden>More</button></div>
@@ -467,6 +474,78 @@ enum MapPage {
         });
         onMoveEnd();                                             // the first view's hash and list
       }
+
+      // ---- An area drawn on the map, and the wells in it (CQL2: S_INTERSECTS, the server's count) ----
+
+      const area = { drawing: false, corners: [], line: null, polygon: null, abort: null };
+      page.area = area;
+      const drawButton = byId('draw'), clearButton = byId('clear-area'), areaCount = byId('area-count');
+
+      // The ring as WKT, longitude first, closed; longitudes as drawn (the server cuts at ±180°).
+      function areaWKT(corners) {
+        const ring = corners.concat([corners[0]]).map((p) => `${p.lng.toFixed(6)} ${p.lat.toFixed(6)}`);
+        return `POLYGON((${ring.join(',')}))`;
+      }
+
+      function clearArea() {
+        if (area.abort) area.abort.abort();
+        for (const layer of [area.line, area.polygon]) if (layer) layer.remove();
+        Object.assign(area, { drawing: false, corners: [], line: null, polygon: null, wkt: null, count: null });
+        map.doubleClickZoom.enable();
+        map.getContainer().style.cursor = '';
+        map.getContainer().classList.remove('drawing');
+        drawButton.textContent = 'Draw an area';
+        clearButton.hidden = true;
+        areaCount.textContent = '';
+      }
+
+      async function finishArea() {
+        if (area.corners.length < 3) { areaCount.textContent = 'An area needs three corners'; return; }
+        const corners = area.corners;
+        area.drawing = false;
+        area.line.remove();
+        area.line = null;
+        area.polygon = L.polygon(corners, { color: '#e53935', weight: 2, fillOpacity: 0.08, interactive: false }).addTo(map);
+        map.doubleClickZoom.enable();
+        map.getContainer().style.cursor = '';
+        map.getContainer().classList.remove('drawing');
+        drawButton.textContent = 'Draw an area';
+        area.wkt = areaWKT(corners);
+        areaCount.textContent = 'Counting…';
+        area.abort = new AbortController();
+        try {
+          const filter = encodeURIComponent(`S_INTERSECTS(geometry,${area.wkt})`);
+          const answer = await getJSON(`collections/wells/items?filter-lang=cql2-text&filter=${filter}&limit=1`, area.abort.signal);
+          area.count = answer.numberMatched;
+          areaCount.textContent = `${area.count.toLocaleString('en')} ${area.count === 1 ? 'well' : 'wells'} in the area`;
+        } catch (err) {
+          areaCount.textContent = '';
+          showError(err);
+        }
+      }
+
+      drawButton.addEventListener('click', () => {
+        if (area.drawing) { finishArea(); return; }
+        clearArea();
+        area.drawing = true;
+        map.doubleClickZoom.disable();
+        map.getContainer().style.cursor = 'crosshair';
+        map.getContainer().classList.add('drawing');
+        drawButton.textContent = 'Finish';
+        clearButton.hidden = false;
+        areaCount.textContent = 'Click the map to add corners';
+        area.line = L.polyline([], { color: '#e53935', weight: 2, dashArray: '4 4', interactive: false }).addTo(map);
+      });
+      clearButton.addEventListener('click', clearArea);
+      map.on('click', (e) => {
+        if (!area.drawing) return;
+        const first = area.corners[0];
+        // A click on the first corner (within 8 px) closes the area.
+        if (first && area.corners.length >= 3 && map.latLngToContainerPoint(first).distanceTo(e.containerPoint) < 8) { finishArea(); return; }
+        area.corners.push(e.latlng);
+        area.line.setLatLngs(area.corners);
+        areaCount.textContent = `${area.corners.length} ${area.corners.length === 1 ? 'corner' : 'corners'}; Finish when done`;
+      });
 
       start();
     }());

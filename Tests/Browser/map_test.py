@@ -4,7 +4,8 @@
     python map_test.py --url http://127.0.0.1:PORT/ --out DIR [--center LAT,LON --zoom Z]
 
 Drives Debian's Chromium (/usr/bin/chromium with /usr/bin/chromedriver, never Selenium Manager) through the
-page: the map's clusters, the list of wells in view against the server's own count, zooming to single pins,
+page: the map's clusters, the list of wells in view against the server's own count, an area drawn by clicking
+(with --wells and --db: its count against `wells count --within`), zooming to single pins,
 a pin's details, the list sorted by spud date, a row's details, and a clean browser console. Prints one line
 per passed check; on the first failure prints which check failed and why on stderr and exits 1. Screenshots
 (map.png, details.png, list.png, and failure.png on a failure) go to --out.
@@ -13,6 +14,7 @@ import argparse
 import json
 import os
 import re
+import subprocess
 import sys
 import time
 import urllib.parse
@@ -21,6 +23,7 @@ import urllib.request
 from selenium import webdriver
 from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
@@ -30,7 +33,8 @@ class CheckFailed(Exception):
 
 
 class MapTest:
-    def __init__(self, driver, url, out):
+    def __init__(self, driver, url, out, wells=None, db=None):
+        self.wells, self.db = wells, db
         self.driver = driver
         self.url = url if url.endswith("/") else url + "/"
         self.out = out
@@ -192,6 +196,33 @@ class MapTest:
 
     # ---- the checks ----
 
+    def draw_area(self):
+        """Draws a quadrilateral by clicking the map, finishes it, and checks the count the page shows
+        (the server's CQL2 S_INTERSECTS) against `wells count --within` on the same store (the CLI's path)."""
+        draw = self.driver.find_element(By.ID, "draw")
+        draw.click()
+        element = self.driver.find_element(By.ID, "map")
+        width, height = element.size["width"], element.size["height"]
+        for fx, fy in [(-0.3, -0.3), (0.2, -0.35), (0.3, 0.25), (-0.25, 0.3)]:
+            ActionChains(self.driver).move_to_element_with_offset(element, int(fx * width), int(fy * height)).click().perform()
+        corners = self.js("return window.wellsPage.area.corners.length")
+        if corners != 4:
+            raise CheckFailed(f"four clicks on the map added {corners} corners")
+        draw.click()  # Finish
+        text = self.wait("a count in #area-count", lambda: "in the area" in (t := self.driver.find_element(By.ID, "area-count").text) and t)
+        shown = int(re.sub(r"[^0-9]", "", text))
+        wkt = self.js("return window.wellsPage.area.wkt")
+        answer = subprocess.run([self.wells, "count", "--db", self.db, "--within", wkt, "--format", "json"],
+                                capture_output=True, text=True, timeout=120)
+        if answer.returncode != 0:
+            raise CheckFailed(f"wells count --within {wkt} failed: {answer.stderr.strip()}")
+        expected = json.loads(answer.stdout)[0]["count"]
+        if shown != expected or shown <= 0:
+            raise CheckFailed(f"#area-count says {text!r} for {wkt}; wells count --within says {expected} (and it must be > 0)")
+        self.screenshot("area.png")
+        print(f"PASS 2c draw an area: 4 clicks and Finish → {text!r} = wells count --within the same polygon (area.png)")
+        self.driver.find_element(By.ID, "clear-area").click()
+
     def run(self, center, zoom):
         self.check = "1 map loads"
         try:
@@ -242,6 +273,10 @@ class MapTest:
                              lambda: len(self.driver.find_elements(By.CSS_SELECTOR, "#list .well-row")) > 50 and
                              len(self.driver.find_elements(By.CSS_SELECTOR, "#list .well-row")), timeout=15)
             print(f"PASS 2b scrolling the list loads the next page: {more} rows")
+
+        self.check = "2c draw an area"
+        if self.wells is not None:
+            self.draw_area()
 
         self.check = "3 zoom to single pins"
         if center is not None:
@@ -352,6 +387,8 @@ def main():
     parser.add_argument("--out", required=True, help="directory for the screenshots")
     parser.add_argument("--center", help="LAT,LON to go to for the pin checks (with --zoom)")
     parser.add_argument("--zoom", type=int, help="zoom level for --center")
+    parser.add_argument("--wells", help="the wells executable, to check a drawn area's count with `wells count --within` (with --db)")
+    parser.add_argument("--db", help="the store the server serves (with --wells)")
     args = parser.parse_args()
     center = None
     if args.center or args.zoom is not None:
@@ -367,7 +404,7 @@ def main():
     except WebDriverException as e:
         print(f"FAIL startup: cannot start Chromium through /usr/bin/chromedriver: {e.msg}", file=sys.stderr)
         return 1
-    test = MapTest(driver, args.url, args.out)
+    test = MapTest(driver, args.url, args.out, args.wells, args.db)
     try:
         test.run(center, args.zoom)
         return 0

@@ -373,9 +373,10 @@ import WellsTestSupport
         let python = repository.appendingPathComponent("Tests/Browser/.venv/bin/python").path
         try #require(FileManager.default.isExecutableFile(atPath: python), "run `bash .ci/setup` to install Chromium and Selenium")
         let screenshots = ProcessInfo.processInfo.environment["WELLS_SCREENSHOTS"] ?? s.directory
-        let result = try await Tool.execute(python, [repository.appendingPathComponent("Tests/Browser/map_test.py").path, "--url", s.url, "--out", screenshots])
+        let result = try await Tool.execute(python, [repository.appendingPathComponent("Tests/Browser/map_test.py").path, "--url", s.url, "--out", screenshots,
+                                                         "--wells", InterruptedLoadTests.wells, "--db", s.path])
         #expect(result.status == 0, "\(result.output)")
-        for name in ["map.png", "details.png", "list.png"] {
+        for name in ["map.png", "area.png", "details.png", "list.png"] {
             #expect(FileManager.default.fileExists(atPath: screenshots + "/" + name))
         }
     }

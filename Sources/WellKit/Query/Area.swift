@@ -56,7 +56,7 @@ public struct Area: Sendable, Equatable {
         for (p, rings) in polygons.enumerated() {
             guard !rings.isEmpty else { throw QueryError(.invalidValue, "polygon \(p + 1) of the area has no ring", subject: .area) }
             let closed = try rings.enumerated().map { r, ring in try Self.closedRing(ring, polygon: p, ring: r) }
-            self.polygons += Self.splitAtAntimeridian(closed)
+            self.polygons += try Self.splitAtAntimeridian(closed, polygon: p)
         }
     }
 
@@ -191,6 +191,9 @@ public struct Area: Sendable, Equatable {
         if let bad = ring.first(where: { !$0.x.isFinite || !$0.y.isFinite }) {
             throw QueryError(.invalidValue, "\(which) has a coordinate that is not a number: \(bad.x) \(bad.y)", subject: .area)
         }
+        if let bad = ring.first(where: { abs($0.x) > 360 }) {
+            throw QueryError(.invalidValue, "\(which) has longitude \(bad.x), beyond ±360; coordinates are longitude first (x y), in EPSG:4326 unless a CRS is given", subject: .area)
+        }
         if let bad = ring.first(where: { abs($0.y) > 90 }) {
             throw QueryError(.invalidValue, "\(which) has latitude \(bad.y), beyond ±90; coordinates are longitude first (x y), in EPSG:4326 unless a CRS is given", subject: .area)
         }
@@ -221,7 +224,9 @@ public struct Area: Sendable, Equatable {
 
     /// The polygon of `rings` (outline first), cut at ±180° when an edge crosses it or a longitude
     /// lies beyond it; each part shifted into −180…180.
-    private static func splitAtAntimeridian(_ rings: [[(x: Double, y: Double)]]) -> [Polygon] {
+    ///
+    /// - Throws: ``QueryError`` for a ring that winds around the Earth (around a pole) or spans more than 360°.
+    private static func splitAtAntimeridian(_ rings: [[(x: Double, y: Double)]], polygon: Int) throws -> [Polygon] {
         // Unwrap: no step of more than 180°, each ring starting near the outline's first longitude.
         let reference = rings[0][0].x
         let unwrapped = rings.map { ring -> [(x: Double, y: Double)] in
@@ -237,6 +242,12 @@ public struct Area: Sendable, Equatable {
             }
             return result
         }
+        for (r, ring) in unwrapped.enumerated() {
+            let span = ring.map(\.x).max()! - ring.map(\.x).min()!
+            guard ring.first!.x == ring.last!.x, span <= 360 else {
+                throw QueryError(.invalidValue, "ring \(r + 1) of polygon \(polygon + 1) goes around the Earth (around a pole, or over 360° of longitude); areas around a pole are not supported", subject: .area)
+            }
+        }
         let xs = unwrapped[0].map(\.x)
         let (west, east) = (xs.min()!, xs.max()!)
         let coordinates = { (ring: [(x: Double, y: Double)], shift: Double) in ring.map { Coordinate(latitude: $0.y, longitude: $0.x + shift) } }
@@ -249,11 +260,16 @@ public struct Area: Sendable, Equatable {
         while k * 360 - 180 < east {
             let low = k * 360 - 180, high = low + 360
             let clipped = unwrapped.map { clip(clip($0, keep: { $0.x >= low }, at: low), keep: { $0.x <= high }, at: high) }
-            if clipped[0].count >= 4 {
-                let holes = clipped.dropFirst().filter { $0.count >= 4 }.map { coordinates($0, -k * 360) }
+            // A part needs three distinct points: clipping leaves slivers along ±180° that have none.
+            let proper = { (ring: [(x: Double, y: Double)]) in Set(ring.map { "\($0.x) \($0.y)" }).count >= 3 }
+            if proper(clipped[0]) {
+                let holes = clipped.dropFirst().filter(proper).map { coordinates($0, -k * 360) }
                 parts.append(Polygon(outline: coordinates(clipped[0], -k * 360), holes: holes))
             }
             k += 1
+        }
+        guard !parts.isEmpty else {
+            throw QueryError(.invalidValue, "polygon \(polygon + 1) of the area has no three distinct points once its longitudes are read across ±180°", subject: .area)
         }
         return parts
     }

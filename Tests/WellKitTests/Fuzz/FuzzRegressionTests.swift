@@ -16,11 +16,20 @@ import Testing
         #expect(throws: QueryError.self) { try WellPredicate(parsing: "spud_date < 33333333333333333333333333/1/2001") }
     }
 
+    @Test func areasThatGoAroundTheEarthOrCollapseAcross180AreRefused() {
+        // Found by the `area` target: a ring whose longitudes, read across ±180°, wind around a pole
+        // (its unwrapped end 360° from its start), a 1e116° longitude (the unwrapping loop ran for
+        // ever), and a ring whose three points are two once -179° is read as 181°.
+        #expect(throws: QueryError.self) { try Area.features(geoJSON: Data(#"{"type":"Polygon","coordinates":[[[0.18,0],[-179,0],[-1791,1],[358,1]]]}"#.utf8)) }
+        #expect(throws: QueryError.self) { try Area(wkt: "POLYGON((170 51, -1e116 50, -17.5 60, 170 61))") }
+        #expect(throws: QueryError.self) { try Area.features(geoJSON: Data(#"{"type":"Polygon","coordinates":[[[181,0],[-179,0],[-179,0],[179,1]]]}"#.utf8)) }
+    }
+
     /// Every input in Fuzz/regressions/<target>/ goes through that target's parsers without trapping.
     @Test func keptCrashersReplay() throws {
         let root = Fixtures.repositoryRoot.appendingPathComponent("Fuzz/regressions")
         var replayed = 0
-        for target in ["csv", "values", "predicate", "geoargs"] {
+        for target in ["csv", "values", "predicate", "geoargs", "area"] {
             let directory = root.appendingPathComponent(target)
             for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] {
                 let bytes = [UInt8](try Data(contentsOf: directory.appendingPathComponent(name)))
@@ -36,6 +45,10 @@ import Testing
                 case "predicate":
                     if let predicate = try? WellPredicate(parsing: text) {
                         _ = try? QueryCompiler.sqlite.select(WellFetchRequest(predicate: predicate), .pins)
+                    }
+                case "area":
+                    for area in [try? Area(wkt: text)].compactMap({ $0 }) + ((try? Area.features(geoJSON: Data(bytes))) ?? []) {
+                        #expect(try Area.features(geoJSON: Data(area.geoJSONGeometry.utf8)).first?.polygons == area.polygons, "\(name) reads back")
                     }
                 default:
                     _ = try? BoundingBox(parsing: text)

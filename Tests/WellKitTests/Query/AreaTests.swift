@@ -70,6 +70,25 @@ import WellsTestSupport
         #expect(throws: QueryError.self) { try Area.features(geoJSON: Data(#"{"type":"Polygon","coordinates":[[1,2]]}"#.utf8)) }
     }
 
+    /// A shapefile written by GDAL in UTM 17N (its `.prj` in ESRI's WKT) gives the wells the GeoJSON gives.
+    @Test func aShapefileInAnotherCRSReadsAsTheGeoJSON() throws {
+        let directory = URL(fileURLWithPath: try Fixtures.file("", name: "unused")).deletingLastPathComponent()
+        let shp = directory.appendingPathComponent("pa.shp").path
+        let (status, _, err) = PostGIS.run(["ogr2ogr", "-f", "ESRI Shapefile", shp, Self.counties.path, "-where", "STATE='42'", "-t_srs", "EPSG:32617"])
+        try #require(status == 0, "ogr2ogr (gdal-bin) failed: \(err)")
+        let fromShapefile = try Area.features(shapefileAt: URL(fileURLWithPath: shp))
+        let fromGeoJSON = try Area.features(geoJSONAt: Self.counties).filter { $0.property("STATE") == .text("42") }
+        #expect(fromShapefile.count == fromGeoJSON.count && fromShapefile.count == 67)
+        let store = try Fixtures.makeStore()
+        _ = try store.load(csvAt: Fixtures.sharedData("usgs-nwis-pa-gw-sites.tsv"))
+        for name in ["Washington", "Allegheny", "Erie"] {
+            let a = try #require(fromShapefile.first { $0.property("NAME") == .text(name) })
+            let b = try #require(fromGeoJSON.first { $0.property("NAME") == .text(name) })
+            #expect(try store.fetchIDs(WellFetchRequest(within: a)).sorted() == store.fetchIDs(WellFetchRequest(within: b)).sorted(), "\(name)")
+            #expect(try store.fetchCount(WellFetchRequest(within: a)) > 0, "\(name) holds wells")
+        }
+    }
+
     // MARK: - Against shapely and GeoPandas
 
     /// The Tennessee and Pennsylvania lists in one store, and every pin as `id,lon,lat` for Python.
@@ -163,5 +182,43 @@ import WellsTestSupport
         #expect(groups.map(\.count) == [1, 1, 2])
         #expect(groups.map { $0.measures } == [[.real(50), .real(50)], [.null, .null], [.real(400), .real(200)]])
         #expect(throws: QueryError.self) { try store.groups(WellFetchRequest(), by: .fields([.status]), measures: [WellMeasure(.sum, .status)]) }
+    }
+}
+
+/// The same areas and groups on PostgreSQL/PostGIS as in a file.
+@Suite(.serialized, .tags(.postgres)) struct AreaPostGISTests {
+    @Test func withinAndGroupsAnswerAsInAFile() throws {
+        let file = try Fixtures.makeStore(), server = try PostGIS.makeStore()
+        for store in [file, server] {
+            _ = try store.load(csvAt: Fixtures.sharedData("tn-oilgas-wells.csv"))
+            _ = try store.load(csvAt: Fixtures.sharedData("usgs-nwis-pa-gw-sites.tsv"))
+        }
+        let areas = try Area.features(geoJSONAt: AreaTests.counties).filter { [.text("42"), .text("47")].contains($0.property("STATE")) }
+        func identifiers(_ store: WellStore, _ request: WellFetchRequest) throws -> [String] {
+            try store.fetchDictionaries(request, properties: [.identifier]).compactMap { $0["uwi"]?.string }.sorted()
+        }
+        for (state, name) in [("47", "Cheatham"), ("47", "Tipton"), ("47", "Dickson"), ("47", "Overton"), ("42", "Washington")] {
+            let area = try #require(areas.first { $0.property("STATE") == .text(state) && $0.property("NAME") == .text(name) })
+            let a = try identifiers(file, WellFetchRequest(within: area)), b = try identifiers(server, WellFetchRequest(within: area))
+            #expect(a == b, "\(name)")
+            #expect(!a.isEmpty || name == "Cheatham", "\(name) holds wells")
+        }
+        // A region and an area together, and a predicate.
+        var request = WellFetchRequest(region: .box(try BoundingBox(parsing: "-80.6,39.7,-79.7,40.5")))
+        request.within = try Area(wkt: "POLYGON((-80.5 39.8,-79.8 39.8,-79.8 40.4,-80.5 39.8))")
+        #expect(try identifiers(file, request) == identifiers(server, request))
+        #expect(try file.fetchCount(request) > 0)
+
+        let measures = [WellMeasure(.mean, .totalDepth), WellMeasure(.max, .totalDepth)]
+        for grouping in [WellGrouping.areas(areas), .fields([.status]), .grid(size: 0.25), .grid(size: 20_000, crs: "EPSG:5070")] {
+            let a = try file.groups(WellFetchRequest(), by: grouping, measures: measures)
+            let b = try server.groups(WellFetchRequest(), by: grouping, measures: measures)
+            #expect(a.map(\.key) == b.map(\.key) && a.map(\.count) == b.map(\.count), "\(grouping)")
+            for (x, y) in zip(a, b) {
+                for (m, n) in zip(x.measures, y.measures) {
+                    #expect(m == n || abs((m.double ?? 0) - (n.double ?? 0)) < 1e-6 * max(1, abs(m.double ?? 0)), "\(x.key): \(m) against \(n)")
+                }
+            }
+        }
     }
 }
