@@ -7,7 +7,7 @@
  * about 10 ms, even `wells --help` and `wells bbox`, which never use PROJ. */
 #define WK_PROJ_FUNCTIONS(X) \
     X(geod_init) X(geod_inverse) \
-    X(proj_area_create) X(proj_area_destroy) X(proj_area_set_bbox) X(proj_as_proj_string) \
+    X(proj_area_create) X(proj_area_destroy) X(proj_area_set_bbox) X(proj_as_proj_string) X(proj_as_wkt) \
     X(proj_context_create) X(proj_context_destroy) X(proj_context_errno) X(proj_context_errno_string) \
     X(proj_context_is_network_enabled) X(proj_coordoperation_get_accuracy) X(proj_coordoperation_get_grid_used) \
     X(proj_coordoperation_get_grid_used_count) X(proj_coordoperation_has_ballpark_transformation) \

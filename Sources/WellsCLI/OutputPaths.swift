@@ -46,6 +46,21 @@ enum OutputPaths {
     /// (a device such as /dev/full, a FIFO, a directory), which a write beside it and a rename would destroy.
     static func refuseToReplace(_ output: String, option: String, force: Bool, kind: String,
                                 firstLine expected: @autoclosure () throws -> String) throws {
+        try refuseToReplace(output, option: option, force: force, kind: kind, expectation: "its first line is not \(try expected())") { path in
+            let expected = try expected()   // only for a file that exists: it may cost a probe
+            let start = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: path)).read(upToCount: expected.utf8.count + 2)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+            return start.hasPrefix(expected)
+        }
+    }
+
+    /// ``refuseToReplace(_:option:force:kind:firstLine:)`` for a file whose kind `recognized` tells from its path, such as a GeoPackage.
+    static func refuseToReplace(_ output: String, option: String, force: Bool, kind: String,
+                                recognized: (String) throws -> Bool) throws {
+        try refuseToReplace(output, option: option, force: force, kind: kind, expectation: nil, recognized: recognized)
+    }
+
+    private static func refuseToReplace(_ output: String, option: String, force: Bool, kind: String,
+                                        expectation: @autoclosure () throws -> String?, recognized: (String) throws -> Bool) throws {
         var info = stat()
         guard lstat(output, &info) == 0 else { return }   // a new file
         let type = info.st_mode & S_IFMT
@@ -58,10 +73,9 @@ enum OutputPaths {
             throw ValidationError("\(option) \(output) is not a regular file (a device, a pipe or a directory); choose a file")
         }
         guard !force else { return }
-        let expected = try expected()   // only for a file that exists: it may cost a probe
-        let head = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: output)).read(upToCount: expected.utf8.count + 2)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        guard head.hasPrefix(expected) else {
-            throw ValidationError("\(option) \(output) exists and is not \(kind) (its first line is not \(expected)); it would be overwritten. "
+        guard try recognized(output) else {
+            let why = try expectation().map { " (\($0))" } ?? ""
+            throw ValidationError("\(option) \(output) exists and is not \(kind)\(why); it would be overwritten. "
                                   + "Choose another file, or pass --force")
         }
     }

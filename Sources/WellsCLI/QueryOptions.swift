@@ -23,13 +23,22 @@ package struct QueryOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The fields to print, comma-separated (default: id,uwi,name,lat,lon): fields, extra.NAME for an unmapped source column, or * for every field then every unmapped column.", valueName: "list"))
     package var fields: String?
 
-    @Option(help: "The output format.")
-    package var format: OutputFormat = .table
+    @Option(help: "The output format; gpkg (a GeoPackage layer, for QGIS and GDAL) needs --out.")
+    package var format: QueryFormat = .table
 
-    @Option(name: .customLong("to-crs"), help: ArgumentHelp("Add x and y columns in this CRS, such as EPSG:3400 (not for GeoJSON, which is always EPSG:4326).", valueName: "crs"))
+    @Option(help: ArgumentHelp("Write to this file instead of standard output (beside it, then renamed into place). An existing file is replaced only if it is of the format's kind (a GeoPackage; text that starts as this output does), or with --force.", valueName: "path"))
+    package var out: String?
+
+    @Flag(help: "Replace an existing --out file whatever it holds.")
+    package var force = false
+
+    @Option(name: .customLong("to-crs"), help: ArgumentHelp("Add x and y columns in this CRS, such as EPSG:3400 (not for GeoJSON, which is always EPSG:4326); for gpkg, the CRS of the layer's points.", valueName: "crs"))
     package var toCRS: String?
 
     package func validate() throws {
+        if format == .gpkg && out == nil {
+            throw ValidationError("--format gpkg writes a GeoPackage file: give its path with --out, such as --out wells.gpkg")
+        }
         if toCRS != nil && format == .geojson {
             throw ValidationError("--to-crs does not apply to GeoJSON, which RFC 7946 fixes to EPSG:4326 longitude/latitude; use csv or json")
         }
@@ -48,7 +57,7 @@ package struct QueryOptions: ParsableArguments {
         return request
     }
 
-    /// The fields to print; GeoJSON always gets lat and lon for its geometry, --to-crs needs them for x and y.
+    /// The fields to print; GeoJSON and GeoPackage always get lat and lon for their geometry, --to-crs needs them for x and y.
     /// `*` is every field, then every unmapped column of `store` (``WellStore/extraColumnNames()``: one
     /// pass over the store), or no such column without a store.
     package func fieldList(in store: WellStore? = nil) throws -> [WellAttribute] {
@@ -58,7 +67,7 @@ package struct QueryOptions: ParsableArguments {
             let every = WellAttribute.fields + (try store?.extraColumnNames() ?? []).map(WellAttribute.extra)
             list += every.filter { !list.contains($0) }
         }
-        if format == .geojson || toCRS != nil {
+        if format == .geojson || format == .gpkg || toCRS != nil {
             for field in [WellAttribute.latitude, .longitude] where !list.contains(field) { list.append(field) }
         }
         return list
@@ -90,32 +99,25 @@ package struct FilterOptions: ParsableArguments {
     }
 }
 
-/// Runs a query and streams its rows to standard output in the chosen format.
+/// Runs a query and streams its rows to standard output or `--out` in the chosen format.
 package enum QueryRunner {
     /// - Returns: The number of rows written.
     @discardableResult
     package static func run(store: WellStore, request: WellFetchRequest, options: QueryOptions, distanceFrom center: Coordinate? = nil) throws -> Int {
         let fields = try options.fieldList(in: store)
-        let transformer = try options.toCRS.map { try TransformCache.shared.transformer(from: "EPSG:4326", to: $0) }
-        let latIndex = fields.firstIndex(of: .latitude) ?? 0, lonIndex = fields.firstIndex(of: .longitude) ?? 0
-        let columns = fields.map(\.name) + (center == nil ? [] : ["distance_m"]) + (transformer == nil ? [] : ["x", "y"])
-        let output = StandardOutput()
-        let writer = ResultWriter(terminal: options.format, columns: columns) { output.write($0) }
-        var rows = 0
-        try store.forEachRow(request, fields: fields, distanceFrom: center) { row in
-            rows += 1
-            var values = row.values
-            if center != nil, let meters = values[values.count - 1].double {
-                values[values.count - 1] = .real((meters * 10).rounded() / 10)
+        let columns = fields.map { QueryOutput.Column(name: $0.name, kind: $0.kind) } + (center == nil ? [] : [.init(name: "distance_m", kind: .real)])
+        return try QueryOutput.write(options: options, columns: columns, store: store.path) { output in
+            var rows = 0
+            try store.forEachRow(request, fields: fields, distanceFrom: center) { row in
+                rows += 1
+                var values = row.values
+                if center != nil, let meters = values[values.count - 1].double {
+                    values[values.count - 1] = .real((meters * 10).rounded() / 10)
+                }
+                try output.write(values)
             }
-            if let transformer, let lon = values[lonIndex].double, let lat = values[latIndex].double {
-                values += try transformer.outputXY(longitude: lon, latitude: lat)
-            }
-            writer.write(values)
+            return rows
         }
-        writer.finish()
-        output.flush()
-        return rows
     }
 }
 

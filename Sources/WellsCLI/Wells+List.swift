@@ -41,8 +41,8 @@ extension Wells {
                 throw ValidationError("--batch-size must be from 1 to \(grouped(Self.maximumBatchSize)), got '\(batchSize)'; use `wells find` for a whole result")
             }
             if page < 1 { throw ValidationError("--page must be 1 or more, got '\(page)'") }
-            if watch && query.format != .table && query.format != .json {
-                throw ValidationError("--watch prints each change as a line of text; use --format table or json with it")
+            if watch && ((query.format != .table && query.format != .json) || query.out != nil) {
+                throw ValidationError("--watch prints each change as a line of text; use --format table or json with it, without --out")
             }
         }
 
@@ -62,8 +62,13 @@ extension Wells {
                 Terminal.error("note: this sort would be faster with an index; create it with `\(Self.indexCommand(sorts, db: WellStore.displayName(of: store.path)))`")
             }
             let output = try render(results)
+            guard watch else {
+                guard query.format != .gpkg else { return }   // render wrote the GeoPackage
+                let columns = (section == nil || query.format != .csv ? [] : ["section"]) + (try query.fieldList(in: opened).map(\.name))
+                    + (query.toCRS == nil ? [] : ["x", "y"])
+                return try QueryOutput.write(text: output, options: query, columns: columns, store: store.path)
+            }
             Terminal.writeStandardOutput(output)
-            guard watch else { return }
             while true {
                 try await Task.sleep(for: .milliseconds(250))
                 let clock = ContinuousClock.now
@@ -91,6 +96,16 @@ extension Wells {
             }
             let first = (page - 1) * batchSize   // at most count - 1, since page <= pages
             let fields = try query.fieldList(in: results.store)
+            if query.format == .gpkg {
+                // The page's wells as a GeoPackage layer (sections are not kept: sort by the section field to group them).
+                let columns = fields.map { QueryOutput.Column(name: $0.name, kind: $0.kind) }
+                try QueryOutput.write(options: query, columns: columns, store: store.path) { output in
+                    for offset in first ..< first + min(batchSize, count - first) {
+                        try output.write(fields.map { $0.value(in: try results.object(at: snapshot.indexPath(ofOffset: offset))) })
+                    }
+                }
+                return ""
+            }
             let transformer = try query.toCRS.map { try TransformCache.shared.transformer(from: "EPSG:4326", to: $0) }
             var rows: [(section: Int, values: [WellValue])] = []
             for offset in first ..< first + min(batchSize, count - first) {
@@ -111,11 +126,11 @@ extension Wells {
             case .csv, .ndjson, .geojson:
                 // The page's rows as any other query prints them, with the section's name first when sectioned.
                 var out = ""
-                let writer = ResultWriter(format: query.format, columns: (sectioned ? ["section"] : []) + columns) { out += $0 }
+                let writer = ResultWriter(format: query.format.text ?? .csv, columns: (sectioned ? ["section"] : []) + columns) { out += $0 }
                 for row in rows { writer.write((sectioned ? [WellValue(snapshot.sections[row.section].name)] : []) + row.values) }
                 writer.finish()
                 return out
-            case .table:
+            case .table, .gpkg:
                 break
             }
             let header = columns.map(SafeText.cell)

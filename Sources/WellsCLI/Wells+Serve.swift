@@ -12,14 +12,19 @@ extension Wells {
             discussion: """
                 The store (a file or a postgresql:// URL) is opened read-only. The server binds to 127.0.0.1 unless --host says otherwise, \
                 and runs until Ctrl-C. Endpoints: / (the map; JSON with ?f=json), /conformance, /collections, \
-                /collections/wells/items?bbox=…&limit=…&offset=…&sortby=…&FIELD=VALUE, /collections/wells/items/ID, \
-                /collections/wells/ids?bbox=…&sortby=…, /tiles/Z/X/Y.mvt and /tiles/Z/X/Y.geojson. \
-                Bad parameters answer 400 with an RFC 9457 problem document naming the parameter.
+                /collections/wells/items?bbox=…&limit=…&offset=…&sortby=…&FIELD=VALUE&filter=…, /collections/wells/items/ID, \
+                /collections/wells/queryables, /collections/wells/ids?bbox=…&sortby=…, /api (OpenAPI), \
+                /tiles/Z/X/Y.mvt and /tiles/Z/X/Y.geojson. filter= is CQL2 text (OGC API – Features Part 3): \
+                comparisons, AND/OR/NOT, LIKE, BETWEEN, IN, IS NULL, CASEI/ACCENTI with LIKE, and \
+                S_INTERSECTS(geometry, POLYGON/MULTIPOLYGON/BBOX/POINT) at the top level of the AND chain; \
+                filter-lang=wells-where takes the language of --where instead. \
+                Bad parameters answer 400 with an RFC 9457 problem document naming the parameter (and, for a filter, the character).
 
                 Examples:
                   wells serve --db wells.sqlite
                   ogrinfo OAPIF:http://127.0.0.1:8080 wells
                   curl 'http://127.0.0.1:8080/collections/wells/items?bbox=-114.2,50.9,-113.9,51.2&limit=100'
+                  curl -G http://127.0.0.1:8080/collections/wells/items --data-urlencode "filter=S_INTERSECTS(geometry, POLYGON((-85.6 36.2, -85.1 36.2, -85.1 36.6, -85.6 36.2))) AND type = 'Oil'"
                   curl -o t.mvt http://127.0.0.1:8080/tiles/11/372/700.mvt
                 """)
 

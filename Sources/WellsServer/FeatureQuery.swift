@@ -16,7 +16,11 @@ struct FeatureQuery {
     var ids: [Int64]?
 
     /// The parameters every endpoint that selects wells accepts, beside a field name (`status=Abandoned`).
-    static let selecting: Set<String> = ["bbox", "bbox-crs", "filter", "f"]
+    static let selecting: Set<String> = filtering.union(["bbox", "bbox-crs", "f"])
+    /// The filter and its language and CRS (OGC API – Features Part 3), which tiles take too.
+    static let filtering: Set<String> = ["filter", "filter-lang", "filter-crs"]
+    /// The names of CRS84, longitude then latitude in degrees: what `bbox-crs` and `filter-crs` may say.
+    static let crs84Names = [FeaturesAPI.crs84, "CRS84", "OGC:CRS84"]
     static let paging: Set<String> = ["limit", "offset", "sortby", "properties", "ids"]
 
     /// Fields a property filter may name: all but the coordinates, which `bbox` selects.
@@ -28,6 +32,8 @@ struct FeatureQuery {
     /// - Throws: ``Problem`` 400 naming the first parameter that is unknown or malformed.
     init(_ parameters: [(name: String, value: String)], accepting: Set<String>, configuration: ServerConfiguration) throws {
         var filters: [WellPredicate] = []
+        var filter: String?
+        var language = "cql2-text"
         for (name, value) in parameters {
             if let field = Self.filterFields.first(where: { $0.rawValue == name }) {
                 filters.append(try Self.equality(field, value))
@@ -43,7 +49,7 @@ struct FeatureQuery {
                     throw Problem.badParameter(name, "bbox: \(error.message)")
                 }
             case "bbox-crs":
-                guard ["http://www.opengis.net/def/crs/OGC/1.3/CRS84", "CRS84", "OGC:CRS84"].contains(value) else {
+                guard Self.crs84Names.contains(value) else {
                     throw Problem.badParameter(name, "bbox-crs '\(Self.shown(value))' is not supported; give the box in longitude/latitude degrees (http://www.opengis.net/def/crs/OGC/1.3/CRS84)")
                 }
             case "limit":
@@ -83,8 +89,15 @@ struct FeatureQuery {
                 }
                 ids = list.map { $0! }
             case "filter":
-                do { filters.append(try WellPredicate(parsing: value)) } catch let error as QueryError {
-                    throw Problem.badParameter(name, "filter: \(error.description)")
+                filter = value
+            case "filter-lang":
+                guard Self.filterLanguages.contains(value) else {
+                    throw Problem.badParameter(name, "filter-lang '\(Self.shown(value))' is not supported; use cql2-text (the default), or wells-where for the language of wells --where")
+                }
+                language = value
+            case "filter-crs":
+                guard Self.crs84Names.contains(value) else {
+                    throw Problem.badParameter(name, "filter-crs '\(Self.shown(value))' is not supported; give the filter's coordinates in longitude/latitude degrees (\(FeaturesAPI.crs84), the default)")
                 }
             case "f":
                 guard ["json", "geojson"].contains(value) else {
@@ -94,8 +107,46 @@ struct FeatureQuery {
                 break
             }
         }
+        if let filter { try apply(filter, language: language, to: &filters) }
         if let ids { filters.append(.in(.id, ids.map { .number(Double($0)) })) }
         if !filters.isEmpty { request.predicate = filters.count == 1 ? filters[0] : .and(filters) }
+    }
+
+    /// `filter-lang`: CQL2 text (also by its draft name, `cql-text`, which GDAL sends), or `--where`'s language.
+    static let filterLanguages: Set<String> = ["cql2-text", "cql-text", "wells-where"]
+
+    /// Adds `filter=` to the request: its comparisons to `filters`, its S_INTERSECTS to the request's
+    /// area and box (intersected with `bbox=`).
+    ///
+    /// - Throws: ``Problem`` 400 naming `filter` and the character offset of what is wrong.
+    private mutating func apply(_ text: String, language: String, to filters: inout [WellPredicate]) throws {
+        guard language != "wells-where" else {
+            do { filters.append(try WellPredicate(parsing: text)) } catch let error as QueryError {
+                throw Problem.badParameter("filter", "filter: \(error.description)")
+            }
+            return
+        }
+        let cql2: CQL2Filter
+        do { cql2 = try CQL2Filter(parsing: text) } catch let error as QueryError {
+            throw Problem.badParameter("filter", "filter (CQL2 text): \(error.message)")
+        }
+        if let predicate = cql2.predicate { filters.append(predicate) }
+        request.within = cql2.area
+        var boxes = cql2.boxes
+        guard !boxes.isEmpty else { return }
+        if case .box(let box)? = request.region { boxes.append(box) }
+        // Several boxes (BBOX, POINT, bbox=): a well must be in all of them, so in their intersection.
+        guard boxes.count == 1 || !boxes.contains(where: \.crossesAntimeridian) else {
+            throw Problem.badParameter("filter", "filter: a box across the antimeridian cannot be combined with another box or point here; give one box")
+        }
+        let minLongitude = boxes.map(\.minLongitude).max()!, maxLongitude = boxes.map(\.maxLongitude).min()!
+        let minLatitude = boxes.map(\.minLatitude).max()!, maxLatitude = boxes.map(\.maxLatitude).min()!
+        if boxes.count == 1 || (minLongitude <= maxLongitude && minLatitude <= maxLatitude) {
+            request.region = .box(boxes.count == 1 ? boxes[0] : try BoundingBox(minLongitude: minLongitude, minLatitude: minLatitude, maxLongitude: maxLongitude, maxLatitude: maxLatitude))
+        } else {
+            request.region = .box(boxes[0])
+            filters.append(.or([]))   // boxes that do not meet: no well
+        }
     }
 
     /// `field = value`, the value as the field stores it: a number for numeric fields.

@@ -19,9 +19,20 @@ struct FeaturesAPI: Sendable {
     static let collectionID = "wells"
     static let geoJSON = "application/geo+json"
     static let crs84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
+    static let schemaJSON = "application/schema+json"
+    static let openAPI = "application/vnd.oai.openapi+json;version=3.0"
+    static let queryablesRel = "http://www.opengis.net/def/rel/ogc/1.0/queryables"
+    /// Part 1 (Core, GeoJSON) and Part 3 filtering in CQL2 text: Basic CQL2 and S_INTERSECTS with
+    /// points and boxes (polygons too, though not every geometry of basic-spatial-functions-plus).
+    /// LIKE, BETWEEN, IN and CASEI are read, but not every form of them, so their classes are not claimed.
     static let conformance = [
         "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
         "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
+        "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/filter",
+        "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/features-filter",
+        "http://www.opengis.net/spec/cql2/1.0/conf/cql2-text",
+        "http://www.opengis.net/spec/cql2/1.0/conf/basic-cql2",
+        "http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions",
     ]
 
     // MARK: - Documents
@@ -33,6 +44,7 @@ struct FeaturesAPI: Sendable {
             "links":[\(Self.link(base + "/?f=json", "self", "application/json", "This document")),\
             \(Self.link(base + "/", "alternate", "text/html", "The map")),\
             \(Self.link(base + "/conformance", "conformance", "application/json", "Conformance classes")),\
+            \(Self.link(base + "/api", "service-desc", Self.openAPI, "The API's definition (OpenAPI 3.0)")),\
             \(Self.link(base + "/collections", "data", "application/json", "Collections")),\
             \(Self.link(base + "/tiles/{z}/{x}/{y}.mvt", "item", "application/vnd.mapbox-vector-tile", "Vector tiles of the wells (XYZ, Web Mercator)", templated: true))]}
             """
@@ -56,7 +68,65 @@ struct FeaturesAPI: Sendable {
             {"id":"\(Self.collectionID)","title":"Wells","description":"\(count) wells: pins (id, name, position) with their details","itemType":"feature",\
             "extent":{"spatial":{"bbox":[\(bbox)],"crs":"\(Self.crs84)"}},"crs":["\(Self.crs84)"],"storageCrs":"\(Self.crs84)",\
             "links":[\(Self.link(base, "self", "application/json", "The wells")),\
-            \(Self.link(base + "/items", "items", Self.geoJSON, "The wells as GeoJSON"))]}
+            \(Self.link(base + "/items", "items", Self.geoJSON, "The wells as GeoJSON")),\
+            \(Self.link(base + "/queryables", Self.queryablesRel, Self.schemaJSON, "The properties a filter may name"))]}
+            """
+    }
+
+    /// `api`: an OpenAPI 3.0 definition of the items' query parameters, the filter languages among
+    /// them. Clients read filtering from it: GDAL's OAPIF driver (3.6 to this day) sends a `-where`
+    /// to the server as `filter=…&filter-lang=cql-text` only when the `filter-lang` parameter of the
+    /// items' path lists `cql-text`, and only for the fields that path lists as parameters.
+    func apiDocument() -> String {
+        func parameter(_ name: String, _ schema: String, _ description: String) -> String {
+            #"{"name":"\#(name)","in":"query","required":false,"schema":\#(schema),"description":\#(ResultWriter.json(.text(description)))}"#
+        }
+        let fields = FeatureQuery.filterFields.map { field in
+            let type = switch field.kind { case .integer: "integer"; case .real: "number"; case .text, .date: "string" }
+            return parameter(field.rawValue, #"{"type":"\#(type)"}"#, "Wells whose \(field.rawValue) equals this value")
+        }
+        let parameters = [
+            parameter("bbox", #"{"type":"array","items":{"type":"number"},"minItems":4,"maxItems":4}"#, "minLon,minLat,maxLon,maxLat"),
+            parameter("bbox-crs", #"{"type":"string","enum":["\#(Self.crs84)"]}"#, "The CRS of bbox"),
+            parameter("limit", #"{"type":"integer","minimum":1,"maximum":\#(configuration.maximumLimit),"default":\#(configuration.defaultLimit)}"#, "Wells per page"),
+            parameter("offset", #"{"type":"integer","minimum":0,"maximum":\#(configuration.maximumOffset)}"#, "Wells to skip"),
+            parameter("sortby", #"{"type":"string"}"#, "Fields to sort by, - for descending, such as -spud_date,name"),
+            parameter("properties", #"{"type":"string"}"#, "Fields written beside name, or *"),
+            parameter("ids", #"{"type":"string"}"#, "Well ids, in the order to answer them"),
+            parameter("filter", #"{"type":"string"}"#, "A CQL2 text filter, such as status = 'Abandoned' AND S_INTERSECTS(geometry, BBOX(-90.1,35,-89.9,35.2))"),
+            parameter("filter-lang", #"{"type":"string","enum":["cql2-text","cql-text","wells-where"],"default":"cql2-text"}"#, "The filter's language; cql-text is CQL2 text's draft name"),
+            parameter("filter-crs", #"{"type":"string","enum":["\#(Self.crs84)"]}"#, "The CRS of the filter's coordinates"),
+            parameter("f", #"{"type":"string","enum":["json","geojson"]}"#, "The format"),
+        ] + fields
+        let ok = #"{"200":{"description":"OK"}}"#
+        return """
+            {"openapi":"3.0.3","info":{"title":"WellKit","version":"1.0.0","description":"wells serve: OGC API – Features (Part 1, Part 3 with CQL2 text) over one collection, wells"},\
+            "paths":{"/":{"get":{"responses":\(ok)}},"/conformance":{"get":{"responses":\(ok)}},"/collections":{"get":{"responses":\(ok)}},\
+            "/collections/\(Self.collectionID)":{"get":{"responses":\(ok)}},\
+            "/collections/\(Self.collectionID)/queryables":{"get":{"responses":\(ok)}},\
+            "/collections/\(Self.collectionID)/items":{"get":{"parameters":[\(parameters.joined(separator: ","))],"responses":\(ok)}},\
+            "/collections/\(Self.collectionID)/items/{featureId}":{"get":{"parameters":[{"name":"featureId","in":"path","required":true,"schema":{"type":"integer"}}],"responses":\(ok)}}}}
+            """
+    }
+
+    /// `queryables`: what a `filter` may name, as a JSON Schema (Part 3): every field with its type,
+    /// and `geometry`, the wells' positions, for S_INTERSECTS.
+    func queryables(_ request: Request) -> String {
+        let properties = WellField.allCases.map { field in
+            let type = switch field.kind {
+            case .integer: #""type":"integer""#
+            case .real: #""type":"number""#
+            case .text: #""type":"string""#
+            case .date: #""type":"string","format":"date""#
+            }
+            return #""\#(field.rawValue)":{\#(type)}"#
+        }
+        return """
+            {"$schema":"https://json-schema.org/draft/2020-12/schema",\
+            "$id":\(ResultWriter.json(.text(Self.base(request) + "/collections/" + Self.collectionID + "/queryables"))),\
+            "type":"object","title":"Wells","description":"The properties a CQL2 filter may name (filter=, filter-lang=cql2-text).",\
+            "properties":{"geometry":{"format":"geometry-point","title":"The well's position (longitude, latitude)"},\(properties.joined(separator: ","))},\
+            "additionalProperties":false}
             """
     }
 
@@ -172,13 +242,22 @@ struct FeaturesAPI: Sendable {
 
     // MARK: - Pieces
 
-    /// The query parameters in order; a key's percent-encoding decoded. Every route reads its
-    /// query here, so that all refuse a repeated parameter alike: which of two values counts would
-    /// differ from client to proxy to server (`?f=json&f=html`, `?cell=16&cell=4096`).
+    /// The query parameters in order, names and values decoded as HTML forms, `curl --data-urlencode`
+    /// and Python's `urlencode` write them: `+` is a space, `%2B` a plus (a CQL2 filter is mostly
+    /// spaces). Every route reads its query here, so that all refuse a repeated parameter alike:
+    /// which of two values counts would differ from client to proxy to server (`?f=json&f=html`,
+    /// `?cell=16&cell=4096`).
     ///
     /// - Throws: ``Problem`` 400 naming the first parameter given twice.
     static func parameters(_ request: Request) throws -> [(name: String, value: String)] {
-        let parameters = request.uri.queryParameters.map { (name: String($0.key).removingPercentEncoding ?? String($0.key), value: String($0.value)) }
+        func decoded(_ text: Substring) -> String {
+            let spaced = text.replacingOccurrences(of: "+", with: " ")
+            return spaced.removingPercentEncoding ?? spaced
+        }
+        let parameters = (request.uri.query ?? "").split(separator: "&").map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (name: decoded(parts[0]), value: parts.count > 1 ? decoded(parts[1]) : "")
+        }
         var seen = Set<String>()
         for (name, _) in parameters where !seen.insert(name).inserted {
             throw Problem.badParameter(name, "\(FeatureQuery.shown(name)) is given twice; give it once")

@@ -51,7 +51,10 @@ final class TileService: Sendable {
                 rest.append(parameter)
             }
         }
-        let query = try FeatureQuery(rest, accepting: ["filter"], configuration: configuration)
+        let query = try FeatureQuery(rest, accepting: FeatureQuery.filtering, configuration: configuration)
+        guard query.request.within == nil, query.request.region == nil else {
+            throw Problem.badParameter("filter", "S_INTERSECTS is not supported in a tile's filter (a tile is its own box); filter items with it instead")
+        }
         options.predicate = query.request.predicate
         return (tile, format, options)
     }

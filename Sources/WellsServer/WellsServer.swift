@@ -84,6 +84,10 @@ package struct WellsServer: Sendable {
             _ = try FeaturesAPI.parameters(request)
             return try respond(request, contentType: "application/json") { _ in Array(api.conformanceDocument().utf8) }
         }
+        router.get("/api") { request, _ in
+            _ = try FeaturesAPI.parameters(request)
+            return try respond(request, contentType: FeaturesAPI.openAPI) { _ in Array(api.apiDocument().utf8) }
+        }
         router.get("/collections") { request, _ in
             _ = try FeaturesAPI.parameters(request)
             return try await respondReading(request, contentType: "application/json") { token, lease in Array(try api.collections(request, token: token, lease: lease).utf8) }
@@ -92,6 +96,11 @@ package struct WellsServer: Sendable {
             try Self.checkCollection(context)
             _ = try FeaturesAPI.parameters(request)
             return try await respondReading(request, contentType: "application/json") { token, lease in Array(try api.collection(request, token: token, lease: lease).utf8) }
+        }
+        router.get("/collections/:collection/queryables") { request, context in
+            try Self.checkCollection(context)
+            _ = try FeaturesAPI.parameters(request)
+            return try respond(request, contentType: FeaturesAPI.schemaJSON) { _ in Array(api.queryables(request).utf8) }
         }
         router.get("/collections/:collection/items") { request, context in
             try Self.checkCollection(context)

@@ -93,9 +93,9 @@ import WellsTestSupport
             #expect(named["extra.alt_datum_cd"] as? String == "NAVD88" && named["uwi"] as? String == uwi.detail.identifier)
             let every = try await properties("ids=\(uwi.id)&properties=*")
             for name in try store.extraColumnNames() { #expect(every.keys.contains("extra." + name), "\(name)") }
-            // The filter language reads them too.
-            let filtered = try await properties("filter=" + HTTP.encoded("extra.alt_datum_cd =[c] navd88") + "&sortby=-extra.hole_depth_va&properties=extra.alt_datum_cd&limit=1")
-            #expect(filtered["extra.alt_datum_cd"] as? String == "NAVD88")
+            // CQL2 filters read them too, and sortby sorts by them.
+            let filtered = try await properties("filter=" + HTTP.encoded("extra.alt_datum_cd = 'NAVD88'") + "&sortby=-extra.hole_depth_va&properties=extra.alt_datum_cd,extra.hole_depth_va&limit=1")
+            #expect(filtered["extra.alt_datum_cd"] as? String == "NAVD88" && filtered["extra.hole_depth_va"] as? String == "997")
         }
     }
 }

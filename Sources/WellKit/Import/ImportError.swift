@@ -34,6 +34,8 @@ public struct ImportError: Error, CustomStringConvertible, Sendable {
         case misplaced
         /// Records were read, but every one was rejected.
         case nothingLoaded
+        /// A row or feature of a points file (``PointsFile``) is not a point.
+        case badPoint
     }
 
     /// A load option that names a column.

@@ -294,8 +294,8 @@ public struct Area: Sendable, Equatable {
 
 // MARK: - GeoJSON
 
-/// Reading polygons and properties out of parsed GeoJSON.
-private enum GeoJSONArea {
+/// Reading polygons and properties out of parsed GeoJSON (and, for ``PointsFile``, its CRS and properties).
+enum GeoJSONArea {
     /// The legacy `crs` member's name (`urn:ogc:def:crs:EPSG::3400`, `EPSG:3400`), nil for CRS84/4326 or none.
     static func crs(of object: JSONDocument) -> String? {
         guard let name = object["crs"]?["properties"]?["name"]?.string else { return nil }

@@ -193,11 +193,13 @@ package struct QueryCompiler: Sendable {
         }
     }
 
-    /// Whether the pin `p` lies in `area` or on its boundary: GEOS through SpatiaLite (whose cache
-    /// keeps the area prepared across rows; `= 1`, as it answers −1 when GEOS fails), or PostGIS.
+    /// Whether the pin `p` lies in `area` or on its boundary. SQLite: ``AreaFunction``'s crossing
+    /// test, and GEOS through SpatiaLite for a point within 1e-9° of an edge (`= 1`, as SpatiaLite
+    /// answers −1 when GEOS fails); PostgreSQL: PostGIS.
     private func within(_ area: Area) -> BoundSQL {
         switch dialect {
-        case .sqlite: "ST_Intersects(GeomFromWKB(\(area.wkb), 4326), MakePoint(p.lon, p.lat, 4326)) = 1"
+        case .sqlite:
+            "coalesce(wellkit_in_area(\(area.wkb), p.lon, p.lat), ST_Intersects(GeomFromWKB(\(area.wkb), 4326), MakePoint(p.lon, p.lat, 4326))) = 1"
         case .postgres: "ST_Intersects(p.geom, ST_GeomFromWKB(\(area.wkb), 4326))"
         }
     }

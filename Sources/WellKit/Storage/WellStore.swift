@@ -123,6 +123,7 @@ public final class WellStore: Sendable {
             if !readOnly { try SpatiaLite.initialize(db) }
             TextFolding.register(db)
             DistanceFunction.register(db)
+            AreaFunction.register(db)
             ProjectedRegion.register(db)
             // WAL with synchronous=NORMAL stays atomic and uncorrupted after a crash or power
             // loss; only the last commits before a power loss may roll back. (A reader writes

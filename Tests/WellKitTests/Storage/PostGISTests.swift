@@ -419,6 +419,27 @@ import WellsTestSupport
         #expect(try PostGIS.psql(Self.pinsLocked, database: database) != "0", "the answer came only after the lock was released")
     }
 
+    /// A CQL2 filter with a polygon (concave, with a hole) and a comparison, served from PostGIS:
+    /// `numberMatched` is the PostgreSQL store's count and the SQLite engine's for the same list.
+    @Test func wellsServeFiltersWithCQL2FromPostGIS() async throws {
+        let url = try PostGIS.makeDatabase()
+        let store = try WellStore(path: url), file = try Fixtures.makeStore()
+        for target in [store, file] { _ = try target.load(csvAt: Fixtures.sharedData("tn-oilgas-wells.csv")) }
+        let served = try await ServedWells(arguments: ["serve", "--db", url, "--port", "0", "--exit-with-stdin"])
+        let wkt = "POLYGON((-85.6 36.2, -85.1 36.2, -85.1 36.6, -85.35 36.4, -85.6 36.6, -85.6 36.2), (-85.3 36.25, -85.2 36.25, -85.2 36.3, -85.3 36.25))"
+        let filter = "S_INTERSECTS(geometry, \(wkt)) AND type IN ('Oil', 'Gas') AND operator LIKE '%Oil%'"
+        let encoded = filter.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let (status, body) = try await served.get("collections/wells/items?limit=5&filter=" + encoded)
+        #expect(status == 200, "\(String(decoding: body, as: UTF8.self))")
+        let page = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        let request = WellFetchRequest(predicate: .and([.in(.type, ["Oil", "Gas"]), .string(.operator, .contains, "Oil")]), within: try Area(wkt: wkt))
+        let expected = try store.fetchCount(request)
+        #expect(try expected > 5 && expected == file.fetchCount(request))
+        #expect(page["numberMatched"] as? Int == expected && page["numberReturned"] as? Int == 5)
+        let (refused, problem) = try await served.get("collections/wells/items?filter=" + "NOT S_INTERSECTS(geometry, BBOX(-86, 36, -85, 37))".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+        #expect(refused == 400 && String(decoding: problem, as: UTF8.self).contains("character 5"))
+    }
+
     /// Issue 31's fairness, as an order of events that no machine's speed changes: another session
     /// holds `details` locked, so four `items` pages sorted by a detail field wait at the head of the
     /// line of large work, with 32 whole-store `ids?sortby=name` behind them. `/conformance` and a
