@@ -22,7 +22,7 @@ public func geoArgsFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         precondition((try? Coordinate(parsing: point.description)) == point, "Coordinate: \(point) does not round-trip")
     }
     if let sort = try? WellSortDescriptor(parsing: text) {
-        precondition((try? WellSortDescriptor(parsing: "\(sort.field.rawValue):\(sort.ascending ? "asc" : "desc")")) == sort, "WellSortDescriptor: \(sort)")
+        precondition((try? WellSortDescriptor(parsing: "\(sort.field.name):\(sort.ascending ? "asc" : "desc")")) == sort, "WellSortDescriptor: \(sort)")
     }
     if let distance = try? Distance(parsing: text) {
         precondition(distance.meters.isFinite && distance.meters >= 0, "Distance: \(distance.meters) m")

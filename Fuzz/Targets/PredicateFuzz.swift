@@ -4,10 +4,12 @@ import GRDB  // the stand-in of Fuzz/Shims/GRDB.swift
 //
 // Checks, beyond "never traps": a predicate that parses stays within the depth and term limits
 // and compiles to SQL made only of allow-listed columns, keywords, `?` and punctuation, with one
-// argument per `?` and every value of the predicate among the arguments.
+// argument per `?` and every value of the predicate among the arguments, an `extra.NAME` column's
+// name among them too (its JSON path, or the key itself when the name holds a quote).
 
-private let columns = WellField.allCases.map(\.qualifiedColumn).sorted { $0.count > $1.count }
-private let keywords: Set<String> = ["AND", "OR", "NOT", "IN", "BETWEEN", "IS", "NULL", "instr", "substr", "length", "wellkit_fold"]
+private let columns = (WellField.allCases.map(\.qualifiedColumn) + [#"d."extra""#]).sorted { $0.count > $1.count }
+private let keywords: Set<String> = ["AND", "OR", "NOT", "IN", "BETWEEN", "IS", "NULL", "instr", "substr", "length", "wellkit_fold",
+                                     "json_extract", "SELECT", "value", "FROM", "json_each", "WHERE", "key"]
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func predicateFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -28,11 +30,13 @@ public func predicateFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var stack = [predicate]
     while let p = stack.popLast() {
         switch p {
-        case .compare(let field, _, let value): check(value, field, arguments)
-        case .between(let field, let low, let high): check(low, field, arguments); check(high, field, arguments)
-        case .in(let field, let values): values.forEach { check($0, field, arguments) }
-        case .string(_, _, let text, _): precondition(arguments.values.contains(text.databaseValue), "WellPredicate.sql: \"\(text)\" not an argument")
-        case .isNull: break
+        case .compare(let field, _, let value): check(value, field, arguments); check(field, arguments)
+        case .between(let field, let low, let high): check(low, field, arguments); check(high, field, arguments); check(field, arguments)
+        case .in(let field, let values): values.forEach { check($0, field, arguments) }; if !values.isEmpty { check(field, arguments) }
+        case .string(let field, _, let text, _):
+            precondition(arguments.values.contains(text.databaseValue), "WellPredicate.sql: \"\(text)\" not an argument")
+            check(field, arguments)
+        case .isNull(let field): check(field, arguments)
         case .and(let ps), .or(let ps): stack += ps
         case .not(let inner): stack.append(inner)
         }
@@ -40,6 +44,15 @@ public func predicateFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-private func check(_ value: PredicateValue, _ field: WellField, _ arguments: StatementArguments) {
+private func check(_ value: PredicateValue, _ field: WellAttribute, _ arguments: StatementArguments) {
     precondition(arguments.values.contains(value.bound(for: field)), "WellPredicate.sql: \(value) not an argument")
+}
+
+/// An extra column's name is an argument: the key, or its JSON path (which holds the name).
+private func check(_ field: WellAttribute, _ arguments: StatementArguments) {
+    guard case .extra(let name) = field.storage else { return }
+    precondition(arguments.values.contains { value in
+        guard case .string(let text) = value.storage else { return false }
+        return text == name || text.hasPrefix("$.")
+    }, "WellPredicate.sql: the column \"\(name)\" not an argument")
 }

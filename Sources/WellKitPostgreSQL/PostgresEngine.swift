@@ -434,13 +434,13 @@ final class PostgresEngine: StorageEngine {
         try all(compiler.count(compiler.select(request, .ids)).literal) { try $0.int() }.first ?? 0
     }
 
-    func dictionaries(_ request: WellFetchRequest, fields: [WellField]) throws -> [[String: WellValue]] {
+    func dictionaries(_ request: WellFetchRequest, fields: [WellAttribute]) throws -> [[String: WellValue]] {
         try all(compiler.select(request, .named(fields)).literal) { row in
-            Dictionary(uniqueKeysWithValues: zip(fields.map(\.rawValue), try row.values()))
+            Dictionary(zip(fields.map(\.name), try row.values()), uniquingKeysWith: { first, _ in first })
         }
     }
 
-    func forEachRow(_ request: WellFetchRequest, fields: [WellField], distanceFrom center: Coordinate?,
+    func forEachRow(_ request: WellFetchRequest, fields: [WellAttribute], distanceFrom center: Coordinate?,
                     _ body: (WellRow) throws -> Void) throws {
         let literal = try compiler.select(request, .named(fields), distanceFrom: center).literal
         let clock = ContinuousClock.now
@@ -469,6 +469,10 @@ final class PostgresEngine: StorageEngine {
         guard let (minLon, minLat, maxLon, maxLat, count) = rows.first, count > 0,
               let minLon, let minLat, let maxLon, let maxLat else { return (nil, 0) }
         return (try BoundingBox(minLongitude: minLon, minLatitude: minLat, maxLongitude: maxLon, maxLatitude: maxLat), count)
+    }
+
+    func extraColumnNames() throws -> [String] {
+        try all(compiler.extraColumnNames().literal) { try $0.requiredString() }
     }
 
     // MARK: - Batched results

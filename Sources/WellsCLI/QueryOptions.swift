@@ -11,7 +11,7 @@ package struct QueryOptions: ParsableArguments {
 
     @OptionGroup package var filter: FilterOptions
 
-    @Option(help: ArgumentHelp("Sort by a field, such as detail.spud_date:desc (repeatable).", valueName: "field[:asc|desc]"))
+    @Option(help: ArgumentHelp("Sort by a field or an unmapped column, such as detail.spud_date:desc or extra.DRILLER (as text) (repeatable).", valueName: "field[:asc|desc]"))
     package var sort: [String] = []
 
     @Option(help: "Return at most this many wells.")
@@ -20,7 +20,7 @@ package struct QueryOptions: ParsableArguments {
     @Option(help: "Skip this many wells first.")
     package var offset: Int?
 
-    @Option(help: ArgumentHelp("The fields to print, comma-separated (default: id,uwi,name,lat,lon).", valueName: "list"))
+    @Option(help: ArgumentHelp("The fields to print, comma-separated (default: id,uwi,name,lat,lon): fields, extra.NAME for an unmapped source column, or * for every field then every unmapped column.", valueName: "list"))
     package var fields: String?
 
     @Option(help: "The output format; gpkg (a GeoPackage layer, for QGIS and GDAL) needs --out.")
@@ -58,12 +58,17 @@ package struct QueryOptions: ParsableArguments {
     }
 
     /// The fields to print; GeoJSON and GeoPackage always get lat and lon for their geometry, --to-crs needs them for x and y.
-    package func fieldList() throws -> [WellField] {
-        var list = try (fields ?? "id,uwi,name,lat,lon").split(separator: ",").map {
-            try WellField(keyPath: $0.trimmingCharacters(in: .whitespaces))
+    /// `*` is every field, then every unmapped column of `store` (``WellStore/extraColumnNames()``: one
+    /// pass over the store), or no such column without a store.
+    package func fieldList(in store: WellStore? = nil) throws -> [WellAttribute] {
+        var list: [WellAttribute] = []
+        for name in (fields ?? "id,uwi,name,lat,lon").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            guard name == "*" else { list.append(try WellAttribute(keyPath: name)); continue }
+            let every = WellAttribute.fields + (try store?.extraColumnNames() ?? []).map(WellAttribute.extra)
+            list += every.filter { !list.contains($0) }
         }
         if format == .geojson || format == .gpkg || toCRS != nil {
-            for field in [WellField.latitude, .longitude] where !list.contains(field) { list.append(field) }
+            for field in [WellAttribute.latitude, .longitude] where !list.contains(field) { list.append(field) }
         }
         return list
     }
@@ -99,8 +104,8 @@ package enum QueryRunner {
     /// - Returns: The number of rows written.
     @discardableResult
     package static func run(store: WellStore, request: WellFetchRequest, options: QueryOptions, distanceFrom center: Coordinate? = nil) throws -> Int {
-        let fields = try options.fieldList()
-        let columns = fields.map { QueryOutput.Column(name: $0.rawValue, kind: $0.kind) } + (center == nil ? [] : [.init(name: "distance_m", kind: .real)])
+        let fields = try options.fieldList(in: store)
+        let columns = fields.map { QueryOutput.Column(name: $0.name, kind: $0.kind) } + (center == nil ? [] : [.init(name: "distance_m", kind: .real)])
         return try QueryOutput.write(options: options, columns: columns, store: store.path) { output in
             var rows = 0
             try store.forEachRow(request, fields: fields, distanceFrom: center) { row in

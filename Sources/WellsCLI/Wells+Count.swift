@@ -22,7 +22,7 @@ extension Wells {
                   wells count --grid 10km --grid-crs EPSG:5070 --where 'status = Abandoned'
                 """)
 
-        @Option(help: ArgumentHelp("Group by these fields, comma-separated, such as status or status,county.", valueName: "fields"))
+        @Option(help: ArgumentHelp("Group by these fields, comma-separated, such as status, status,county or extra.DRILLER (an unmapped column).", valueName: "fields"))
         var by: String?
 
         @Option(name: .customLong("by-area"), help: ArgumentHelp(
@@ -80,9 +80,9 @@ extension Wells {
             let grouping: WellGrouping?
             var keyColumns: [String] = []
             if let by {
-                let fields = try by.split(separator: ",").map { try WellField(keyPath: $0.trimmingCharacters(in: .whitespaces)) }
+                let fields = try by.split(separator: ",").map { try WellAttribute(keyPath: $0.trimmingCharacters(in: .whitespaces)) }
                 grouping = .fields(fields)
-                keyColumns = fields.map(\.rawValue)
+                keyColumns = fields.map(\.name)
             } else if let byArea {
                 let argument = try AreaArgument(byArea, option: "--by-area", crs: areaCRS)
                 grouping = .areas(argument.areas)

@@ -28,7 +28,11 @@ extension Wells {
             if sort.isEmpty && section == nil { throw ValidationError("give the sort to index with --sort, such as --sort detail.spud_date:desc") }
             let sorts = try sortDescriptors()
             guard WellStore.sortCanUseIndex(sorts) else {
-                let pins = sorts.filter { $0.field.table == .pins }.map(\.field.rawValue)
+                let extras = sorts.filter { $0.field.field == nil }.map(\.field.name)
+                if !extras.isEmpty {
+                    throw ValidationError("no index can serve '\(extras.joined(separator: ","))': extra columns are keys of each well's JSON object, not columns; index detail fields only")
+                }
+                let pins = sorts.filter { $0.field.table == .pins }.map(\.field.name)
                 throw ValidationError("no index is needed for '\(pins.joined(separator: ","))': pins fields sort on the narrow pins table; index detail fields only")
             }
         }
@@ -37,7 +41,7 @@ extension Wells {
         func sortDescriptors() throws -> [WellSortDescriptor] {
             var sorts = try sort.flatMap { $0.split(separator: ",") }.map { try WellSortDescriptor(parsing: String($0)) }
             if let section {
-                let key = try WellField(keyPath: section)
+                let key = WellAttribute(try WellField(keyPath: section))
                 let given = sorts.first { $0.field == key }
                 sorts.removeAll { $0.field == key }
                 sorts.insert(given ?? WellSortDescriptor(key), at: 0)

@@ -64,7 +64,7 @@ extension Wells {
             let output = try render(results)
             guard watch else {
                 guard query.format != .gpkg else { return }   // render wrote the GeoPackage
-                let columns = (section == nil || query.format != .csv ? [] : ["section"]) + (try query.fieldList().map(\.rawValue))
+                let columns = (section == nil || query.format != .csv ? [] : ["section"]) + (try query.fieldList(in: opened).map(\.name))
                     + (query.toCRS == nil ? [] : ["x", "y"])
                 return try QueryOutput.write(text: output, options: query, columns: columns, store: store.path)
             }
@@ -82,7 +82,7 @@ extension Wells {
         static func indexCommand(_ sorts: [WellSortDescriptor], db: String) -> String {
             let safe = db.allSatisfy { $0.isLetter || $0.isNumber || "/._-+=:@%".contains($0) }
             let quoted = safe ? db : "'" + db.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
-            return "wells index " + sorts.map { "--sort \($0.field.rawValue)\($0.ascending ? "" : ":desc")" }.joined(separator: " ") + " --db \(quoted)"
+            return "wells index " + sorts.map { "--sort \($0.field.name)\($0.ascending ? "" : ":desc")" }.joined(separator: " ") + " --db \(quoted)"
         }
 
         /// The page: section headers with their counts, the rows, and the footer.
@@ -95,10 +95,10 @@ extension Wells {
                 throw StoreError(.invalidArgument, "page \(page) is past the last page, \(pages), of \(count) wells at \(batchSize) a page")
             }
             let first = (page - 1) * batchSize   // at most count - 1, since page <= pages
-            let fields = try query.fieldList()
+            let fields = try query.fieldList(in: results.store)
             if query.format == .gpkg {
                 // The page's wells as a GeoPackage layer (sections are not kept: sort by the section field to group them).
-                let columns = fields.map { QueryOutput.Column(name: $0.rawValue, kind: $0.kind) }
+                let columns = fields.map { QueryOutput.Column(name: $0.name, kind: $0.kind) }
                 try QueryOutput.write(options: query, columns: columns, store: store.path) { output in
                     for offset in first ..< first + min(batchSize, count - first) {
                         try output.write(fields.map { $0.value(in: try results.object(at: snapshot.indexPath(ofOffset: offset))) })
@@ -115,7 +115,7 @@ extension Wells {
                 if let transformer { values += try transformer.outputXY(longitude: well.pin.longitude, latitude: well.pin.latitude) }
                 rows.append((path.section, values))
             }
-            let columns = fields.map(\.rawValue) + (transformer == nil ? [] : ["x", "y"])
+            let columns = fields.map(\.name) + (transformer == nil ? [] : ["x", "y"])
             let sectioned = results.sectionKey != nil
             let footer = "page \(grouped(page)) of \(grouped(pages)) · \(grouped(count)) well\(count == 1 ? "" : "s")"
                 + (sectioned ? " in \(grouped(snapshot.sections.count)) section\(snapshot.sections.count == 1 ? "" : "s")" : "")
@@ -202,16 +202,17 @@ extension Wells {
     }
 }
 
-extension WellField {
-    /// The field's value in a whole well.
+extension WellAttribute {
+    /// The attribute's value in a whole well: an extra column's text, or null where the well has none.
     fileprivate func value(in well: Well) -> WellValue {
-        switch self {
-        case .id: return .integer(well.pin.id)
-        case .name: return WellValue(well.pin.name)
-        case .latitude: return .real(well.pin.latitude)
-        case .longitude: return .real(well.pin.longitude)
-        case .identifier: return .text(well.detail.identifier)
-        default: return well.detail.values[self] ?? .null
+        switch storage {
+        case .field(.id): return .integer(well.pin.id)
+        case .field(.name): return WellValue(well.pin.name)
+        case .field(.latitude): return .real(well.pin.latitude)
+        case .field(.longitude): return .real(well.pin.longitude)
+        case .field(.identifier): return .text(well.detail.identifier)
+        case .field(let field): return well.detail.values[field] ?? .null
+        case .extra(let name): return WellValue(well.detail.extra[name])
         }
     }
 }

@@ -3,7 +3,7 @@ import WellKit
 
 /// A filter in CQL2 text (OGC 21-065, the language of OGC API – Features Part 3), read into what
 /// the library queries with: a ``WellPredicate`` for the comparisons, and an ``Area`` or boxes for
-/// `S_INTERSECTS`. Never SQL text: property names resolve through ``WellField``, literals become
+/// `S_INTERSECTS`. Never SQL text: property names resolve through ``WellAttribute`` (fields and `extra.NAME`), literals become
 /// the predicate's bound values.
 ///
 /// For example:
@@ -134,7 +134,7 @@ struct CQL2Parser {
 
     /// A side of a comparison: a property, or a literal with its token (for messages).
     private struct Operand {
-        var field: WellField?
+        var field: WellAttribute?
         var literal: Literal?
         var token: Token
         var options: WellPredicate.StringOptions = []
@@ -231,8 +231,8 @@ struct CQL2Parser {
         }
     }
 
-    func error(_ message: String, _ code: QueryError.Code = .syntax, at token: Token? = nil, offset: Int? = nil, field: WellField? = nil) -> QueryError {
-        QueryError(code, message, subject: .predicate, text: text, token: token?.value, offset: token?.offset ?? offset, field: field)
+    func error(_ message: String, _ code: QueryError.Code = .syntax, at token: Token? = nil, offset: Int? = nil, field: WellAttribute? = nil) -> QueryError {
+        QueryError(code, message, subject: .predicate, text: text, token: token?.value, offset: token?.offset ?? offset, field: field?.field)
     }
 
     // MARK: - Logic
@@ -338,7 +338,7 @@ struct CQL2Parser {
     private mutating func like(_ left: Operand, _ pattern: Operand, caseInsensitive: Bool) throws -> WellPredicate {
         let field = try property(left, "LIKE")
         guard field.kind == .text || field.kind == .date else {
-            throw error("\(field.rawValue) is a number; LIKE compares text (at character \(left.token.offset))", .invalidValue, at: left.token, field: field)
+            throw error("\(field.name) is a number; LIKE compares text (at character \(left.token.offset))", .invalidValue, at: left.token, field: field)
         }
         guard pattern.field == nil, case .text(let text)? = pattern.literal else {
             throw error("LIKE takes a pattern in quotes, such as '%acme%', at character \(pattern.token.offset)", at: pattern.token)
@@ -419,7 +419,7 @@ struct CQL2Parser {
                 throw error("geometry at character \(token.offset) can only be compared with S_INTERSECTS(geometry, …)", at: token)
             }
             do {
-                return Operand(field: try WellField(keyPath: token.value), token: token)
+                return Operand(field: try WellAttribute(keyPath: token.value), token: token)
             } catch let e as QueryError {
                 throw error(e.message + " (at character \(token.offset)); the queryables are at /collections/wells/queryables", e.code, at: token)
             }
@@ -429,7 +429,7 @@ struct CQL2Parser {
     }
 
     /// The field of an operand that must be a property.
-    private func property(_ operand: Operand, _ what: String) throws -> WellField {
+    private func property(_ operand: Operand, _ what: String) throws -> WellAttribute {
         guard let field = operand.field else {
             throw error("\(what) needs a property on its left, such as status, at character \(operand.token.offset)", at: operand.token)
         }
@@ -445,7 +445,7 @@ struct CQL2Parser {
     }
 
     /// A literal as `field` compares it: numbers for numeric fields, days for dates, text for text.
-    private func value(_ operand: Operand, for field: WellField) throws -> PredicateValue {
+    private func value(_ operand: Operand, for field: WellAttribute) throws -> PredicateValue {
         guard let literal = operand.literal else {
             throw error("comparing two properties (\(operand.token.value) at character \(operand.token.offset)) is not supported; compare a property with a value", at: operand.token)
         }
@@ -454,14 +454,14 @@ struct CQL2Parser {
         case (.integer, .number(let n, _)), (.real, .number(let n, _)):
             return .number(n)
         case (.integer, _), (.real, _):
-            throw error("\(field.rawValue) is a number; \(token.shown) at character \(token.offset) is not (write numbers without quotes, such as 1500)", .invalidValue, at: token, field: field)
+            throw error("\(field.name) is a number; \(token.shown) at character \(token.offset) is not (write numbers without quotes, such as 1500)", .invalidValue, at: token, field: field)
         case (.date, .text(let text)), (.date, .date(let text)):
             guard let day = Self.day(text) else {
-                throw error("\(field.rawValue) is a date; \(token.shown) at character \(token.offset) is not one: write DATE('2001-01-12'), or '2001-01-12', '2001-01' or '2001'", .invalidValue, at: token, field: field)
+                throw error("\(field.name) is a date; \(token.shown) at character \(token.offset) is not one: write DATE('2001-01-12'), or '2001-01-12', '2001-01' or '2001'", .invalidValue, at: token, field: field)
             }
             return .text(day)
         case (.date, .number):
-            throw error("\(field.rawValue) is a date; \(token.shown) at character \(token.offset) is a number: write DATE('2001-01-12')", .invalidValue, at: token, field: field)
+            throw error("\(field.name) is a date; \(token.shown) at character \(token.offset) is a number: write DATE('2001-01-12')", .invalidValue, at: token, field: field)
         case (.text, .text(let text)), (.text, .date(let text)), (.text, .number(_, let text)):
             return .text(text)
         }

@@ -8,8 +8,10 @@ import WellKit
 /// For example, `?bbox=-114.2,50.9,-113.9,51.2&status=Abandoned&sortby=-spud_date&limit=20`.
 struct FeatureQuery {
     var request = WellFetchRequest()
-    /// The fields written as properties beside `name`.
-    var properties: [WellField] = []
+    /// The fields and unmapped columns (`extra.NAME`) written as properties beside `name`.
+    var properties: [WellAttribute] = []
+    /// `properties=*`: every unmapped column too, which only the store can list (``WellStore/extraColumnNames()``).
+    var everyExtraColumn = false
     /// The wells of `ids=`, in that order.
     var ids: [Int64]?
 
@@ -65,14 +67,15 @@ struct FeatureQuery {
                     var text = term.trimmingCharacters(in: .whitespaces)
                     var ascending = true
                     if text.hasPrefix("-") { ascending = false; text.removeFirst() } else if text.hasPrefix("+") { text.removeFirst() }
-                    do { return WellSortDescriptor(try WellField(keyPath: text), ascending: ascending) } catch let error as QueryError {
+                    do { return WellSortDescriptor(try WellAttribute(keyPath: text), ascending: ascending) } catch let error as QueryError {
                         throw Problem.badParameter(name, "sortby: \(error.message)")
                     }
                 }
             case "properties":
-                properties = try value == "*" ? WellField.detailFields : value.split(separator: ",").map { text in
+                everyExtraColumn = value == "*"
+                properties = try value == "*" ? WellField.detailFields.map(WellAttribute.init) : value.split(separator: ",").map { text in
                     do {
-                        let field = try WellField(keyPath: String(text))
+                        let field = try WellAttribute(keyPath: String(text))
                         return field
                     } catch let error as QueryError {
                         throw Problem.badParameter(name, "properties: \(error.message), or * for all of them")
@@ -153,9 +156,9 @@ struct FeatureQuery {
             guard let number = Double(value), number.isFinite else {
                 throw Problem.badParameter(field.rawValue, "\(field.rawValue) takes a number, got '\(shown(value))'")
             }
-            return .compare(field, .equal, .number(number))
+            return .compare(WellAttribute(field), .equal, .number(number))
         case .text, .date:
-            return .compare(field, .equal, .text(value))
+            return .compare(WellAttribute(field), .equal, .text(value))
         }
     }
 

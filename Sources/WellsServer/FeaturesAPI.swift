@@ -140,11 +140,12 @@ struct FeaturesAPI: Sendable {
         let limit = query.request.limit ?? query.ids?.count ?? configuration.defaultLimit
         let offset = query.request.offset ?? 0
         query.request.limit = limit
-        let fields: [WellField] = [.id, .name, .latitude, .longitude] + query.properties
         var out = ""
         try lease.read { store in
             do {
-                let writer = ResultWriter(format: .geojson, columns: fields.map(\.rawValue)) { out += $0 }
+                let extras = query.everyExtraColumn ? try store.extraColumnNames().map(WellAttribute.extra) : []
+                let fields: [WellAttribute] = [.id, .name, .latitude, .longitude] + query.properties + extras
+                let writer = ResultWriter(format: .geojson, columns: fields.map(\.name)) { out += $0 }
                 var returned = 0
                 if let ids = query.ids {
                     // In the order of `ids`, as a list that loads rows by id expects them.

@@ -101,7 +101,7 @@ enum ListMeasurement {
         func ms(_ s: Double) -> String { String(format: "%.3f", s * 1000) }
         func perWell(_ bytes: Int) -> String { String(format: "%.2f", Double(bytes) / Double(max(1, count))) }
         return """
-            {"wells":\(count),"sections":\(snapshot.sections.count),"sort":"\(request.sortDescriptors.map { "\($0.field.rawValue):\($0.ascending ? "asc" : "desc")" }.joined(separator: ","))",\
+            {"wells":\(count),"sections":\(snapshot.sections.count),"sort":"\(request.sortDescriptors.map { "\($0.field.name):\($0.ascending ? "asc" : "desc")" }.joined(separator: ","))",\
             "sectionKey":\(sectionKey.map { "\"\($0.rawValue)\"" } ?? "null"),"batchSize":\(batchSize),
              "performFetchMedianMs":\(ms(Statistics.median(fetchTimes))),"performFetchRunsMs":[\(fetchTimes.map(ms).joined(separator: ","))],
              "performFetchCPUMedianMs":\(ms(Statistics.median(fetchCPU))),

@@ -14,9 +14,17 @@
 /// factor     := "not" factor | "(" expr ")" | comparison
 /// comparison := FIELD OP VALUE | FIELD "is" ["not"] "null"
 ///             | FIELD "between" VALUE "and" VALUE | FIELD "in" "(" VALUE ("," VALUE)* ")"
-/// OP         := = == != <> < <= > >= | contains | beginswith | endswith, each optionally [c], [d] or [cd]
+/// FIELD      := a field (status, detail.spud_date) or extra.NAME, an unmapped source column;
+///               quoted ("extra.Well Name") when the name holds a space, a quote or ( ) , = ! < >
+/// OP         := = == != <> < <= > >= | contains | beginswith | endswith, and = == != <> contains
+///               beginswith endswith each optionally [c], [d] or [cd]
 /// VALUE      := "double-quoted" | 'single-quoted' | a bare word (a number if it parses as one)
 /// ```
+///
+/// `[c]` folds case and `[d]` diacritics on both sides: `status =[c] abandoned` matches "Abandoned",
+/// `county =[cd] "ecija"` matches "Écija". On a field that holds numbers or dates `=[c]` is `=`.
+/// An extra column's values are text: they compare and match as text (`extra.DEPTH > 90` holds
+/// for "950" and not for "1200").
 ///
 /// Limits, so that no input can overflow the parser's stack or SQLite's (whose parser nests at most
 /// about 45 `NOT (` and whose expressions are at most 1,000 deep): ``WellPredicate/maximumDepth`` (32)
@@ -118,8 +126,8 @@ struct PredicateParser {
         return false
     }
 
-    func error(_ message: String, _ code: QueryError.Code = .syntax, at token: Token? = nil, field: WellField? = nil) -> QueryError {
-        QueryError(code, message, subject: .predicate, text: text, token: token?.text, offset: token?.offset, field: field)
+    func error(_ message: String, _ code: QueryError.Code = .syntax, at token: Token? = nil, field: WellAttribute? = nil) -> QueryError {
+        QueryError(code, message, subject: .predicate, text: text, token: token?.text, offset: token?.offset, field: field?.field)
     }
 
     /// The text for a message: whole up to 80 characters, else its start and end.
@@ -162,16 +170,16 @@ struct PredicateParser {
     }
 
     /// Throws when `value` cannot match `field`, quoting the value and saying what would.
-    private func check(_ value: PredicateValue, for field: WellField, token: Token) throws {
+    private func check(_ value: PredicateValue, for field: WellAttribute, token: Token) throws {
         if let expected = value.mismatch(for: field) {
-            throw error("\(field.rawValue) is \(expected); \"\(token.text)\" at character \(token.offset) is not", .invalidValue, at: token, field: field)
+            throw error("\(field.name) is \(expected); \"\(token.text)\" at character \(token.offset) is not", .invalidValue, at: token, field: field)
         }
     }
 
     private mutating func comparison() throws -> WellPredicate {
         guard let fieldToken = next() else { throw error("expected a field name, such as status") }
-        let field: WellField
-        do { field = try WellField(keyPath: fieldToken.text) } catch let e as QueryError { throw error(e.message + " (character \(fieldToken.offset))", e.code, at: fieldToken) }
+        let field: WellAttribute
+        do { field = try WellAttribute(keyPath: fieldToken.text) } catch let e as QueryError { throw error(e.message + " (character \(fieldToken.offset))", e.code, at: fieldToken) }
         try count(1, at: fieldToken)
         guard let opToken = next() else { throw error("expected an operator after \"\(fieldToken.text)\", such as = or contains") }
         let op = opToken.text.lowercased()
@@ -196,22 +204,37 @@ struct PredicateParser {
             guard accept(")") else { throw error("expected \")\" to close the in list") }
             return .in(field, values)
         }
+        // `=[c]`: the tokenizer ends an operator at `[`, which starts the next word.
+        var name = op, options: StringOptions = [], modifier = opToken.text, attached = false
         if let comparison = Self.comparisons[op] {
-            return .compare(field, comparison, try value(for: field))
+            guard [.equal, .notEqual].contains(comparison), let next = peek(), !next.quoted, next.text.hasPrefix("["),
+                  next.offset == opToken.offset + opToken.text.count else {
+                return .compare(field, comparison, try value(for: field))
+            }
+            position += 1
+            name = comparison.rawValue
+            modifier = next.text
+            attached = true
         }
-        var name = op, options: StringOptions = []
-        if let bracket = op.firstIndex(of: "["), op.hasSuffix("]") {
-            name = String(op[..<bracket])
-            for flag in op[op.index(after: bracket)..<op.index(before: op.endIndex)] {
+        if let bracket = modifier.firstIndex(of: "["), modifier.hasSuffix("]") {
+            if bracket != modifier.startIndex { name = String(modifier[..<bracket]).lowercased() }
+            for flag in modifier[modifier.index(after: bracket)..<modifier.index(before: modifier.endIndex)].lowercased() {
                 switch flag {
                 case "c": options.insert(.caseInsensitive)
                 case "d": options.insert(.diacriticInsensitive)
                 default: throw error("unknown modifier \"\(flag)\" in \"\(opToken.text)\"; use [c], [d] or [cd]", at: opToken)
                 }
             }
+        } else if attached {
+            throw error("expected [c], [d] or [cd] right after \"\(opToken.text)\", got \"\(modifier)\"", at: opToken)
         }
         guard let stringOp = StringOperator(rawValue: name) else {
             throw error("unknown operator \"\(opToken.text)\"; use = != < <= > >= contains beginswith endswith between in or is null", at: opToken)
+        }
+        if stringOp == .equals || stringOp == .notEquals, field.kind != .text {
+            // Folding leaves numbers and ISO dates as they are: compare them as values, so that
+            // `spud_date =[c] 1/12/2001` finds 2001-01-12.
+            return .compare(field, stringOp == .equals ? .equal : .notEqual, try value(for: field))
         }
         guard case .text(let text) = try value(raw: true) else { throw error("expected text after \(name)") }
         return .string(field, stringOp, text, options: options)
@@ -227,7 +250,7 @@ struct PredicateParser {
 
     /// A value compared with `field`: a bare number is a number only for a numeric field (so
     /// `county = 007` keeps its zeros), and the value must be able to match the field.
-    private mutating func value(for field: WellField) throws -> PredicateValue {
+    private mutating func value(for field: WellAttribute) throws -> PredicateValue {
         let token = peek()
         let value = try value(raw: field.kind == .text || field.kind == .date)
         if let token { try check(value, for: field, token: token) }

@@ -51,24 +51,25 @@ public enum Region: Sendable, Equatable {
     case radius(latitude: Double, longitude: Double, meters: Double)
 }
 
-/// A sort on one field, such as `detail.spud_date:desc`.
+/// A sort on one field or unmapped column, such as `detail.spud_date:desc` or `extra.DRILLER`.
 public struct WellSortDescriptor: Sendable, Equatable {
-    public var field: WellField
+    public var field: WellAttribute
     public var ascending: Bool
 
-    public init(_ field: WellField, ascending: Bool = true) {
+    public init(_ field: WellAttribute, ascending: Bool = true) {
         self.field = field
         self.ascending = ascending
     }
 
-    /// Parses `field`, `field:asc` or `field:desc`, where the field may be a key path like `detail.spud_date`.
+    /// Parses `field`, `field:asc` or `field:desc`, where the field may be a key path like
+    /// `detail.spud_date` or an unmapped column, `extra.NAME` (sorted as text).
     public init(parsing text: String) throws {
         let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
-        field = try WellField(keyPath: parts.first ?? "")
+        field = try WellAttribute(keyPath: parts.first ?? "")
         switch parts.count > 1 ? parts[1].lowercased() : "asc" {
         case "asc", "ascending": ascending = true
         case "desc", "descending": ascending = false
-        default: throw QueryError(.invalidDirection, "sort \"\(text)\": the direction must be asc or desc", subject: .sortDescriptor, text: text, token: parts[1], offset: parts[0].count + 2, field: field)
+        default: throw QueryError(.invalidDirection, "sort \"\(text)\": the direction must be asc or desc", subject: .sortDescriptor, text: text, token: parts[1], offset: parts[0].count + 2, field: field.field)
         }
     }
 }
@@ -84,7 +85,7 @@ extension WellField {
         }
         let aliases = ["latitude": "lat", "longitude": "lon", "identifier": "uwi", "api": "uwi"]
         guard let field = WellField(rawValue: aliases[name] ?? name) else {
-            throw QueryError(.unknownField, "unknown field \"\(keyPath)\"; valid fields: \(WellField.allCases.map(\.rawValue).joined(separator: ", ")) (details fields may be written detail.NAME)", subject: .fieldName, text: keyPath, token: keyPath, offset: 1)
+            throw QueryError(.unknownField, "unknown field \"\(keyPath)\"; valid fields: \(WellField.allCases.map(\.rawValue).joined(separator: ", ")) (details fields may be written detail.NAME), or extra.NAME for a source column no field maps", subject: .fieldName, text: keyPath, token: keyPath, offset: 1)
         }
         if keyPath.hasPrefix("pin") && field.table != .pins {
             throw QueryError(.detailField, "\"\(keyPath)\": \(field.rawValue) is a detail field; write detail.\(field.rawValue)", subject: .fieldName, text: keyPath, token: keyPath, offset: 1, field: field)

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// A filter on wells, like an `NSPredicate` restricted to the store's fields.
+/// A filter on wells, like an `NSPredicate` restricted to the store's fields and unmapped columns.
 ///
 /// For example:
 ///
@@ -12,14 +12,15 @@ import GRDB
 /// ])
 /// ```
 ///
-/// Field names come from ``WellField``, an allow-list; values are always bound as SQL
+/// Attributes are ``WellAttribute``s: a field from ``WellField``, an allow-list, or an unmapped
+/// column `extra.NAME`, whose name is bound like a value; values are always bound as SQL
 /// parameters, never spliced into SQL text.
 public indirect enum WellPredicate: Sendable, Equatable {
-    case compare(WellField, Comparison, PredicateValue)
-    case string(WellField, StringOperator, String, options: StringOptions = [])
-    case between(WellField, PredicateValue, PredicateValue)
-    case `in`(WellField, [PredicateValue])
-    case isNull(WellField)
+    case compare(WellAttribute, Comparison, PredicateValue)
+    case string(WellAttribute, StringOperator, String, options: StringOptions = [])
+    case between(WellAttribute, PredicateValue, PredicateValue)
+    case `in`(WellAttribute, [PredicateValue])
+    case isNull(WellAttribute)
     case and([WellPredicate])
     case or([WellPredicate])
     case not(WellPredicate)
@@ -28,8 +29,10 @@ public indirect enum WellPredicate: Sendable, Equatable {
         case equal = "=", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
     }
 
+    /// The text operators, each taking `[c]`, `[d]` or `[cd]`: `equals` and `notEquals` are `=` and
+    /// `!=` with a modifier (`status =[c] abandoned`); without one, `=` and `!=` are ``Comparison``s.
     public enum StringOperator: String, Sendable, CaseIterable {
-        case contains, beginsWith = "beginswith", endsWith = "endswith"
+        case contains, beginsWith = "beginswith", endsWith = "endswith", equals = "=", notEquals = "!="
     }
 
     /// Core Data's `[c]` and `[d]` modifiers.
@@ -42,8 +45,8 @@ public indirect enum WellPredicate: Sendable, Equatable {
         public static let diacriticInsensitive = StringOptions(rawValue: 2)
     }
 
-    /// The fields this predicate reads.
-    var fields: [WellField] {
+    /// The attributes this predicate reads.
+    var fields: [WellAttribute] {
         switch self {
         case .compare(let f, _, _), .string(let f, _, _, _), .between(let f, _, _), .in(let f, _), .isNull(let f): [f]
         case .and(let ps), .or(let ps): ps.flatMap(\.fields)
@@ -63,7 +66,7 @@ public enum PredicateValue: Sendable, Equatable, ExpressibleByStringLiteral, Exp
 
     /// The value as the given field stores it: numbers for numeric fields when the text is a number,
     /// and dates as ISO `yyyy-mm-dd` when the text is a date in another form.
-    func bound(for field: WellField) -> DatabaseValue {
+    func bound(for field: WellAttribute) -> DatabaseValue {
         switch (self, field.kind) {
         case (.number(let n), .integer): Int64(exactly: n)?.databaseValue ?? n.databaseValue
         case (.number(let n), .real): n.databaseValue
@@ -75,7 +78,7 @@ public enum PredicateValue: Sendable, Equatable, ExpressibleByStringLiteral, Exp
     }
 
     /// The value as text for a text or date field.
-    private func text(for field: WellField) -> String {
+    private func text(for field: WellAttribute) -> String {
         let text: String = switch self {
         case .number(let n): n.rounded() == n && abs(n) < 1e15 ? String(Int64(n)) : String(n)
         case .text(let t): t
@@ -84,7 +87,7 @@ public enum PredicateValue: Sendable, Equatable, ExpressibleByStringLiteral, Exp
     }
 
     /// What `field` needs when this value cannot match it, such as "a number, such as 1500"; nil when it can.
-    func mismatch(for field: WellField) -> String? {
+    func mismatch(for field: WellAttribute) -> String? {
         switch (self, field.kind) {
         case (.number(let n), .integer), (.number(let n), .real):
             return n.isFinite ? nil : "a number, such as 1500"
@@ -154,7 +157,7 @@ extension WellPredicate {
         }
         var stack = [self]
         while let predicate = stack.popLast() {
-            var checks: [(WellField, PredicateValue)] = []
+            var checks: [(WellAttribute, PredicateValue)] = []
             switch predicate {
             case .compare(let f, _, let v): checks = [(f, v)]
             case .between(let f, let low, let high): checks = [(f, low), (f, high)]
@@ -166,7 +169,7 @@ extension WellPredicate {
             for (field, value) in checks {
                 if let expected = value.mismatch(for: field) {
                     let shown = switch value { case .text(let t): "\"\(t)\""; case .number(let n): "\(n)" }
-                    throw QueryError(.invalidValue, "\(field.rawValue) is \(expected); \(shown) is not", subject: .predicate, token: shown, field: field)
+                    throw QueryError(.invalidValue, "\(field.name) is \(expected); \(shown) is not", subject: .predicate, token: shown, field: field.field)
                 }
             }
         }
@@ -184,12 +187,13 @@ extension WellPredicate {
     /// The two dialects give the same answers: text columns of a PostgreSQL store compare bytes
     /// (`COLLATE "C"`, as SQLite's BINARY), and the string operators keep SQLite's results even for
     /// an empty value (`endswith ''` matches only an empty text, as `substr(x, -0)` is all of `x`).
+    /// An attribute's expression comes from ``WellAttribute``, which binds an extra column's name.
     func sql(_ dialect: SQLDialect = .sqlite) -> BoundSQL {
         switch self {
         case .compare(let field, let op, let value):
-            return "\(sql: field.qualifiedColumn) \(sql: op.rawValue) \(value.bound(for: field))"
+            return "\(field.sql(dialect)) \(sql: op.rawValue) \(value.bound(for: field))"
         case .string(let field, let op, let text, let options):
-            let column = Self.folded(BoundSQL(sql: field.qualifiedColumn), options, dialect)
+            let column = Self.folded(field.sql(dialect), options, dialect)
             let value = { Self.folded("\(text)", options, dialect) }
             switch (op, dialect) {
             case (.contains, .sqlite): return "instr(\(column), \(value())) > 0"
@@ -199,15 +203,17 @@ extension WellPredicate {
             case (.beginsWith, .postgres): return "starts_with(\(column), \(value()))"
             case (.endsWith, .postgres):
                 return text.isEmpty ? "\(column) = ''" : "right(\(column), length(\(value()))) = \(value())"
+            case (.equals, _): return "\(column) = \(value())"
+            case (.notEquals, _): return "\(column) != \(value())"
             }
         case .between(let field, let low, let high):
-            return "\(sql: field.qualifiedColumn) BETWEEN \(low.bound(for: field)) AND \(high.bound(for: field))"
+            return "\(field.sql(dialect)) BETWEEN \(low.bound(for: field)) AND \(high.bound(for: field))"
         case .in(let field, let values):
             guard !values.isEmpty else { return BoundSQL(sql: dialect.truth(false)) }
             let list: [BoundSQL] = values.map { "\($0.bound(for: field))" }
-            return "\(sql: field.qualifiedColumn) IN (\(list.joined(separator: ", ")))"
+            return "\(field.sql(dialect)) IN (\(list.joined(separator: ", ")))"
         case .isNull(let field):
-            return "\(sql: field.qualifiedColumn) IS NULL"
+            return "\(field.sql(dialect)) IS NULL"
         case .and(let predicates):
             return predicates.isEmpty ? BoundSQL(sql: dialect.truth(true)) : Self.group(predicates, "AND", dialect)
         case .or(let predicates):

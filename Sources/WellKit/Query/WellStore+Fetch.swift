@@ -18,15 +18,16 @@ extension WellStore {
         try engine.wells(request)
     }
 
-    /// Fetches the chosen properties as one dictionary per row, like Core Data's dictionary results.
+    /// Fetches the chosen properties as one dictionary per row, like Core Data's dictionary results,
+    /// keyed by each attribute's ``WellAttribute/name`` (`uwi`, `extra.DRILLER`).
     ///
     /// For example:
     ///
     /// ```swift
-    /// let rows = try store.fetchDictionaries(request, properties: [.identifier, .status])
-    /// print(rows[0]["uwi"]?.string ?? "")
+    /// let rows = try store.fetchDictionaries(request, properties: [.identifier, .status, .extra("DRILLER")])
+    /// print(rows[0]["uwi"]?.string ?? "", rows[0]["extra.DRILLER"]?.string ?? "")
     /// ```
-    public func fetchDictionaries(_ request: WellFetchRequest, properties: [WellField]) throws -> [[String: WellValue]] {
+    public func fetchDictionaries(_ request: WellFetchRequest, properties: [WellAttribute]) throws -> [[String: WellValue]] {
         try engine.dictionaries(request, fields: properties)
     }
 
@@ -74,15 +75,25 @@ extension WellStore {
     /// For example:
     ///
     /// ```swift
-    /// try store.forEachRow(request, fields: [.identifier, .status]) { row in print(row[0] as String, row[1] as String?) }
+    /// try store.forEachRow(request, fields: [.identifier, .status, .extra("DRILLER")]) { row in print(row[0] as String, row[1] as String?) }
     /// ```
     ///
     /// - Parameters:
+    ///   - fields: Fields and unmapped columns (`.extra("DRILLER")`, text or null); ``extraColumnNames()`` lists the latter.
     ///   - center: Adds the distance in metres from this point as a last column.
     ///   - body: Receives each row, valid only during the call, its columns in the order of `fields`.
-    public func forEachRow(_ request: WellFetchRequest, fields: [WellField], distanceFrom center: Coordinate? = nil,
+    public func forEachRow(_ request: WellFetchRequest, fields: [WellAttribute], distanceFrom center: Coordinate? = nil,
                            _ body: (WellRow) throws -> Void) throws {
         try engine.forEachRow(request, fields: fields, distanceFrom: center, body)
+    }
+
+    /// The names of the unmapped source columns kept in the wells' `extra` objects, sorted: the
+    /// union of their keys, so that `--fields '*'` can select each as `.extra(name)`.
+    ///
+    /// - Complexity: O(n): one pass over every well's `extra` (the store keeps no list of the
+    ///   columns, and a column's key is absent where a well had no value for it).
+    public func extraColumnNames() throws -> [String] {
+        try engine.extraColumnNames().sorted()
     }
 
     /// The smallest box that holds every well, and the number of wells: (nil, 0) for an empty store.

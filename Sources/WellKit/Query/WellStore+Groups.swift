@@ -2,8 +2,9 @@ import Foundation
 
 /// How ``WellStore/groups(_:by:measures:)`` groups wells.
 public enum WellGrouping: Sendable, Equatable {
-    /// One group per distinct combination of the fields' values (null is a value).
-    case fields([WellField])
+    /// One group per distinct combination of the fields' values (null is a value): schema fields
+    /// or unmapped columns (`.extra("DRILLER")`, text).
+    case fields([WellAttribute])
     /// One group per area, in order, with the wells in it (its boundary included, as
     /// ``WellFetchRequest/within`` says): a spatial join. A well in two overlapping areas counts in both.
     case areas([Area])
@@ -110,7 +111,7 @@ extension WellStore {
         let transformer = try TransformCache.shared.transformer(from: "EPSG:4326", to: crs)
         struct Cell { var count = 0; var sums: [Double]; var counts: [Int]; var mins: [Double]; var maxs: [Double] }
         var cells: [[Int64]: Cell] = [:]
-        let fields = [WellField.longitude, .latitude] + measures.map(\.field)
+        let fields = [WellAttribute.longitude, .latitude] + measures.map { WellAttribute($0.field) }
         var lons: [Double] = [], lats: [Double] = [], values: [[Double?]] = []
         func flush() throws {
             guard !lons.isEmpty else { return }

@@ -89,10 +89,10 @@ public final class BatchedResults<Element: BatchLoadable>: Sendable {
         guard batchSize >= 1 else { throw QueryError(.outOfRange, "batch size \(batchSize) must be 1 or more", subject: .batchSize) }
         guard maxCachedBatches >= 1 else { throw QueryError(.outOfRange, "maxCachedBatches \(maxCachedBatches) must be 1 or more", subject: .cacheSize) }
         var request = request
-        if let sectionKey, request.sortDescriptors[0].field != sectionKey {
-            let given = request.sortDescriptors.first { $0.field == sectionKey }
-            request.sortDescriptors.removeAll { $0.field == sectionKey }
-            request.sortDescriptors.insert(given ?? WellSortDescriptor(sectionKey), at: 0)
+        if let sectionKey, request.sortDescriptors[0].field.field != sectionKey {
+            let given = request.sortDescriptors.first { $0.field.field == sectionKey }
+            request.sortDescriptors.removeAll { $0.field.field == sectionKey }
+            request.sortDescriptors.insert(given ?? WellSortDescriptor(WellAttribute(sectionKey)), at: 0)
         }
         self.store = store
         self.request = request

@@ -34,9 +34,9 @@ package protocol StorageEngine: Sendable {
     func wells(ids: [Int64]) throws -> [Well]
     func ids(_ request: WellFetchRequest) throws -> [Int64]
     func count(_ request: WellFetchRequest) throws -> Int
-    func dictionaries(_ request: WellFetchRequest, fields: [WellField]) throws -> [[String: WellValue]]
+    func dictionaries(_ request: WellFetchRequest, fields: [WellAttribute]) throws -> [[String: WellValue]]
     /// Streams rows of `fields` (and the distance from `center` last, when given) without holding them.
-    func forEachRow(_ request: WellFetchRequest, fields: [WellField], distanceFrom center: Coordinate?,
+    func forEachRow(_ request: WellFetchRequest, fields: [WellAttribute], distanceFrom center: Coordinate?,
                     _ body: (WellRow) throws -> Void) throws
     /// One row per group of `keys`' values: the keys, `count(*)`, then each measure (``WellStore/groups(_:by:measures:)``).
     /// With no keys, one row for all the request's wells. The request's sort, limit and offset are ignored.
@@ -44,6 +44,8 @@ package protocol StorageEngine: Sendable {
     func suspects(reason: String?, pinID: Int64?, limit: Int?) throws -> [SuspectWell]
     /// The box of every well and their number: (nil, 0) for an empty store.
     func extent() throws -> (box: BoundingBox?, count: Int)
+    /// The keys of every well's `extra` object, each once, in no particular order (``WellStore/extraColumnNames()``).
+    func extraColumnNames() throws -> [String]
 
     // MARK: Batched results
 

@@ -56,7 +56,7 @@ public enum ProjectionBenchmark {
 
     /// The standard paths; `faultLimit` caps the rows of the N+1 path, which issues one query per row.
     public static func standardContenders(faultLimit: Int) -> [Contender] {
-        let four: [WellField] = [.id, .name, .latitude, .longitude]
+        let four: [WellAttribute] = [.id, .name, .latitude, .longitude]
         return [
             Contender(name: "objects", description: "full Well objects, pin and detail, one join") { store, request in
                 let wells = try store.fetchWells(request)
@@ -71,7 +71,7 @@ public enum ProjectionBenchmark {
                 return (rows, rows.count)
             },
             Contender(name: "dict-all", description: "dictionary rows of every property") { store, request in
-                let rows = try store.fetchDictionaries(request, properties: WellField.allCases)
+                let rows = try store.fetchDictionaries(request, properties: WellAttribute.fields)
                 return (rows, rows.count)
             },
             Contender(name: "faults-n+1", description: "ids, then one query per well as each fault fires (first \(faultLimit) rows)") { store, request in

@@ -27,7 +27,7 @@ import Testing
         let error = try #require(thrown(QueryError.self) { _ = try WellPredicate(parsing: "depth > 10") })
         #expect(error.code == .unknownField && error.token == "depth" && error.offset == 1)
         #expect(error.description.hasPrefix("predicate \"depth > 10\": unknown field \"depth\"; valid fields: id, "))
-        #expect(error.description.hasSuffix("(details fields may be written detail.NAME) (character 1)"))
+        #expect(error.description.hasSuffix("(details fields may be written detail.NAME), or extra.NAME for a source column no field maps (character 1)"))
     }
 
     @Test func predicateValueOfTheWrongType() throws {
@@ -38,7 +38,7 @@ import Testing
     @Test func unknownFieldName() throws {
         let error = try #require(thrown(QueryError.self) { _ = try WellField(keyPath: "colour") })
         #expect(error.code == .unknownField && error.subject == .fieldName && error.token == "colour")
-        #expect(error.description == "unknown field \"colour\"; valid fields: \(WellField.allCases.map(\.rawValue).joined(separator: ", ")) (details fields may be written detail.NAME)")
+        #expect(error.description == "unknown field \"colour\"; valid fields: \(WellField.allCases.map(\.rawValue).joined(separator: ", ")) (details fields may be written detail.NAME), or extra.NAME for a source column no field maps")
     }
 
     @Test func badSortDirection() throws {

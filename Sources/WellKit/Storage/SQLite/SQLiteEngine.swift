@@ -90,17 +90,16 @@ final class SQLiteEngine: StorageEngine {
         try fetch(request, .ids, count: true) { try Int.fetchOne($0) ?? 0 }
     }
 
-    func dictionaries(_ request: WellFetchRequest, fields: [WellField]) throws -> [[String: WellValue]] {
-        try fetch(request, .named(fields)) { statement in
+    func dictionaries(_ request: WellFetchRequest, fields: [WellAttribute]) throws -> [[String: WellValue]] {
+        let names = fields.map(\.name)
+        return try fetch(request, .named(fields)) { statement in
             try Row.fetchAll(statement).map { row in
-                var dictionary: [String: WellValue] = [:]
-                for (column, value) in row { dictionary[column] = WellValue(value) }
-                return dictionary
+                Dictionary(zip(names, row.databaseValues.map(WellValue.init)), uniquingKeysWith: { first, _ in first })
             }
         }
     }
 
-    func forEachRow(_ request: WellFetchRequest, fields: [WellField], distanceFrom center: Coordinate?,
+    func forEachRow(_ request: WellFetchRequest, fields: [WellAttribute], distanceFrom center: Coordinate?,
                     _ body: (WellRow) throws -> Void) throws {
         try fetch(request, .named(fields), distanceFrom: center) { statement in
             let rows = try Row.fetchCursor(statement)
@@ -143,6 +142,11 @@ final class SQLiteEngine: StorageEngine {
             }
             return (try BoundingBox(minLongitude: minLon, minLatitude: minLat, maxLongitude: maxLon, maxLatitude: maxLat), count)
         }
+    }
+
+    func extraColumnNames() throws -> [String] {
+        let compiled = compiler.extraColumnNames()
+        return try reading { try String.fetchAll(compiled.statement($0)) }
     }
 
     // MARK: - Sort indexes
