@@ -98,6 +98,8 @@ package struct Wells: AsyncParsableCommand {
         "--quiet", "-q", "--dry-run", "--sql-debug", "--all", "--watch", "--dirty", "--dms",
         "--implied-west", "--implied-east", "--no-infer", "--reject-suspects", "--no-location-check", "--force", "--help", "-h", "--version",
         "--quick",  // check
+        "--skip-empty",  // count
+        "--pairs",  // near --from
         "--exit-with-stdin",  // serve (hidden)
         "--keep-stores",  // wells-bench scale
         "--no-eager",  // wells-bench list

@@ -54,6 +54,20 @@ struct Client {
         return summary
     }
 
+    /// Analysis: wells in an area, groups with measures, and the wells near the points of a file.
+    func analyse(_ pointsPath: String) throws -> Int {
+        let area: Area = try Area(wkt: "POLYGON((-90.1 35,-89.9 35,-89.9 35.2,-90.1 35))")
+        let inside = try store.fetchCount(WellFetchRequest(within: area))
+        let attribute: WellAttribute = try WellAttribute(keyPath: "extra.DRILLER")
+        let grouping: WellGrouping = .fields([.status, attribute])
+        let measure: WellMeasure = WellMeasure(.mean, .totalDepth)
+        let groups: [WellGroup] = try store.groups(WellFetchRequest(), by: grouping, measures: [measure])
+        let file: PointsFile = try PointsFile.read(atPath: pointsPath)
+        let results: [ProximityResult] = try store.proximity(of: file.points.map(\.coordinate), radius: 1_000)
+        let nearest: [ProximityMatch] = results.compactMap(\.nearest)
+        return inside + groups.count + nearest.count
+    }
+
     func query() throws -> (pins: [WellPin], wells: [Well], rows: [[String: WellValue]]) {
         let box: BoundingBox = try BoundingBox(parsing: "-90.1,35,-89.9,35.2")
         let predicate: WellPredicate = .compare(.status, .equal, "Abandoned")
