@@ -487,14 +487,20 @@ enum MapPage {
         return `POLYGON((${ring.join(',')}))`;
       }
 
-      function clearArea() {
-        if (area.abort) area.abort.abort();
-        for (const layer of [area.line, area.polygon]) if (layer) layer.remove();
-        Object.assign(area, { drawing: false, corners: [], line: null, polygon: null, wkt: null, count: null });
+      // Back to the map's own clicks: pins, clusters and double-click zoom.
+      function endDrawing() {
+        area.drawing = false;
         map.doubleClickZoom.enable();
         map.getContainer().style.cursor = '';
         map.getContainer().classList.remove('drawing');
         drawButton.textContent = 'Draw an area';
+      }
+
+      function clearArea() {
+        if (area.abort) area.abort.abort();
+        for (const layer of [area.line, area.polygon]) if (layer) layer.remove();
+        Object.assign(area, { corners: [], line: null, polygon: null, wkt: null, count: null });
+        endDrawing();
         clearButton.hidden = true;
         areaCount.textContent = '';
       }
@@ -502,14 +508,10 @@ enum MapPage {
       async function finishArea() {
         if (area.corners.length < 3) { areaCount.textContent = 'An area needs three corners'; return; }
         const corners = area.corners;
-        area.drawing = false;
         area.line.remove();
         area.line = null;
         area.polygon = L.polygon(corners, { color: '#e53935', weight: 2, fillOpacity: 0.08, interactive: false }).addTo(map);
-        map.doubleClickZoom.enable();
-        map.getContainer().style.cursor = '';
-        map.getContainer().classList.remove('drawing');
-        drawButton.textContent = 'Draw an area';
+        endDrawing();
         area.wkt = areaWKT(corners);
         areaCount.textContent = 'Counting…';
         area.abort = new AbortController();
