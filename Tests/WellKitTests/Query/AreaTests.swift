@@ -209,6 +209,14 @@ import WellsTestSupport
         #expect(try identifiers(file, request) == identifiers(server, request))
         #expect(try file.fetchCount(request) > 0)
 
+        // Proximity joins: the wells within 2 km of 30 wells of the lists, and the nearest of each.
+        let points = try file.fetchPins(WellFetchRequest(sortDescriptors: [WellSortDescriptor(.identifier)])).enumerated()
+            .filter { $0.offset % 2_000 == 0 }.map { Coordinate(latitude: $0.element.latitude + 0.004, longitude: $0.element.longitude) }
+        let near = try file.proximity(of: points, radius: 2_000, pairs: true), far = try server.proximity(of: points, radius: 2_000, pairs: true)
+        #expect(near.map(\.count) == far.map(\.count) && near.map { $0.nearest?.identifier } == far.map { $0.nearest?.identifier })
+        #expect(zip(near, far).allSatisfy { a, b in a.matches.map(\.identifier).sorted() == b.matches.map(\.identifier).sorted() })
+        #expect(near.reduce(0) { $0 + $1.count } > 0)
+
         let measures = [WellMeasure(.mean, .totalDepth), WellMeasure(.max, .totalDepth)]
         for grouping in [WellGrouping.areas(areas), .fields([.status]), .grid(size: 0.25), .grid(size: 20_000, crs: "EPSG:5070")] {
             let a = try file.groups(WellFetchRequest(), by: grouping, measures: measures)
