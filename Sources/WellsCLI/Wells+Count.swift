@@ -77,7 +77,7 @@ extension Wells {
             var request = WellFetchRequest()
             try filter.apply(to: &request)
             let measures = try self.measures()
-            let grouping: WellGrouping?
+            let grouping: WellGrouping
             var keyColumns: [String] = []
             if let by {
                 let fields = try by.split(separator: ",").map { try WellAttribute(keyPath: $0.trimmingCharacters(in: .whitespaces)) }
@@ -92,10 +92,10 @@ extension Wells {
                 grouping = .grid(size: try gridSize(grid), crs: gridCRS)
                 keyColumns = ["column", "row", "x", "y"]
             } else {
-                grouping = nil
+                grouping = .fields([])   // one group: the total
             }
-            var groups = try wellStore.groups(request, by: grouping ?? .fields([]), measures: measures)
-            if case .fields(let fields)? = grouping, !fields.isEmpty {
+            var groups = try wellStore.groups(request, by: grouping, measures: measures)
+            if case .fields(let fields) = grouping, !fields.isEmpty {
                 // The largest groups first, as `sort | uniq -c | sort -rn` would list them.
                 groups = groups.enumerated().sorted { ($0.element.count, -$0.offset) > ($1.element.count, -$1.offset) }.map(\.element)
             }
@@ -104,13 +104,12 @@ extension Wells {
             let output = StandardOutput()
             let columns = keyColumns + ["count"] + measures.map(\.name)
             let writer = ResultWriter(terminal: format, columns: columns) { output.write($0) }
-            let size = grid.flatMap { try? gridSize($0) } ?? 0
             for group in groups {
                 var values: [WellValue]
                 switch grouping {
-                case .areas?:
+                case .areas:
                     values = keyColumns.map { group.outline?.property($0) ?? .null }
-                case .grid?:
+                case .grid(let size, _):
                     let column = group.key[0].int64 ?? 0, row = group.key[1].int64 ?? 0
                     values = group.key + [.real(Double(column) * size), .real(Double(row) * size)]
                 default:

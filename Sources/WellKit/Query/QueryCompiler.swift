@@ -144,7 +144,7 @@ package struct QueryCompiler: Sendable {
         if center != nil && request.sortDescriptors.isEmpty { order.append("distance") }
         if !order.isEmpty { sql += " ORDER BY \((order + ["p.id"]).joined(separator: ", "))" }
         sql += try limit(request)
-        return CompiledFetch(literal: sql)
+        return CompiledFetch(literal: sql, usesSpatiaLite: request.within != nil)
     }
 
     /// Groups the request's wells by `keys` (`k0`, `k1`, …) in key order, nulls first: the keys, `count(*)`,
@@ -177,12 +177,12 @@ package struct QueryCompiler: Sendable {
             let order = names.map { dialect == .postgres ? "\($0) ASC NULLS FIRST" : "\($0) ASC" }
             sql += BoundSQL(sql: " GROUP BY \(names.joined(separator: ", ")) ORDER BY \(order.joined(separator: ", "))")
         }
-        return CompiledFetch(literal: sql)
+        return CompiledFetch(literal: sql, usesSpatiaLite: selected.usesSpatiaLite)
     }
 
     /// `SELECT count(*)` of what `compiled` selects.
     package func count(_ compiled: CompiledFetch) -> CompiledFetch {
-        CompiledFetch(literal: "SELECT count(*) FROM (\(compiled.literal)) q")
+        CompiledFetch(literal: "SELECT count(*) FROM (\(compiled.literal)) q", usesSpatiaLite: compiled.usesSpatiaLite)
     }
 
     /// The geodesic distance in metres from `center` to the pin `p`.
@@ -382,14 +382,19 @@ package enum AggregateKey: Sendable {
 /// A compiled query: SQL text that carries its own arguments (``BoundSQL``).
 package struct CompiledFetch {
     package var literal: BoundSQL
+    /// Whether the SQL calls SpatiaLite (`ST_Intersects` for a request ``WellFetchRequest/within`` an
+    /// area), which read-only connections load only when a query needs it.
+    var usesSpatiaLite = false
 
-    /// The SQL text and its arguments, as SQLite receives them.
+    /// The SQL text and its arguments, as SQLite receives them, on a connection ready for it.
     func build(_ db: Database) throws -> (sql: String, arguments: StatementArguments) {
-        literal.rendered
+        if usesSpatiaLite { try SpatiaLite.ensureInitialized(db) }
+        return literal.rendered
     }
 
     /// The connection's cached prepared statement, its arguments set: repeated fetches skip the parse.
     func statement(_ db: Database) throws -> Statement {
+        if usesSpatiaLite { try SpatiaLite.ensureInitialized(db) }
         let statement = try db.cachedStatement(sql: literal.text)
         try statement.setArguments(StatementArguments(literal.values))
         return statement

@@ -43,7 +43,6 @@ extension SQLiteEngine {
     /// Runs the id query: `p.id` and the section key, in sort order, stepped with the C API so
     /// that no row object or string is made per row; a section name is made once per section.
     func snapshot(_ request: WellFetchRequest, sectionKey: WellField?, _ db: Database) throws -> ResultsSnapshot {
-        if request.within != nil { try SpatiaLite.ensureInitialized(db) }
         if let sectionKey, compiler.walksSections(request, sectionKey: sectionKey), let index = compiler.sortIndexName(request.sortDescriptors),
            try Bool.fetchOne(compiler.indexExists(index).statement(db)) == true {
             return try sectionBySection(request, sectionKey: sectionKey, db)

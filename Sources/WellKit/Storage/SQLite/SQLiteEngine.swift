@@ -47,10 +47,7 @@ final class SQLiteEngine: StorageEngine {
         let clock = ContinuousClock.now
         // One SELECT is atomic by itself, so it needs no transaction around it: `unsafeRead`
         // skips GRDB's BEGIN, schema check and COMMIT, which took half of a city-box fetch.
-        let result = try readingUnsafely { db in
-            if request.within != nil { try SpatiaLite.ensureInitialized(db) }
-            return try body(compiled.statement(db))
-        }
+        let result = try readingUnsafely { try body(compiled.statement($0)) }
         reportFetch(since: clock, count: (result as? any Collection)?.count ?? (result as? Int) ?? 1)
         return result
     }
@@ -116,8 +113,7 @@ final class SQLiteEngine: StorageEngine {
         let compiled = try compiler.aggregate(request, keys: keys, measures: measures)
         let clock = ContinuousClock.now
         let rows = try readingUnsafely { db in
-            if request.within != nil { try SpatiaLite.ensureInitialized(db) }
-            return try Row.fetchAll(compiled.statement(db)).map { row in Array(row.databaseValues.map(WellValue.init)) }
+            try Row.fetchAll(compiled.statement(db)).map { row in Array(row.databaseValues.map(WellValue.init)) }
         }
         reportFetch(since: clock, count: rows.count, of: "groups")
         return rows
