@@ -199,15 +199,20 @@ public struct Area: Sendable, Equatable {
         }
         var ring = ring
         if let first = ring.first, let last = ring.last, first != last { ring.append(first) }
-        var distinct: [(x: Double, y: Double)] = []
-        for point in ring.dropLast() where !distinct.contains(where: { $0 == point }) {
-            distinct.append(point)
-            if distinct.count == 3 { break }
-        }
-        guard distinct.count == 3 else {
+        guard hasThreeDistinctPoints(ring) else {
             throw QueryError(.invalidValue, "\(which) has fewer than three distinct points; a ring needs at least three (and is closed automatically)", subject: .area)
         }
         return ring
+    }
+
+    /// Whether `ring` has at least three distinct points (stops looking at the third).
+    private static func hasThreeDistinctPoints(_ ring: [(x: Double, y: Double)]) -> Bool {
+        var distinct: [(x: Double, y: Double)] = []
+        for point in ring where !distinct.contains(where: { $0 == point }) {
+            distinct.append(point)
+            if distinct.count == 3 { return true }
+        }
+        return false
     }
 
     /// Every vertex from `crs` to EPSG:4326 longitude/latitude.
@@ -248,22 +253,20 @@ public struct Area: Sendable, Equatable {
                 throw QueryError(.invalidValue, "ring \(r + 1) of polygon \(polygon + 1) goes around the Earth (around a pole, or over 360° of longitude); areas around a pole are not supported", subject: .area)
             }
         }
-        let xs = unwrapped[0].map(\.x)
+        // Every ring's longitudes: a hole reaching past ±180° where its outline does not is cut too.
+        let xs = unwrapped.flatMap { $0.map(\.x) }
         let (west, east) = (xs.min()!, xs.max()!)
         let coordinates = { (ring: [(x: Double, y: Double)], shift: Double) in ring.map { Coordinate(latitude: $0.y, longitude: $0.x + shift) } }
-        guard west < -180 || east > 180 else {
-            return [Polygon(outline: coordinates(unwrapped[0], 0), holes: unwrapped.dropFirst().map { coordinates($0, 0) })]
-        }
-        // One part per 360° window the outline reaches into, clipped to it and shifted home.
+        // One part per 360° window the rings reach into, clipped to it and shifted home: one window,
+        // and the rings as they are, for a polygon that stays within ±180°.
         var parts: [Polygon] = []
         var k = ((west + 180) / 360).rounded(.down)
         while k * 360 - 180 < east {
             let low = k * 360 - 180, high = low + 360
             let clipped = unwrapped.map { clip(clip($0, keep: { $0.x >= low }, at: low), keep: { $0.x <= high }, at: high) }
             // A part needs three distinct points: clipping leaves slivers along ±180° that have none.
-            let proper = { (ring: [(x: Double, y: Double)]) in Set(ring.map { "\($0.x) \($0.y)" }).count >= 3 }
-            if proper(clipped[0]) {
-                let holes = clipped.dropFirst().filter(proper).map { coordinates($0, -k * 360) }
+            if hasThreeDistinctPoints(clipped[0]) {
+                let holes = clipped.dropFirst().filter(hasThreeDistinctPoints).map { coordinates($0, -k * 360) }
                 parts.append(Polygon(outline: coordinates(clipped[0], -k * 360), holes: holes))
             }
             k += 1

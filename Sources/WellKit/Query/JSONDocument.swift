@@ -133,10 +133,11 @@ enum JSONDocument: Equatable {
                     case UInt8(ascii: "f"): utf8.append(12)
                     case UInt8(ascii: "u"):
                         var scalar = try hex4()
-                        if (0xD800..<0xDC00).contains(scalar), at + 1 < bytes.count, bytes[at] == UInt8(ascii: "\\"), bytes[at + 1] == UInt8(ascii: "u") {
-                            at += 2
-                            let low = try hex4()
-                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low &- 0xDC00)
+                        // A high surrogate joins the low one after it; any other, alone, is U+FFFD below.
+                        if (0xD800..<0xDC00).contains(scalar), at + 5 < bytes.count, bytes[at] == UInt8(ascii: "\\"), bytes[at + 1] == UInt8(ascii: "u"),
+                           let low = UInt32(String(decoding: bytes[at + 2..<at + 6], as: UTF8.self), radix: 16), (0xDC00..<0xE000).contains(low) {
+                            at += 6
+                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                         }
                         utf8 += Array(String(Unicode.Scalar(scalar).map(Character.init) ?? "\u{FFFD}").utf8)
                     default: utf8.append(e)   // \" \\ \/

@@ -16,13 +16,18 @@ import Testing
         #expect(throws: QueryError.self) { try WellPredicate(parsing: "spud_date < 33333333333333333333333333/1/2001") }
     }
 
-    @Test func areasThatGoAroundTheEarthOrCollapseAcross180AreRefused() {
+    @Test func areasThatGoAroundTheEarthOrCollapseAcross180AreRefused() throws {
         // Found by the `area` target: a ring whose longitudes, read across ±180°, wind around a pole
         // (its unwrapped end 360° from its start), a 1e116° longitude (the unwrapping loop ran for
         // ever), and a ring whose three points are two once -179° is read as 181°.
         #expect(throws: QueryError.self) { try Area.features(geoJSON: Data(#"{"type":"Polygon","coordinates":[[[0.18,0],[-179,0],[-1791,1],[358,1]]]}"#.utf8)) }
         #expect(throws: QueryError.self) { try Area(wkt: "POLYGON((170 51, -1e116 50, -17.5 60, 170 61))") }
         #expect(throws: QueryError.self) { try Area.features(geoJSON: Data(#"{"type":"Polygon","coordinates":[[[181,0],[-179,0],[-179,0],[179,1]]]}"#.utf8)) }
+        // The same without crossing: 180° and −180° are one meridian, so [[180,0],[-180,0],[9,1]] has two points.
+        #expect(throws: QueryError.self) { try Area.features(geoJSON: Data(#"{"type":"Polygon","coordinates":[[[180,0],[-180,0],[9,1]]]}"#.utf8)) }
+        // A high surrogate followed by another high one (not a low one) overflowed the pair's arithmetic.
+        #expect(try JSONDocument.parse(Data(#""\uDBD2\uDBD2x""#.utf8)) == .string("\u{FFFD}\u{FFFD}x"))
+        #expect(try JSONDocument.parse(Data(#""\uD83D\uDE00""#.utf8)) == .string("😀"))
     }
 
     /// Every input in Fuzz/regressions/<target>/ goes through that target's parsers without trapping.
