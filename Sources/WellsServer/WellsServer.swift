@@ -76,7 +76,12 @@ package struct WellsServer: Sendable {
             if try Self.wantsJSON(request) {
                 return try respond(request, contentType: "application/json", variant: "json") { _ in Array(api.landing(request).utf8) }
             }
-            return try respond(request, contentType: "text/html; charset=utf-8", variant: "html") { _ in Array(MapPage.html.utf8) }
+            return try respond(request, contentType: "text/html; charset=utf-8", variant: "html") { _ in MapPage.html }
+        }
+        router.get("/assets/map/:name") { request, context in
+            let name = context.parameters.get("name") ?? ""
+            guard let asset = MapPage.assets[name] else { throw Problem(.notFound, "no file '\(FeatureQuery.shown(name))' in /assets/map/") }
+            return try respond(request, contentType: asset.contentType, variant: name) { _ in asset.bytes }
         }
         // Every route reads its query through FeaturesAPI.parameters, which refuses a repeated
         // parameter; those that take none of their own read it for that alone.
