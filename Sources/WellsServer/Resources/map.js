@@ -3,8 +3,11 @@
 
   const PAGE_SIZE = 50;                                      // list rows fetched per request
   const ROW_FIELDS = 'uwi,name,status,operator,spud_date,total_depth';
-  // The tiles' cluster cell in tile units of 4096 a side: 512 is 32 screen pixels, room for the circles below.
-  const CLUSTER_CELL = 512;
+  // The tiles' cluster cell in tile units of 4096 a side: 1024 is 64 screen pixels. Each cluster is drawn inside
+  // its own cell, clear of its edges by a pin's half, so no two clusters overlap, nor a cluster and a pin.
+  const CLUSTER_CELL = 1024;
+  const CELL_PX = CLUSTER_CELL / 4096 * 256;
+  const PIN_SIZE = 12;
   // The order of the details table; other keys follow alphabetically, `extra.*` last.
   const FIELD_ORDER = ['uwi', 'name', 'status', 'operator', 'type', 'fluid', 'field', 'formation', 'county',
     'state', 'licence', 'spud_date', 'completion_date', 'plug_date', 'total_depth', 'ground_elevation',
@@ -53,15 +56,74 @@
     return typeof value === 'object' ? JSON.stringify(value) : String(value);
   }
 
-  // ---- Basemap: Natural Earth countries in their own pane below the wells; optional ----
+  // ---- Basemap: countries, US states and counties, each in its own pane below the wells, at the zooms where
+  //      they help; names at each outline's `label` point. Optional: without it the wells draw on the plain background ----
 
-  map.createPane('basemap').style.zIndex = 150;
-  getJSON('basemap/countries.geojson').then((countries) => {
-    L.geoJSON(countries, {
-      pane: 'basemap', interactive: false, attribution: 'Natural Earth',
-      style: { color: '#a0a0a0', weight: 0.7, fillColor: '#ececec', fillOpacity: 1 },
-    }).addTo(map);
-  }).catch(() => { /* no basemap: the wells still draw on the plain background */ });
+  const BASEMAP = [
+    { name: 'countries', pane: 'basemap', minZoom: 0, attribution: 'Natural Earth',
+      style: { color: '#a0a0a0', weight: 0.7, fillColor: '#ececec', fillOpacity: 1 } },
+    { name: 'counties', pane: 'counties', minZoom: 6, labels: [9, 99], attribution: 'US Census Bureau',
+      style: { color: '#b8b0a8', weight: 0.6, fill: false } },
+    { name: 'states', pane: 'states', minZoom: 3, labels: [4, 7], style: { color: '#8c8378', weight: 1.2, fill: false } },
+  ];
+  const basemap = page.basemap = {};                       // name → {geojson, layer, labels, loading}
+  BASEMAP.forEach((spec, k) => { map.createPane(spec.pane).style.zIndex = 150 + k; });
+  map.createPane('basemap-labels').style.zIndex = 160;
+  map.getPane('basemap-labels').style.pointerEvents = 'none';
+
+  // A name on the map: its text through textContent, centred on its point.
+  const LabelIcon = L.DivIcon.extend({
+    createIcon(oldIcon) {
+      const el = L.DivIcon.prototype.createIcon.call(this, oldIcon);
+      el.replaceChildren(element('span', this.options.text));
+      return el;
+    },
+  });
+
+  function label(feature) {
+    const [lon, lat] = feature.properties.label;
+    return L.marker([lat, lon], { pane: 'basemap-labels', interactive: false, keyboard: false,
+      icon: new LabelIcon({ className: `basemap-label ${feature.properties.kind}-label`, iconSize: null, text: feature.properties.name }) });
+  }
+
+  // Shows each layer at its zooms, fetched the first time it is needed; its labels at theirs (in view only).
+  function updateBasemap() {
+    const z = map.getZoom();
+    for (const spec of BASEMAP) {
+      const entry = basemap[spec.name] || (basemap[spec.name] = { layer: null, labels: L.layerGroup(), loading: false });
+      if (z < spec.minZoom) {
+        if (entry.layer) entry.layer.remove();
+        entry.labels.remove();
+        continue;
+      }
+      if (!entry.layer) {
+        if (!entry.loading) {
+          entry.loading = true;
+          getJSON(`basemap/${spec.name}.geojson`).then((collection) => {
+            entry.geojson = collection;
+            entry.layer = L.geoJSON(collection, { pane: spec.pane, interactive: false, attribution: spec.attribution,
+                                                  style: Object.assign({ className: `basemap-${spec.name}` }, spec.style) });
+            updateBasemap();
+          }).catch(() => { /* this layer stays off */ });
+        }
+        continue;
+      }
+      entry.layer.addTo(map);
+      const showLabels = spec.labels && z >= spec.labels[0] && z <= spec.labels[1];
+      entry.labels.clearLayers();
+      if (showLabels) {
+        const view = map.getBounds().pad(0.2);
+        for (const feature of entry.geojson.features) {
+          const point = feature.properties.label;
+          if (point && view.contains([point[1], point[0]])) entry.labels.addLayer(label(feature));
+        }
+        entry.labels.addTo(map);
+      } else {
+        entry.labels.remove();
+      }
+    }
+  }
+  map.on('zoomend moveend', updateBasemap);
 
   // ---- The wells: a grid layer whose tiles are GeoJSON, drawn as markers ----
 
@@ -83,27 +145,41 @@
         el.dataset.count = this.options.count;
         el.textContent = shortCount(this.options.count);
       }
+      if (this.options.suspects) el.dataset.suspects = this.options.suspects;
       return el;
     },
   });
 
-  function wellMarker(feature) {
+  // A cluster's circle grows with its count up to what its cell holds, and sits at its wells' mean position moved
+  // just enough to keep it inside its cell, a pin's half clear of the edges (z: the tile's zoom, whose grid it is).
+  function clusterPlace(latlng, count, z) {
+    const size = Math.min(CELL_PX - PIN_SIZE - 2, Math.round(20 + 6 * Math.log10(count)));
+    const p = map.project(latlng, z), half = size / 2 + PIN_SIZE / 2 + 1;
+    const fit = (v) => { const cell = Math.floor(v / CELL_PX) * CELL_PX; return Math.min(cell + CELL_PX - half, Math.max(cell + half, v)); };
+    return { size, latlng: map.unproject(L.point(fit(p.x), fit(p.y)), z) };
+  }
+
+  function wellMarker(feature, z) {
     const [lon, lat] = feature.geometry.coordinates;
     const latlng = L.latLng(lat, lon);
+    const suspects = feature.properties.suspects || 0;
     if (feature.id === undefined || feature.id === null) {   // a cluster: no id, count ≥ 2
       const count = feature.properties.count;
-      const size = Math.round(18 + 6 * Math.log10(count));
-      const marker = L.marker(latlng, {
-        icon: new WellIcon({ className: 'wells-cluster', iconSize: [size, size], count }),
-        title: `${count.toLocaleString('en')} wells`, keyboard: false,
+      const place = clusterPlace(latlng, count, z);
+      const flagged = suspects ? `, ${suspects.toLocaleString('en')} flagged as suspect` : '';
+      const marker = L.marker(place.latlng, {
+        icon: new WellIcon({ className: suspects ? 'wells-cluster has-suspects' : 'wells-cluster', iconSize: [place.size, place.size], count, suspects }),
+        title: `${count.toLocaleString('en')} wells${flagged}`, keyboard: false,
       });
-      marker.on('click', () => map.setView(latlng, Math.min(map.getZoom() + 2, map.getMaxZoom())));
+      marker.on('click', () => map.setView(place.latlng, Math.min(map.getZoom() + 2, map.getMaxZoom())));
       return marker;
     }
     const pinId = String(feature.id);
+    // A well its load flagged as suspect: another colour and shape, and above the others.
     const marker = L.marker(latlng, {
-      icon: new WellIcon({ className: 'wells-pin', iconSize: [12, 12], pinId }),
-      title: formatValue(feature.properties.name), riseOnHover: true,
+      icon: new WellIcon({ className: suspects ? 'wells-pin suspect' : 'wells-pin', iconSize: [PIN_SIZE, PIN_SIZE], pinId, suspects }),
+      title: formatValue(feature.properties.name) + (suspects ? ' (suspect coordinates)' : ''), riseOnHover: true,
+      zIndexOffset: suspects ? 1000 : 0,
     });
     marker.on('click', () => showDetails(pinId));
     return marker;
@@ -137,7 +213,7 @@
           if (this._drawn.get(key) !== entry) return;      // unloaded meanwhile
           for (const feature of collection.features || []) {
             feature.geometry.coordinates[0] += 360 * turns;
-            if (this._inTile(feature, coords)) entry.group.addLayer(wellMarker(feature));
+            if (this._inTile(feature, coords)) entry.group.addLayer(wellMarker(feature, coords.z));
           }
           if (coords.z === this._tileZoom) entry.group.addTo(this._map);  // filled first: one insertion
           done(null, tile);
@@ -370,6 +446,7 @@
       else map.setView([20, 0], 2);
     }
     wells.addTo(map);
+    updateBasemap();
     const onMoveEnd = () => {
       const c = map.getCenter().wrap();
       history.replaceState(null, '', `#${map.getZoom()}/${c.lat.toFixed(5)}/${c.lng.toFixed(5)}`);
