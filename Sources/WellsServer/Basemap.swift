@@ -10,7 +10,7 @@ import WellKit
 /// The outlines are those compiled into WellKit for the load's place checks (``Places``: Natural
 /// Earth 1:50m countries, US Census 1:20M counties and the states made of them), so the server carries
 /// no second copy; `--basemap FILE.shp` replaces the countries with a shapefile's polygons
-/// (``Shapefile/geoJSON(path:)``). Each layer is made on its first request (0.1–0.3 s) and kept for the
+/// (``Shapefile/geoJSON(path:)``). Each layer is made on its first request (0.3–2 s in a debug build) and kept for the
 /// server's life, with an ETag of its bytes, so that a browser revalidates it across restarts.
 final class Basemap: Sendable {
     enum Layer: String, CaseIterable, Sendable {
