@@ -78,7 +78,10 @@ let package = Package(
             dependencies: [
                 "WellKit",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
-            ]),
+            ],
+            // The map page's files, compiled into the binary (`PackageResources.map_html`, …): `wells`
+            // stands alone, with nothing to find beside it at run time.
+            resources: [.embedInCode("Resources/map.html"), .embedInCode("Resources/map.css"), .embedInCode("Resources/map.js")]),
         .executableTarget(name: "wells", dependencies: ["WellsCLI"]),
         // The benchmarks, with their probes: glibc's heap statistics and a counting malloc, which
         // only this executable links. No product: `swift run wells-bench` in this package only.

@@ -14,7 +14,8 @@ extension Wells {
                 and runs until Ctrl-C. Endpoints: / (the map; JSON with ?f=json), /conformance, /collections, \
                 /collections/wells/items?bbox=…&limit=…&offset=…&sortby=…&FIELD=VALUE&filter=…, /collections/wells/items/ID, \
                 /collections/wells/queryables, /collections/wells/ids?bbox=…&sortby=…, /api (OpenAPI), \
-                /tiles/Z/X/Y.mvt and /tiles/Z/X/Y.geojson. filter= is CQL2 text (OGC API – Features Part 3): \
+                /tiles/Z/X/Y.mvt and /tiles/Z/X/Y.geojson, /basemap/countries.geojson, /basemap/states.geojson and \
+                /basemap/counties.geojson (the map's background: outlines with a label point each). filter= is CQL2 text (OGC API – Features Part 3): \
                 comparisons, AND/OR/NOT, LIKE, BETWEEN, IN, IS NULL, CASEI/ACCENTI with LIKE, and \
                 S_INTERSECTS(geometry, POLYGON/MULTIPOLYGON/BBOX/POINT) at the top level of the AND chain; \
                 filter-lang=wells-where takes the language of --where instead. \
@@ -51,8 +52,8 @@ extension Wells {
         @Option(help: ArgumentHelp("Leaflet's folder, served to the map page (Debian's libjs-leaflet).", valueName: "dir"))
         var leaflet = "/usr/share/javascript/leaflet"
 
-        @Option(help: ArgumentHelp("A shapefile of country outlines for the map's background (Natural Earth, from Debian's python3-geopandas).", valueName: "file.shp"))
-        var basemap = ServerConfiguration.naturalEarthCountries
+        @Option(help: ArgumentHelp("A shapefile of country outlines for the map's background, instead of the Natural Earth 1:50m countries built in (with the US states and counties).", valueName: "file.shp"))
+        var basemap: String?
 
         @Option(name: .customLong("cache-mb"),
                 help: ArgumentHelp("Megabytes of tiles and items pages kept as encoded until the store changes; 0 makes every response anew.", valueName: "MB"))

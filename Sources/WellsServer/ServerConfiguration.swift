@@ -16,10 +16,9 @@ package struct ServerConfiguration: Sendable {
     package var port = 8080
     /// Leaflet's files, served under `/assets/leaflet/` (Debian's libjs-leaflet).
     package var leafletDirectory = "/usr/share/javascript/leaflet"
-    /// The country outlines of the map's background, a shapefile (Natural Earth from Debian's python3-geopandas).
-    package var basemapPath = Self.naturalEarthCountries
-    /// Natural Earth's low-resolution countries as Debian's python3-geopandas installs them.
-    package static let naturalEarthCountries = "/usr/lib/python3/dist-packages/geopandas/datasets/naturalearth_lowres/naturalearth_lowres.shp"
+    /// A shapefile of country outlines for the map's background instead of the Natural Earth 1:50m
+    /// countries compiled into WellKit (see ``Basemap``); nil for those.
+    package var basemapPath: String?
     /// Origins allowed to call the API from other sites' pages; empty, CORS stays off.
     package var corsOrigins: [String] = []
     /// The `limit` of `items` when none is given.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import WellKit
 
 /// `tiles/{z}/{x}/{y}.mvt` and `.geojson`: the wells of a tile, clustered at low zooms, encoded.
@@ -16,6 +17,9 @@ final class TileService: Sendable {
     }
 
     private let configuration: ServerConfiguration
+    /// The pin ids loads flagged as suspect, with the store version they were read at: read once per
+    /// version rather than once per tile (the flags change only with the store).
+    private let flagged = Mutex<(version: StoreVersion, ids: Set<Int64>)?>(nil)
 
     init(configuration: ServerConfiguration) {
         self.configuration = configuration
@@ -59,14 +63,22 @@ final class TileService: Sendable {
         return (tile, format, options)
     }
 
-    /// The encoded tile.
-    func bytes(_ tile: TileID, _ format: Format, _ options: TileOptions, lease: StoreReaders.Lease) throws -> [UInt8] {
+    /// The encoded tile, its flagged wells marked (``WellTile/Feature/suspects``) as of `version`.
+    func bytes(_ tile: TileID, _ format: Format, _ options: TileOptions, version: StoreVersion?, lease: StoreReaders.Lease) throws -> [UInt8] {
         let content = try lease.read { store in
-            do { return try store.tile(tile, options: options) } catch let error as QueryError { throw Problem(error) }
+            do { return try store.tile(tile, options: options, suspects: try suspects(store, version: version)) } catch let error as QueryError { throw Problem(error) }
         }
         return switch format {
         case .mvt: VectorTileEncoder.encode(content)
         case .geojson: Array(content.geoJSON().utf8)
         }
+    }
+
+    /// The flagged pin ids of `store` at `version`, read now unless already read for it.
+    private func suspects(_ store: WellStore, version: StoreVersion?) throws -> Set<Int64> {
+        if let version, let kept = flagged.withLock({ $0 }), kept.version == version { return kept.ids }
+        let ids = Set(try store.suspects().map(\.id))
+        if let version { flagged.withLock { $0 = (version, ids) } }
+        return ids
     }
 }

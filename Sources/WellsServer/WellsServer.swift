@@ -19,8 +19,8 @@ package struct WellsServer: Sendable {
     let tiles: TileService
     /// Tiles and `items` pages as encoded, until the store changes.
     let cache: ResponseCache
-    /// The country outlines as GeoJSON, or why there are none.
-    let basemap: Result<[UInt8], any Error>
+    /// The map's background: countries, states and counties.
+    let basemap: Basemap
 
     /// Opens the store read-only and reads the basemap.
     ///
@@ -32,13 +32,12 @@ package struct WellsServer: Sendable {
         api = FeaturesAPI(configuration: configuration)
         tiles = TileService(configuration: configuration)
         cache = ResponseCache(budget: configuration.cacheBytes)
-        basemap = Result { Array(try Shapefile.geoJSON(path: configuration.basemapPath).utf8) }
+        basemap = Basemap(countriesShapefile: configuration.basemapPath)
     }
 
-    /// Why the map has no country outlines, or nil when it has them.
+    /// Why the `--basemap` shapefile gives the map no country outlines, or nil.
     package var basemapProblem: String? {
-        if case .failure(let error) = basemap { return "\(error)" }
-        return nil
+        basemap.problem.map { "\($0)" }
     }
 
     /// Serves until SIGINT or SIGTERM; `onRunning` receives the URL once the port is bound.
@@ -76,7 +75,12 @@ package struct WellsServer: Sendable {
             if try Self.wantsJSON(request) {
                 return try respond(request, contentType: "application/json", variant: "json") { _ in Array(api.landing(request).utf8) }
             }
-            return try respond(request, contentType: "text/html; charset=utf-8", variant: "html") { _ in Array(MapPage.html.utf8) }
+            return try respond(request, contentType: "text/html; charset=utf-8", variant: "html") { _ in MapPage.html }
+        }
+        router.get("/assets/map/:name") { request, context in
+            let name = context.parameters.get("name") ?? ""
+            guard let asset = MapPage.assets[name] else { throw Problem(.notFound, "no file '\(FeatureQuery.shown(name))' in /assets/map/") }
+            return try respond(request, contentType: asset.contentType, variant: name) { _ in asset.bytes }
         }
         // Every route reads its query through FeaturesAPI.parameters, which refuses a repeated
         // parameter; those that take none of their own read it for that alone.
@@ -130,19 +134,11 @@ package struct WellsServer: Sendable {
                 parameters: try FeaturesAPI.parameters(request))
             // Filtered tiles are not kept: a filter is one user's question, not a shared map.
             return try await respondReading(request, contentType: format.contentType, variant: format.rawValue,
-                                            cachedAs: options.predicate == nil ? request.uri.string : nil) { _, lease in
-                try tiles.bytes(tile, format, options, lease: lease)
+                                            cachedAs: options.predicate == nil ? request.uri.string : nil) { version, lease in
+                try tiles.bytes(tile, format, options, version: version, lease: lease)
             }
         }
-        router.get("/basemap/countries.geojson") { request, _ in
-            switch basemap {
-            case .success(let bytes):
-                return Response(status: .ok, headers: [.contentType: FeaturesAPI.geoJSON, .cacheControl: "max-age=86400"],
-                                body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
-            case .failure(let error):
-                throw Problem(.notFound, "no basemap: \(error); install Debian's python3-geopandas or pass --basemap FILE.shp")
-            }
-        }
+        router.get("/basemap/:name") { request, context in try basemapResponse(request, name: context.parameters.get("name") ?? "") }
         router.get("/favicon.ico") { _, _ in Response(status: .noContent) }
         return router
     }
@@ -221,7 +217,7 @@ package struct WellsServer: Sendable {
     }
 
     /// Whether the request's `If-None-Match` names `etag` (or `*`).
-    private static func request(_ request: Request, holds etag: String) -> Bool {
+    static func request(_ request: Request, holds etag: String) -> Bool {
         request.headers[.ifNoneMatch]?.split(separator: ",").contains {
             let tag = $0.trimmingCharacters(in: .whitespaces)
             return tag == etag || tag == "*"

@@ -6,7 +6,9 @@
 Drives Debian's Chromium (/usr/bin/chromium with /usr/bin/chromedriver, never Selenium Manager) through the
 page: the map's clusters, the list of wells in view against the server's own count, an area drawn by clicking
 (with --wells and --db: its count against `wells count --within`), zooming to single pins,
-a pin's details, the list sorted by spud date, a row's details, and a clean browser console. Prints one line
+a pin's details, the list sorted by spud date, a row's details, state and county outlines at their zooms,
+clusters that never overlap, a suspect well drawn apart with its reason (with --wells, --suspects-url and
+--suspects-db: a store with flagged wells, and `wells suspects` on it), and a clean browser console. Prints one line
 per passed check; on the first failure prints which check failed and why on stderr and exits 1. Screenshots
 (map.png, details.png, list.png, and failure.png on a failure) go to --out.
 """
@@ -33,8 +35,9 @@ class CheckFailed(Exception):
 
 
 class MapTest:
-    def __init__(self, driver, url, out, wells=None, db=None):
+    def __init__(self, driver, url, out, wells=None, db=None, suspects=None):
         self.wells, self.db = wells, db
+        self.suspects = suspects  # (url, db) of a server whose store has flagged wells
         self.driver = driver
         self.url = url if url.endswith("/") else url + "/"
         self.out = out
@@ -194,6 +197,106 @@ class MapTest:
             raise CheckFailed(f"the details of well {pin_id} lack its {key} {expected!r} (table cells: {cells[:8]}…)")
         return key, expected
 
+    # ---- the basemap, clusters and suspects ----
+
+    def go(self, center, zoom, what):
+        self.js("window.wellsPage.map.setView(arguments[0], arguments[1], {animate: false})", center, zoom)
+        self.wait_settled(what)
+
+    def drawn_paths(self, css):
+        """How many SVG paths matching css are drawn inside the map's box (Leaflet gives a path outside the view `M0 0`)."""
+        return self.js("""
+            const m = document.getElementById('map').getBoundingClientRect();
+            return [...document.querySelectorAll(arguments[0])].filter((p) => {
+              const d = p.getAttribute('d') || '', r = p.getBoundingClientRect();
+              return d && d !== 'M0 0' && r.right > m.left && r.left < m.right && r.bottom > m.top && r.top < m.bottom;
+            }).length;""", css)
+
+    def labels(self, css):
+        return self.js("return [...document.querySelectorAll(arguments[0])].map((el) => el.textContent)", css)
+
+    def outlines(self):
+        """States outlined and named at zoom 4 without counties; counties outlined and named at zoom 9."""
+        self.go([39.5, -98.5], 4, "the view of the United States at zoom 4")
+        states = self.wait("state outlines drawn at zoom 4", lambda: (n := self.drawn_paths("path.basemap-states")) >= 40 and n)
+        names = self.wait("state labels at zoom 4", lambda: (l := self.labels(".state-label")) and "Kansas" in l and l)
+        counties = self.drawn_paths("path.basemap-counties")
+        if counties:
+            raise CheckFailed(f"{counties} county outlines drawn at zoom 4, where only states should be")
+        self.screenshot("states.png")
+        county = next(f for f in self.fetch_json("basemap/counties.geojson")["features"] if f["id"] == "49035")
+        lon, lat = county["properties"]["label"]
+        self.go([lat, lon], 9, "Salt Lake County at zoom 9")
+        drawn = self.wait("county outlines drawn at zoom 9", lambda: (n := self.drawn_paths("path.basemap-counties")) >= 3 and n)
+        here = self.wait("the label of Salt Lake County at zoom 9", lambda: "Salt Lake" in (l := self.labels(".county-label")) and l)
+        self.screenshot("counties.png")
+        print(f"PASS 7 outlines: zoom 4 draws {states} state outlines ({len(names)} names, Kansas among them) and no county; "
+              f"zoom 9 at Salt Lake County draws {drawn} county outlines, {len(here)} names (states.png, counties.png)")
+
+    def clusters_apart(self):
+        """At several zooms over the wells, no two cluster symbols overlap, nor a cluster and a pin (their boxes)."""
+        page = self.fetch_json("collections/wells/items?limit=1000&properties=name")["features"]
+        lons = sorted(f["geometry"]["coordinates"][0] for f in page)
+        lats = sorted(f["geometry"]["coordinates"][1] for f in page)
+        center = [lats[len(lats) // 2], lons[len(lons) // 2]]
+        notes = []
+        for zoom in (4, 6, 8, 10):
+            self.go(center, zoom, f"the tiles at zoom {zoom}")
+            result = self.js("""
+                const box = (el) => el.getBoundingClientRect();
+                const clusters = [...document.querySelectorAll('.wells-cluster')].map(box);
+                const pins = [...document.querySelectorAll('.wells-pin')].map(box);
+                const overlap = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5 &&
+                                          Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5;
+                const show = (r) => `${r.width.toFixed(0)} px at ${r.left.toFixed(0)},${r.top.toFixed(0)}`;
+                let near = 0;
+                for (let i = 0; i < clusters.length; i++) {
+                  for (let j = i + 1; j < clusters.length; j++) {
+                    const a = clusters[i], b = clusters[j];
+                    if (overlap(a, b)) return {bad: `clusters ${show(a)} and ${show(b)} overlap`};
+                    if (Math.hypot(a.x - b.x, a.y - b.y) < 80) near++;
+                  }
+                  for (const p of pins) if (overlap(clusters[i], p)) return {bad: `cluster ${show(clusters[i])} and pin ${show(p)} overlap`};
+                }
+                return {clusters: clusters.length, pins: pins.length, near, largest: Math.max(0, ...clusters.map((r) => r.width))};""")
+            if "bad" in result:
+                self.screenshot("failure-overlap.png")
+                raise CheckFailed(f"at zoom {zoom} around {center}: {result['bad']} (failure-overlap.png)")
+            notes.append(f"z{zoom}: {result['clusters']} clusters ({result['near']} pairs closer than 80 px, largest "
+                         f"{result['largest']:.0f} px), {result['pins']} pins")
+        if not any(n.split(": ")[1].split(" ")[0] not in ("0", "1") for n in notes):
+            raise CheckFailed(f"too few clusters to compare: {notes}")
+        print("PASS 8 clusters apart: no two cluster symbols overlap, nor a cluster and a pin; " + "; ".join(notes))
+
+    def suspect(self):
+        """A well its load flagged (`wells suspects`) is drawn distinctly, and its details give the reason."""
+        answer = subprocess.run([self.wells, "suspects", "--db", self.db, "--limit", "1", "--format", "json"],
+                                capture_output=True, text=True, timeout=60)
+        if answer.returncode != 0 or not json.loads(answer.stdout or "[]"):
+            raise CheckFailed(f"wells suspects --db {self.db} gave no suspect: {answer.stderr.strip()}")
+        flagged = json.loads(answer.stdout)[0]
+        self.go([flagged["lat"], flagged["lon"]], 15, f"the suspect well {flagged['uwi']} at zoom 15")
+        ids = [str(flagged["id"]), str(flagged["uwi"])]
+        selector = ", ".join(f'.wells-pin[data-id="{i}"]' for i in ids)
+        pin = self.wait(f"the pin of suspect well {flagged['uwi']}", lambda: self.driver.find_elements(By.CSS_SELECTOR, selector))[0]
+        style = self.js("""
+            const s = getComputedStyle(arguments[0]), probe = document.createElement('div');
+            probe.className = 'wells-pin';
+            document.getElementById('map').append(probe);
+            const plain = getComputedStyle(probe), result = [s.backgroundColor, s.borderRadius, plain.backgroundColor, plain.borderRadius];
+            probe.remove();
+            return result;""", pin)
+        if "suspect" not in (pin.get_attribute("class") or "") or style[0] == style[2] or style[1] == style[3]:
+            raise CheckFailed(f"the suspect well's pin (class {pin.get_attribute('class')!r}, background {style[0]}, radius {style[1]}) "
+                              f"is not drawn apart from a plain pin (background {style[2]}, radius {style[3]})")
+        self.js("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", pin)
+        text = self.wait("the details panel's suspect line", lambda: (
+            self.details_id() in ids and [e.text for e in self.driver.find_elements(By.CSS_SELECTOR, "#details .suspect")]))
+        if not any(flagged["reason"] in t for t in text):
+            raise CheckFailed(f"the details of suspect well {flagged['uwi']} say {text!r}, without its reason {flagged['reason']!r}")
+        self.screenshot("suspect.png")
+        print(f"PASS 9 suspect: well {flagged['uwi']} drawn {style[0]} (a plain pin {style[2]}), details say {text[0]!r} (suspect.png)")
+
     # ---- the checks ----
 
     def draw_area(self):
@@ -230,8 +333,14 @@ class MapTest:
                 page = r.read().decode("utf-8", "replace")
         except OSError as e:
             raise CheckFailed(f"cannot GET the page {self.url}: {e}")
-        if "wellsPage" not in page:
-            raise CheckFailed(f"{self.url} does not answer the map page (no wellsPage in {len(page)} characters)")
+        try:
+            with urllib.request.urlopen(urllib.parse.urljoin(self.url, "assets/map/map.js"), timeout=30) as r:
+                script = r.read().decode("utf-8", "replace")
+        except OSError as e:
+            raise CheckFailed(f"cannot GET the page's script assets/map/map.js: {e}")
+        if "assets/map/map.js" not in page or "wellsPage" not in script:
+            raise CheckFailed(f"{self.url} does not answer the map page (no assets/map/map.js in its {len(page)} characters, "
+                              f"or no wellsPage in the script's {len(script)})")
         self.driver.get(self.url)
         self.wait("window.wellsPage.ready", lambda: self.js("return !!(window.wellsPage && window.wellsPage.ready)"))
         self.wait("a .wells-cluster or .wells-pin on the map",
@@ -364,6 +473,17 @@ class MapTest:
         self.screenshot("list.png")
         print(f"PASS 5b row details: row {row_id} → #details shows {key} {value!r} (list.png)")
 
+        self.check = "7 outlines"
+        self.outlines()
+        self.check = "8 clusters apart"
+        self.clusters_apart()
+        if self.suspects is not None:
+            self.check = "9 suspect"
+            self.url, self.db = self.suspects
+            self.driver.get(self.url)
+            self.wait(f"window.wellsPage.ready at {self.url}", lambda: self.js("return !!(window.wellsPage && window.wellsPage.ready)"))
+            self.suspect()
+
         self.check = "6 browser console"
         severe = [e for e in self.driver.get_log("browser")
                   if e.get("level") == "SEVERE" and "favicon.ico" not in e.get("message", "")]
@@ -389,6 +509,8 @@ def main():
     parser.add_argument("--zoom", type=int, help="zoom level for --center")
     parser.add_argument("--wells", help="the wells executable, to check a drawn area's count with `wells count --within` (with --db)")
     parser.add_argument("--db", help="the store the server serves (with --wells)")
+    parser.add_argument("--suspects-url", help="another server's page whose store has wells flagged as suspect (with --wells and --suspects-db)")
+    parser.add_argument("--suspects-db", help="the store --suspects-url serves")
     args = parser.parse_args()
     center = None
     if args.center or args.zoom is not None:
@@ -404,7 +526,8 @@ def main():
     except WebDriverException as e:
         print(f"FAIL startup: cannot start Chromium through /usr/bin/chromedriver: {e.msg}", file=sys.stderr)
         return 1
-    test = MapTest(driver, args.url, args.out, args.wells, args.db)
+    suspects = (args.suspects_url, args.suspects_db) if args.suspects_url and args.suspects_db and args.wells else None
+    test = MapTest(driver, args.url, args.out, args.wells, args.db, suspects)
     try:
         test.run(center, args.zoom)
         return 0

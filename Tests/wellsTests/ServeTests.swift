@@ -367,16 +367,69 @@ import WellsTestSupport
 
     // MARK: - The map page in a real browser
 
-    @Test(.timeLimit(.minutes(5)), .tags(.browser)) func theMapPageWorksInHeadlessChromium() async throws {
+    /// The basemap's layers come from WellKit's outlines: the 52 states (50, DC and Puerto Rico), the
+    /// counties by FIPS code, the countries; each with an ETag that a second request answers with 304.
+    @Test func basemapLayersComeFromWellKitsOutlines() async throws {
         let s = try await Self.served.value
+        let states = try await HTTP.json(s.url + "basemap/states.geojson")
+        let stateFeatures = try #require(states["features"] as? [[String: Any]])
+        #expect(stateFeatures.count == 52)
+        let utah = try #require(stateFeatures.first { $0["id"] as? String == "49" }?["properties"] as? [String: Any])
+        #expect(utah["name"] as? String == "Utah")
+        let label = try #require(utah["label"] as? [Double])
+        #expect((-114.05...(-109.04)).contains(label[0]) && (37.0...42.0).contains(label[1]), "Utah's label at \(label)")
+        let counties = try await HTTP.json(s.url + "basemap/counties.geojson")
+        let countyFeatures = try #require(counties["features"] as? [[String: Any]])
+        #expect(countyFeatures.count == 3_221)
+        let saltLake = try #require(countyFeatures.first { $0["id"] as? String == "49035" })
+        #expect((saltLake["properties"] as? [String: Any])?["name"] as? String == "Salt Lake")
+        #expect(((saltLake["geometry"] as? [String: Any])?["type"] as? String) == "MultiPolygon")
+        let countries = try #require(try await HTTP.json(s.url + "basemap/countries.geojson")["features"] as? [[String: Any]])
+        #expect(countries.count == 242 && countries.contains { $0["id"] as? String == "USA" })
+        let first = try await HTTP.get(s.url + "basemap/states.geojson")
+        let etag = try #require(first.headers["Etag"] ?? first.headers["ETag"])
+        #expect(try await HTTP.get(s.url + "basemap/states.geojson", headers: ["If-None-Match": etag]).status == 304)
+        #expect(try await HTTP.get(s.url + "basemap/rivers.geojson").status == 404)
+    }
+
+    /// Tiles mark the wells a load flagged (`suspects`), in GeoJSON and MVT, single or clustered.
+    @Test func tilesMarkSuspectWells() async throws {
+        let s = try await Self.servedWithSuspects.value
+        let suspect = try #require(try s.store.suspects().first)
+        for z in [14, 4] {
+            let n = Double(1 << z)
+            let x = Int((suspect.longitude + 180) / 360 * n)
+            let radians = suspect.latitude * .pi / 180
+            let y = Int((1 - log(tan(radians) + 1 / cos(radians)) / .pi) / 2 * n)
+            let tile = try await HTTP.json(s.url + "tiles/\(z)/\(x)/\(y).geojson")
+            let features = try #require(tile["features"] as? [[String: Any]])
+            let flagged = features.reduce(0) { $0 + ((($1["properties"] as? [String: Any])?["suspects"] as? Int) ?? 0) }
+            #expect(flagged >= 1, "tile \(z)/\(x)/\(y)")
+            if z == 14 {
+                let pin = features.first { ($0["id"] as? NSNumber)?.int64Value == suspect.id }
+                #expect((pin?["properties"] as? [String: Any])?["suspects"] as? Int == 1)
+                #expect(features.filter { (($0["properties"] as? [String: Any])?["suspects"] as? Int) == nil }.count == features.count - flagged)
+            }
+            let mvt = try await HTTP.get(s.url + "tiles/\(z)/\(x)/\(y).mvt")
+            #expect(mvt.status == 200 && mvt.body.range(of: Data("suspects".utf8)) != nil, "tile \(z)/\(x)/\(y).mvt")
+        }
+    }
+
+    /// Wells in Utah and Nevada, 1% of them flagged as suspect by their load: for the map's state and
+    /// county outlines and its suspect pins.
+    static let servedWithSuspects = Task { try await ServedStore.make(count: 20_000, seed: 7, layout: .coordinateErrors) }
+
+    @Test(.timeLimit(.minutes(5)), .tags(.browser)) func theMapPageWorksInHeadlessChromium() async throws {
+        let s = try await Self.served.value, flagged = try await Self.servedWithSuspects.value
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let python = repository.appendingPathComponent("Tests/Browser/.venv/bin/python").path
         try #require(FileManager.default.isExecutableFile(atPath: python), "run `bash .ci/setup` to install Chromium and Selenium")
         let screenshots = ProcessInfo.processInfo.environment["WELLS_SCREENSHOTS"] ?? s.directory
         let result = try await Tool.execute(python, [repository.appendingPathComponent("Tests/Browser/map_test.py").path, "--url", s.url, "--out", screenshots,
-                                                         "--wells", InterruptedLoadTests.wells, "--db", s.path])
+                                                         "--wells", InterruptedLoadTests.wells, "--db", s.path,
+                                                         "--suspects-url", flagged.url, "--suspects-db", flagged.path])
         #expect(result.status == 0, "\(result.output)")
-        for name in ["map.png", "area.png", "details.png", "list.png"] {
+        for name in ["map.png", "area.png", "details.png", "list.png", "states.png", "counties.png", "suspect.png"] {
             #expect(FileManager.default.fileExists(atPath: screenshots + "/" + name))
         }
     }
@@ -393,11 +446,15 @@ struct ServedStore: Sendable {
     let store: WellStore
     let server: ServedWells
 
-    static func make(count: Int, seed: UInt64, arguments: [String] = []) async throws -> ServedStore {
+    /// `layout`: an agency list (``AgencyList``) instead of the Alberta-like one, such as
+    /// `.coordinateErrors`, whose load flags 1% of its wells as suspect.
+    static func make(count: Int, seed: UInt64, layout: AgencyList.Layout? = nil, arguments: [String] = []) async throws -> ServedStore {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let csv = directory + "/wells.csv", path = directory + "/wells.sqlite"
-        try WellGenerator(count: count, seed: seed).write(toFileAt: csv)
+        if let layout { _ = try AgencyList(layout: layout, count: count, seed: seed).write(toFileAt: csv) } else {
+            try WellGenerator(count: count, seed: seed).write(toFileAt: csv)
+        }
         let writer = try WellStore(path: path)
         _ = try writer.load(csvAt: csv)
         try writer.close()

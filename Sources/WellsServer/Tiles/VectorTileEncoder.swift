@@ -9,7 +9,8 @@ import Foundation
 /// let bytes: [UInt8] = VectorTileEncoder.encode(try store.tile(try TileID(z: 11, x: 372, y: 700)))
 /// ```
 ///
-/// Each feature is a point with the tag `count` (1 for a single well). A single well also has
+/// Each feature is a point with the tag `count` (1 for a single well), and `suspects` when some of
+/// its wells were flagged by their load (1 for a flagged single well). A single well also has
 /// the feature id (its pin id) and, when it has one, the tag `name`; a cluster has no id. The
 /// format is four protobuf messages (Tile, Layer, Feature, Value) of the specification
 /// (https://github.com/mapbox/vector-tile-spec/tree/master/2.1), written here by hand: a
@@ -46,6 +47,7 @@ package enum VectorTileEncoder {
             if let id = feature.pinID, id >= 0 { message.varintField(1, UInt64(id)) }
             var tags = [key("count"), value(.integer(Int64(feature.count)))]
             if let name = feature.name { tags += [key("name"), value(.string(name))] }
+            if feature.suspects > 0 { tags += [key("suspects"), value(.integer(Int64(feature.suspects)))] }
             message.packedField(2, tags.map(UInt64.init))
             message.varintField(3, 1)  // GeomType POINT
             // One MoveTo of one point: command (id 1, count 1), then zigzag x and y from the origin.
@@ -121,8 +123,8 @@ struct ProtobufWriter {
 
 extension WellTile {
     /// The tile as a GeoJSON FeatureCollection (RFC 7946, longitude first), for clients that
-    /// draw GeoJSON: each feature a Point with `count`, and for a single well its pin id as
-    /// the feature's `id` and its `name`.
+    /// draw GeoJSON: each feature a Point with `count` (and `suspects`, when some of its wells
+    /// were flagged), and for a single well its pin id as the feature's `id` and its `name`.
     package func geoJSON() -> String {
         var out = #"{"type":"FeatureCollection","features":["#
         for (k, feature) in features.enumerated() {
@@ -132,6 +134,7 @@ extension WellTile {
             out += #""geometry":{"type":"Point","coordinates":[\#(ResultWriter.number(feature.longitude)),\#(ResultWriter.number(feature.latitude))]},"#
             out += #""properties":{"count":\#(feature.count)"#
             if let name = feature.name { out += #","name":"#; ExtraJSON.appendQuoted(name, to: &out) }
+            if feature.suspects > 0 { out += #","suspects":\#(feature.suspects)"# }
             out += "}}"
         }
         return out + "]}"

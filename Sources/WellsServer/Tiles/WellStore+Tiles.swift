@@ -22,6 +22,8 @@ package struct WellTile: Sendable {
         package var pinID: Int64?
         /// The single well's name; nil for a cluster or a well without one.
         package var name: String?
+        /// How many of the feature's wells a load flagged as suspect (`wells suspects`): 0 or 1 for a single well.
+        package var suspects = 0
     }
 
     package let id: TileID
@@ -70,11 +72,12 @@ extension WellStore {
     /// when clustering: ``TileOptions/countedBox(_:)``). Cells form one grid over all tiles of a
     /// zoom. A cluster's position is the mean of its wells' coordinates; a cell that holds one well
     /// gives that well, with its pin id and name. Counts are exact: the features' counts add up to
-    /// the wells of the counted box that match the predicate.
+    /// the wells of the counted box that match the predicate. `suspects`, the pin ids a load flagged
+    /// (``WellStore/suspects(reason:pinID:limit:)``), gives each feature its ``WellTile/Feature/suspects``.
     ///
     /// - Complexity: O(log n + k) for k wells in the buffered tile; memory O(cells) when clustered.
     /// - Throws: ``QueryError`` for a cell size that is not one of ``TileOptions/cellSizes``, or a bad predicate.
-    package func tile(_ id: TileID, options: TileOptions = TileOptions()) throws -> WellTile {
+    package func tile(_ id: TileID, options: TileOptions = TileOptions(), suspects: Set<Int64> = []) throws -> WellTile {
         guard TileOptions.cellSizes.contains(options.cellSize), options.cellSize <= options.extent else {
             throw QueryError(.outOfRange, "cell size \(options.cellSize) must be one of \(TileOptions.cellSizes.map(String.init).joined(separator: ", "))", subject: .tile)
         }
@@ -83,7 +86,8 @@ extension WellStore {
         if id.z >= options.clusterBelowZoom {
             let pins = try fetchPins(request)
             return WellTile(id: id, options: options, features: pins.map {
-                WellTile.Feature(latitude: $0.latitude, longitude: $0.longitude, count: 1, pinID: $0.id, name: $0.name)
+                WellTile.Feature(latitude: $0.latitude, longitude: $0.longitude, count: 1, pinID: $0.id, name: $0.name,
+                                 suspects: suspects.contains($0.id) ? 1 : 0)
             })
         }
         // Cells start at the tile's corner and run on into the buffer by whole cells, so that they
@@ -103,12 +107,12 @@ extension WellStore {
             if cells[key] == nil {
                 cells[key] = ClusterCell(firstID: row[0], firstName: row[3])
             }
-            cells[key]!.add(latitude: latitude, longitude: longitude)
+            cells[key]!.add(latitude: latitude, longitude: longitude, suspect: !suspects.isEmpty && suspects.contains(row[0] as Int64))
         }
         let features = cells.sorted { $0.key < $1.key }.map { _, cell in
             let single = cell.count == 1
             return WellTile.Feature(latitude: cell.latitudeSum / Double(cell.count), longitude: cell.longitudeSum / Double(cell.count),
-                                    count: cell.count, pinID: single ? cell.firstID : nil, name: single ? cell.firstName : nil)
+                                    count: cell.count, pinID: single ? cell.firstID : nil, name: single ? cell.firstName : nil, suspects: cell.suspects)
         }
         return WellTile(id: id, options: options, features: features)
     }
@@ -121,9 +125,11 @@ private struct ClusterCell {
     var count = 0
     var latitudeSum = 0.0
     var longitudeSum = 0.0
+    var suspects = 0
 
-    mutating func add(latitude: Double, longitude: Double) {
+    mutating func add(latitude: Double, longitude: Double, suspect: Bool) {
         count += 1
+        if suspect { suspects += 1 }
         latitudeSum += latitude
         longitudeSum += longitude
     }
