@@ -29,6 +29,13 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
         // TLS to PostgreSQL (sslmode): postgres-nio's own TLS, configured with NIOSSL's types.
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // The server's operations (the Server trait): gzip of responses, Prometheus metrics through
+        // swift-metrics, the access log, and graceful shutdown on SIGTERM.
+        .package(url: "https://github.com/adam-fowler/compress-nio", exact: "1.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -78,6 +85,11 @@ let package = Package(
             dependencies: [
                 "WellKit",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
+                .product(name: "CompressNIO", package: "compress-nio", condition: .when(traits: ["Server"])),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Server"])),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Server"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
             ],
             // The map page's files, compiled into the binary (`PackageResources.map_html`, …): `wells`
             // stands alone, with nothing to find beside it at run time.
@@ -110,7 +122,10 @@ let package = Package(
             dependencies: ["WellKit", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "wellsTests",
-            dependencies: ["WellsCLI", "wells-bench", "WellKit", "WellKitSynthetic", "WellsServer", "WellsTestSupport"]),
+            dependencies: ["WellsCLI", "wells-bench", "WellKit", "WellKitSynthetic", "WellsServer", "WellsTestSupport",
+                           // The server built in process (ServeApplicationTests).
+                           .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Server"])),
+                           .product(name: "CompressNIO", package: "compress-nio", condition: .when(traits: ["Server"]))]),
     ],
     swiftLanguageModes: [.v6]
 )

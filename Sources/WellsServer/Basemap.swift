@@ -192,9 +192,14 @@ extension WellsServer {
         do { document = try basemap.document(layer) } catch let problem as Problem { throw problem } catch {
             throw Problem(.notFound, "no \(layer.rawValue): \(error); check --basemap FILE.shp, or leave it out for the countries WellKit ships")
         }
-        var headers: HTTPFields = [.cacheControl: "max-age=86400", .eTag: document.etag]
-        if Self.request(request, holds: document.etag) { return Response(status: .notModified, headers: headers) }
+        // Compressed as the client asks (the counties are megabytes), with an ETag per coding.
+        let coding = ContentCoding.negotiate(request, contentType: FeaturesAPI.geoJSON)
+        let etag = coding.map { String(document.etag.dropLast()) + $0.suffix + "\"" } ?? document.etag
+        var headers: HTTPFields = [.cacheControl: "max-age=86400", .eTag: etag, .vary: "Accept-Encoding"]
+        if Self.request(request, holds: etag) { return Response(status: .notModified, headers: headers) }
         headers[.contentType] = FeaturesAPI.geoJSON
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: document.bytes)))
+        let (body, applied) = basemapCoded.body(ByteBuffer(bytes: document.bytes), named: layer.rawValue, in: coding)
+        headers[.contentEncoding] = applied?.rawValue
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
     }
 }

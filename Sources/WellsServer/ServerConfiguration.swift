@@ -10,7 +10,8 @@ package struct ServerConfiguration: Sendable {
         let shown = WellStore.displayName(of: storePath)
         return shown == storePath ? (storePath as NSString).lastPathComponent : shown
     }
-    /// The address to bind: the loopback interface unless told otherwise.
+    /// The address to bind: the loopback interface unless told otherwise (the server has no
+    /// authentication; ``isLoopback(_:)`` tells whether an address is only this machine's).
     package var host = "127.0.0.1"
     /// The port; 0 picks a free one (the running server reports it).
     package var port = 8080
@@ -33,6 +34,8 @@ package struct ServerConfiguration: Sendable {
     package var maximumItemIDs = 500
     /// A request's longest run before its query is interrupted and it answers 503.
     package var requestTimeout: Duration = .seconds(10)
+    /// How long requests in flight may take to finish after SIGTERM or SIGINT before they are cancelled.
+    package var shutdownTimeout: Duration = .seconds(10)
     /// How long a connection may stay idle before it is closed.
     package var idleTimeout: Duration = .seconds(60)
     /// Read-only connections to the store that serve requests side by side: one per core for work
@@ -50,6 +53,14 @@ package struct ServerConfiguration: Sendable {
     package var maximumZoom = 22
     /// Bytes of encoded tiles and `items` pages kept in memory, reused until the store changes.
     package var cacheBytes = 64 << 20
+
+    /// Whether `host` reaches this machine only: `localhost`, 127.0.0.0/8 or `::1`.
+    package static func isLoopback(_ host: String) -> Bool {
+        let host = host.lowercased()
+        if host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
 
     package init(storePath: String) {
         self.storePath = storePath

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
 import WellKit
 
 /// `wells serve`: a store over HTTP. OGC API – Features (``FeaturesAPI``), vector tiles
@@ -12,6 +13,9 @@ import WellKit
 /// let server = try WellsServer(configuration: ServerConfiguration(storePath: "wells.sqlite"))
 /// try await server.run { url in print("serving at", url) }
 /// ```
+///
+/// Tests build the same application in process with ``buildApplication(configuration:logger:onRunning:)``
+/// and HummingbirdTesting's `app.test(.router)`.
 package struct WellsServer: Sendable {
     package let configuration: ServerConfiguration
     let readers: StoreReaders
@@ -21,6 +25,10 @@ package struct WellsServer: Sendable {
     let cache: ResponseCache
     /// The map's background: countries, states and counties.
     let basemap: Basemap
+    /// The basemap's layers gzipped and deflated, each made on the first request that asks.
+    let basemapCoded = CodedBodies()
+    /// Requests, latencies, cache and store use, for `/metrics`.
+    let metrics = ServerMetrics()
 
     /// Opens the store read-only and reads the basemap.
     ///
@@ -41,18 +49,49 @@ package struct WellsServer: Sendable {
     }
 
     /// Serves until SIGINT or SIGTERM; `onRunning` receives the URL once the port is bound.
+    ///
+    /// A signal starts a graceful shutdown (swift-service-lifecycle's `ServiceGroup`): the listener
+    /// closes at once, so new connections are refused, requests in flight finish and their
+    /// connections close; what still runs after ``ServerConfiguration/shutdownTimeout`` is
+    /// cancelled. Either way this returns, and `wells serve` exits 0.
     package func run(logger: Logger? = nil, onRunning: @escaping @Sendable (String) async -> Void = { _ in }) async throws {
+        let logger = logger ?? Self.quietLogger
+        var group = ServiceGroupConfiguration(services: [buildApplication(logger: logger, onRunning: onRunning)],
+                                              gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        group.maximumGracefulShutdownDuration = configuration.shutdownTimeout
+        try await ServiceGroup(configuration: group).run()
+    }
+
+    /// The application: ``buildRouter()`` behind HEAD handling and ``OperationsResponder`` (request
+    /// ids, the access log at `info` on `logger`, metrics), bound to the configured address.
+    package func buildApplication(logger: Logger, onRunning: @escaping @Sendable (String) async -> Void = { _ in }) -> some ApplicationProtocol {
         let host = configuration.host
-        let app = Application(
-            responder: HeadResponder(base: router().buildResponder()),
+        return Application(
+            responder: OperationsResponder(base: HeadResponder(base: buildRouter().buildResponder()), metrics: metrics, logger: logger),
             server: .http1(configuration: .init(idleTimeout: .seconds(Int64(configuration.idleTimeout.components.seconds)))),
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: "wells serve"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 await onRunning("http://\(host.contains(":") ? "[\(host)]" : host):\(port)/")
             },
-            logger: logger ?? Self.quietLogger)
-        try await app.runService()
+            logger: logger)
+    }
+
+    /// The application of a new server for `configuration`, as `wells serve` runs it (Hummingbird 2's
+    /// `buildApplication`): tests run it in process with HummingbirdTesting.
+    ///
+    /// - Throws: ``StoreError`` when the store is missing or not a WellKit store.
+    package static func buildApplication(configuration: ServerConfiguration, logger: Logger,
+                                         onRunning: @escaping @Sendable (String) async -> Void = { _ in }) throws -> some ApplicationProtocol {
+        try WellsServer(configuration: configuration).buildApplication(logger: logger, onRunning: onRunning)
+    }
+
+    /// Every route: ``router()``'s (the API, tiles, the page and its files) and the operations'
+    /// (`/health`, `/ready`, `/metrics`).
+    package func buildRouter() -> Router<BasicRequestContext> {
+        let router = router()
+        addOperationsRoutes(to: router)
+        return router
     }
 
     private static var quietLogger: Logger {
@@ -159,23 +198,32 @@ package struct WellsServer: Sendable {
         } catch {
             token = nil
         }
-        return try respond(request, contentType: contentType, variant: variant, token: token) { token in
-            ByteBuffer(bytes: try body(token))
+        let coding = ContentCoding.negotiate(request, contentType: contentType)
+        return try respond(request, contentType: contentType, variant: variant, coding: coding, token: token) { token in
+            let identity = ByteBuffer(bytes: try body(token))
+            return coding?.encode(identity).map { ($0, coding) } ?? (identity, nil)
         }
     }
 
-    /// The response for `token`: a `304` when the client holds its ETag, else a `200` with `body`.
-    private func respond(_ request: Request, contentType: String, variant: String, token: StoreVersion?,
-                         _ body: (StoreVersion?) throws -> ByteBuffer) throws -> Response {
-        let etag = etag(token, variant)
+    /// A body as sent, with the coding it was compressed with (nil: as it is).
+    typealias Coded = (body: ByteBuffer, coding: ContentCoding?)
+
+    /// The response for `token`: a `304` when the client holds its ETag (the one for `coding`,
+    /// which the client's `Accept-Encoding` chose), else a `200` with `body`.
+    private func respond(_ request: Request, contentType: String, variant: String, coding: ContentCoding?, token: StoreVersion?,
+                         _ body: (StoreVersion?) throws -> Coded) throws -> Response {
+        let etag = etag(token, variant, coding)
         var headers: HTTPFields = [.cacheControl: "no-cache"]
+        let vary = (variant == "json" || variant == "html" ? ["Accept"] : []) + (ContentCoding.compressible(contentType) ? ["Accept-Encoding"] : [])
+        if !vary.isEmpty { headers[.vary] = vary.joined(separator: ", ") }
         if let etag {
             headers[.eTag] = etag
             if Self.request(request, holds: etag) { return Response(status: .notModified, headers: headers) }
         }
         headers[.contentType] = contentType
-        if variant == "json" || variant == "html" { headers[.vary] = "Accept" }
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: try body(token)))
+        let (buffer, applied) = try body(token)
+        headers[.contentEncoding] = applied?.rawValue
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: buffer))
     }
 
     /// `body`, kept in ``cache`` under `key` (when there is one) for `token`.
@@ -195,25 +243,57 @@ package struct WellsServer: Sendable {
     /// request's task waits suspended, so a slow query never holds the threads that answer the other
     /// requests (`small` work may run on the caller's thread; see ``StoreReaders/withLease(small:_:)``).
     /// With `key`, the body comes from ``cache`` when it holds one made at the same version,
-    /// and a new one is kept there; a cached body and a `304` need no connection. While the store's
-    /// path holds no store (replaced by a file that is none, or removed), a 503 problem document.
+    /// and a new one is kept there; a cached body and a `304` need no connection. A client that
+    /// asks for gzip or deflate gets the body compressed (``ContentCoding``), kept in the cache
+    /// beside the identity one, so a hit costs no compression. While the store's path holds no
+    /// store (replaced by a file that is none, or removed), a 503 problem document.
     private func respondReading(_ request: Request, contentType: String, variant: String = "", small: Bool = false, cachedAs key: String? = nil,
                                 _ body: @escaping @Sendable (StoreVersion?, StoreReaders.Lease) throws -> [UInt8]) async throws -> Response {
         let deadline = readers.newDeadline
         let token = try token(for: request, until: deadline)
-        var buffer = key.flatMap { cache.body(for: $0, token: token) }
-        if buffer == nil, etag(token, variant).map({ !Self.request(request, holds: $0) }) ?? true {
-            let bytes = try await readers.withLease(small: small, deadline: deadline) { lease in try body(token, lease) }
-            buffer = kept(ByteBuffer(bytes: bytes), as: key, token: token)
+        let coding = ContentCoding.negotiate(request, contentType: contentType)
+        var coded: Coded?
+        if etag(token, variant, coding).map({ !Self.request(request, holds: $0) }) ?? true {
+            coded = try await codedBody(coding, token: token, cachedAs: key, small: small, deadline: deadline, body)
         }
-        // Without a buffer, the client holds the current ETag: a 304, whose body is never asked for.
-        return try respond(request, contentType: contentType, variant: variant, token: token) { [buffer] _ in buffer ?? ByteBuffer() }
+        // Without a body, the client holds the current ETag: a 304, whose body is never asked for.
+        return try respond(request, contentType: contentType, variant: variant, coding: coding, token: token) { [coded] _ in coded ?? (ByteBuffer(), nil) }
     }
 
-    /// `"run-opening.device.inode-token-variant"`: the store's version (which opening of which file,
-    /// and its change token) with this run's id and the representation.
-    private func etag(_ token: StoreVersion?, _ variant: String) -> String? {
-        token.map { "\"\(readers.runID)-\($0.tag)\(variant.isEmpty ? "" : "-" + variant)\"" }
+    /// The body for `token` in `coding`: the cache's coded one, else the cache's identity one
+    /// coded now, else one read from the store (and coded on the reader's thread); what was made
+    /// is kept under `key`, the coded body under the key and the coding's name.
+    private func codedBody(_ coding: ContentCoding?, token: StoreVersion?, cachedAs key: String?, small: Bool, deadline: ContinuousClock.Instant,
+                           _ body: @escaping @Sendable (StoreVersion?, StoreReaders.Lease) throws -> [UInt8]) async throws -> Coded {
+        // A space never occurs in a request target, so a coded entry's key is no other request's.
+        let codedKey = coding.flatMap { coding in key.map { $0 + " " + coding.rawValue } }
+        if let codedKey, let coding, let hit = cache.body(for: codedKey, token: token) {
+            metrics.cacheHits.increment()
+            return (hit, coding)
+        }
+        var identity = key.flatMap { cache.body(for: $0, token: token) }
+        var made: ByteBuffer?
+        if key != nil { (identity == nil ? metrics.cacheMisses : metrics.cacheHits).increment() }
+        if let identity {
+            made = coding?.encode(identity)
+        } else {
+            metrics.storeQueries.increment()
+            let read = try await readers.withLease(small: small, deadline: deadline) { lease in
+                let identity = ByteBuffer(bytes: try body(token, lease))
+                return (identity, coding?.encode(identity))
+            }
+            identity = kept(read.0, as: key, token: token)
+            made = read.1
+        }
+        guard let made else { return (identity ?? ByteBuffer(), nil) }
+        return (kept(made, as: codedKey, token: token), coding)
+    }
+
+    /// `"run-opening.device.inode-token-variant-coding"`: the store's version (which opening of
+    /// which file, and its change token) with this run's id, the representation and the content
+    /// coding the client asked for, so a gzip body and an identity one never share an ETag.
+    private func etag(_ token: StoreVersion?, _ variant: String, _ coding: ContentCoding?) -> String? {
+        token.map { "\"\(readers.runID)-\($0.tag)\(variant.isEmpty ? "" : "-" + variant)\(coding?.suffix ?? "")\"" }
     }
 
     /// Whether the request's `If-None-Match` names `etag` (or `*`).

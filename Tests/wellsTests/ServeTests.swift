@@ -313,7 +313,9 @@ import WellsTestSupport
     @Test func headAnswersAsGetWithoutTheBody() async throws {
         let s = try await Self.served.value
         for path in ["collections/wells/items?limit=3", "tiles/5/5/10.mvt", "collections/wells", "", "collections/wells/items?limit=x", "no/such/path"] {
-            let get = try await HTTP.get(s.url + path), head = try await HTTP.get(s.url + path, method: "HEAD")
+            // Identity both times: URLSession inflates a gzip body, while HEAD's Content-Length is the gzip one.
+            let identity = ["Accept-Encoding": "identity"]
+            let get = try await HTTP.get(s.url + path, headers: identity), head = try await HTTP.get(s.url + path, headers: identity, method: "HEAD")
             #expect(head.status == get.status && head.body.isEmpty, "\(path)")
             #expect(head.headers["Content-Length"] == String(get.body.count), "\(path)")
             #expect(head.headers["Content-Type"] == get.headers["Content-Type"] && head.headers["Etag"] == get.headers["Etag"], "\(path)")

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -11,12 +12,24 @@ package enum WellsExecutable {
 }
 
 /// `wells serve` in a child process, for the tests of both test targets: started with `arguments`
-/// (which should hold `--port 0 --exit-with-stdin`), its address read from its standard error.
-/// The server stops when this object goes, with the pipe of its standard input.
+/// (which should hold `--port 0 --exit-with-stdin`), its address read from its standard error,
+/// which is read on to its end (the access log would fill the pipe and stop the server) and kept
+/// in ``errorOutput``. The server stops when this object goes, with the pipe of its standard input.
 package final class ServedWells: Sendable {
     /// `http://127.0.0.1:PORT/`.
     package let url: String
     private let input: FileHandle
+    /// The child process, for its id and exit status.
+    package let process: Process
+    /// Standard error so far (its last 4 MB).
+    private let errors = Text()
+
+    /// What the server wrote to standard error so far: its start-up lines and the access log.
+    package var errorOutput: String { errors.value.withLock { $0 } }
+
+    private final class Text: Sendable {
+        let value = Mutex("")
+    }
 
     package init(arguments: [String]) async throws {
         let process = Process()
@@ -27,20 +40,29 @@ package final class ServedWells: Sendable {
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
+        self.process = process
         self.input = input.fileHandleForWriting
+        let kept = self.errors
         // Read off the cooperative pool: the server may take a while to say where it listens.
         url = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
             DispatchQueue.global().async {
-                var text = ""
-                while !text.contains("(Ctrl-C stops)") {
+                var started = false
+                while true {
                     let chunk = errors.fileHandleForReading.availableData
+                    let text = kept.value.withLock { text in
+                        text += String(decoding: chunk, as: UTF8.self)
+                        if text.utf8.count > 4 << 20 { text = String(text.suffix(2 << 20)) }
+                        return text
+                    }
+                    if !started, chunk.isEmpty || text.contains("(Ctrl-C stops)") {
+                        started = true
+                        if let range = text.range(of: #"http://[^/\s]+:[0-9]+/"#, options: .regularExpression) {
+                            continuation.resume(returning: String(text[range]))
+                        } else {
+                            continuation.resume(throwing: CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "wells serve did not start: \(text)"]))
+                        }
+                    }
                     if chunk.isEmpty { break }
-                    text += String(decoding: chunk, as: UTF8.self)
-                }
-                if let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+/"#, options: .regularExpression) {
-                    continuation.resume(returning: String(text[range]))
-                } else {
-                    continuation.resume(throwing: CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "wells serve did not start: \(text)"]))
                 }
             }
         }

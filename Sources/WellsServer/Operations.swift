@@ -1,0 +1,214 @@
+import CoreMetrics
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import Prometheus
+
+// What a team running `wells serve` watches it by: the access log, the Prometheus metrics at
+// `/metrics`, `/health` and `/ready`. The request-level pieces wrap the whole responder (see
+// ``OperationsResponder``), so HEAD, 405 and 404 answers are logged and counted as sent.
+
+/// The server's metrics, in Prometheus' text format at `/metrics`, through swift-metrics with a
+/// factory of this server's own (no process-wide bootstrap, so several servers in one process,
+/// as the in-process tests build them, each count their own):
+///
+/// - `wells_http_requests_total{route,status}`: requests by route pattern (`/collections/{collection}/items`,
+///   never the raw path, so the series stay few) and status; `unmatched` for paths no route serves;
+/// - `wells_http_request_duration_seconds{route}`: a latency histogram per route;
+/// - `wells_cache_hits_total` and `wells_cache_misses_total`: ``ResponseCache`` lookups of tiles and `items` pages;
+/// - `wells_store_queries_total`: bodies read from the store (a cache hit or a `304` reads none);
+/// - `wells_unavailable_total`: 503 answers (overload: a full queue, a request over its time, a store that is gone).
+final class ServerMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    private let factory: PrometheusMetricsFactory
+    let cacheHits: CoreMetrics.Counter
+    let cacheMisses: CoreMetrics.Counter
+    let storeQueries: CoreMetrics.Counter
+    let unavailable: CoreMetrics.Counter
+
+    init() {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        // From a cached tile (well under a millisecond) to a request at the default timeout (10 s).
+        factory.defaultDurationHistogramBuckets = [0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+            .map { Duration.nanoseconds(Int64($0 * 1e9)) }
+        self.factory = factory
+        cacheHits = CoreMetrics.Counter(label: "wells_cache_hits_total", factory: factory)
+        cacheMisses = CoreMetrics.Counter(label: "wells_cache_misses_total", factory: factory)
+        storeQueries = CoreMetrics.Counter(label: "wells_store_queries_total", factory: factory)
+        unavailable = CoreMetrics.Counter(label: "wells_unavailable_total", factory: factory)
+    }
+
+    /// Counts one answered request.
+    func record(route: String, status: HTTPResponse.Status, duration: Duration) {
+        CoreMetrics.Counter(label: "wells_http_requests_total", dimensions: [("route", route), ("status", String(status.code))], factory: factory)
+            .increment()
+        CoreMetrics.Timer(label: "wells_http_request_duration_seconds", dimensions: [("route", route)], factory: factory)
+            .record(duration: duration)
+        if status == .serviceUnavailable { unavailable.increment() }
+    }
+
+    /// The metrics as Prometheus' text format 0.0.4.
+    var text: [UInt8] { registry.emitToBuffer() }
+}
+
+/// Every request through ``WellsServer``'s responder: a request id (the client's `X-Request-Id`
+/// when it sends a plain one, else a new one) returned as `X-Request-Id`, one access-log line at
+/// `info` (method, path with its query, status, bytes, duration, request id) and the request's
+/// metrics. An error that is an HTTP answer becomes its response here, so it is logged and
+/// counted with its status.
+struct OperationsResponder<Base: HTTPResponder>: HTTPResponder where Base.Context: RequestContext {
+    let base: Base
+    let metrics: ServerMetrics
+    let logger: Logger
+
+    static var requestIDField: HTTPField.Name { HTTPField.Name("X-Request-Id")! }
+
+    func respond(to request: Request, context: Base.Context) async throws -> Response {
+        let start = ContinuousClock.now
+        let id = Self.requestID(request)
+        var response: Response
+        do {
+            response = try await base.respond(to: request, context: context)
+        } catch let error as any HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        } catch {
+            finish(request, context: context, id: id, status: .internalServerError, bytes: 0, since: start)
+            throw error
+        }
+        response.headers[Self.requestIDField] = id
+        finish(request, context: context, id: id, status: response.status, bytes: response.body.contentLength ?? 0, since: start)
+        return response
+    }
+
+    private func finish(_ request: Request, context: Base.Context, id: String, status: HTTPResponse.Status, bytes: Int, since start: ContinuousClock.Instant) {
+        let duration = start.duration(to: .now)
+        metrics.record(route: context.endpointPath.map { $0 == "NotFound" ? "unmatched" : $0 } ?? "unmatched", status: status, duration: duration)
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        logger.info("request", metadata: [
+            "method": .string(request.method.rawValue),
+            "path": .string(AccessLog.shown(request.uri.string)),
+            "status": .stringConvertible(status.code),
+            "bytes": .stringConvertible(bytes),
+            "duration_ms": .string(String(format: "%.3f", seconds * 1_000)),
+            "request_id": .string(id),
+        ])
+    }
+
+    /// The client's request id when it is 1 to 128 letters, digits and `._:-`, else 16 new hex digits.
+    static func requestID(_ request: Request) -> String {
+        if let given = request.headers[requestIDField], (1...128).contains(given.utf8.count),
+           given.utf8.allSatisfy({ $0 < 128 && (isalnum(Int32($0)) != 0 || "._:-".utf8.contains($0)) }) {
+            return given
+        }
+        let hex = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}
+
+extension WellsServer {
+    /// `/health`, `/ready` and `/metrics`.
+    ///
+    /// - `/health`: the process answers, `200` always (a liveness probe).
+    /// - `/ready`: the store answers (its version is read now), `200`; else the `503` problem
+    ///   document that an API request would get (a readiness probe: take the instance out of rotation).
+    /// - `/metrics`: ``ServerMetrics`` in Prometheus' text format.
+    func addOperationsRoutes(to router: Router<BasicRequestContext>) {
+        router.get("/health") { _, _ in
+            Self.status("up")
+        }
+        router.get("/ready") { _, _ in
+            _ = try readers.currentChangeToken(until: readers.newDeadline)
+            return Self.status("ready")
+        }
+        router.get("/metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+                     body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.text)))
+        }
+    }
+
+    private static func status(_ word: String) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"status":"\#(word)"}"# + "\n")))
+    }
+}
+
+/// The access log's form: one line per event on standard error in logfmt
+/// (`time=… level=info msg=request method=GET path=/collections status=200 bytes=812 duration_ms=0.412 request_id=…`),
+/// which `grep`, `jq`-like tools, Loki and most log shippers read as fields.
+package struct AccessLog: LogHandler {
+    package var logLevel: Logger.Level = .info
+    package var metadata: Logger.Metadata = [:]
+    let label: String
+
+    package init(label: String) {
+        self.label = label
+    }
+
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    /// The fields that lead a line, in this order; others follow in alphabetical order.
+    private static let leading = ["method", "path", "status", "bytes", "duration_ms", "request_id"]
+
+    package func log(event: LogEvent) {
+        var fields = metadata
+        if let extra = event.metadata { fields.merge(extra) { $1 } }
+        var line = "time=\(Self.timestamp()) level=\(event.level.rawValue) msg=\(Self.quoted(event.message.description))"
+        for key in Self.leading + fields.keys.filter({ !Self.leading.contains($0) }).sorted() {
+            guard let value = fields[key] else { continue }
+            line += " \(key)=\(Self.quoted(value.description))"
+        }
+        line += "\n"
+        line.withUTF8 { bytes in
+            var rest = UnsafeRawBufferPointer(bytes)
+            while !rest.isEmpty {
+                let written = write(2, rest.baseAddress, rest.count)
+                if written <= 0 { if written < 0, errno == EINTR { continue }; return }
+                rest = UnsafeRawBufferPointer(rebasing: rest[written...])
+            }
+        }
+    }
+
+    /// `value`, quoted when logfmt needs it (spaces, `=`, quotes, nothing at all), control characters escaped.
+    static func quoted(_ value: String) -> String {
+        let plain = !value.isEmpty && value.unicodeScalars.allSatisfy { $0.value > 0x20 && $0 != "\"" && $0 != "=" && $0 != "\\" && $0.value != 0x7F }
+        if plain { return value }
+        var text = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F: text += String(format: "\\u%04x", scalar.value)
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        return text + "\""
+    }
+
+    private static func timestamp() -> String {
+        Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+    }
+
+    /// A request target as the log shows it: the path and query as sent, but the value of any
+    /// parameter whose name speaks of a secret (`password`, `passwd`, `pwd`, `secret`, `token`,
+    /// `key`) and any `user:password@` inside a value (a database URL) replaced by `REDACTED`.
+    static func shown(_ target: String) -> String {
+        guard let mark = target.firstIndex(of: "?") else { return target }
+        let query = target[target.index(after: mark)...].split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+            let name = (String(pair[..<equals]).removingPercentEncoding ?? String(pair[..<equals])).lowercased()
+            let value = String(pair[pair.index(after: equals)...])
+            let decoded = (value.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? value)
+            let secretName = ["password", "passwd", "pwd", "secret", "token", "key"].contains { name.contains($0) }
+            let credentials = decoded.range(of: #"://[^/@\s]*:[^/@\s]*@"#, options: .regularExpression) != nil
+            return secretName || credentials ? String(pair[..<equals]) + "=REDACTED" : String(pair)
+        }
+        return String(target[..<mark]) + "?" + query.joined(separator: "&")
+    }
+}

@@ -1,0 +1,264 @@
+import CompressNIO
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+import WellKit
+import WellKitSynthetic
+@testable import WellsServer
+import WellsTestSupport
+
+/// What a team running `wells serve` relies on besides the API: compression, `/health` and
+/// `/ready` (in process, with HummingbirdTesting, on the application `wells serve` runs), and
+/// through the real binary the Prometheus metrics (read by prometheus-client's parser), the access
+/// log, `--bind` and the graceful shutdown on SIGTERM.
+@Suite struct ServeOperationsTests {
+    /// A store of `count` synthetic wells in a new folder: the store's path.
+    static func store(count: Int, seed: UInt64) throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-ops-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let csv = directory + "/wells.csv", path = directory + "/wells.sqlite"
+        try WellGenerator(count: count, seed: seed).write(toFileAt: csv)
+        let writer = try WellStore(path: path)
+        _ = try writer.load(csvAt: csv)
+        try writer.close()
+        return path
+    }
+
+    /// A box around one well, grown until it holds at least `count` wells: a city's page of items.
+    static func cityBox(_ path: String, holding count: Int) throws -> String {
+        let store = try WellStore(path: path, mode: .readOnly)
+        let pin = try #require(try store.fetchWells(WellFetchRequest(offset: 100)).first).pin
+        var size = 0.05
+        while true {
+            let box = "\(pin.longitude - size),\(pin.latitude - size),\(pin.longitude + size),\(pin.latitude + size)"
+            if try store.fetchCount(WellFetchRequest(region: .box(try BoundingBox(parsing: box)))) >= count || size > 20 { return box }
+            size *= 1.5
+        }
+    }
+
+    static var quiet: Logger {
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        return logger
+    }
+
+    // MARK: - In process
+
+    /// A city-box page of 100 wells: gzip is at most 30% of the identity body and inflates to the
+    /// same bytes; deflate too; a client that asks for nothing, or refuses gzip with q=0, gets
+    /// identity; each coding has its own ETag, and a 304 for it; tiny bodies stay identity.
+    @Test func responsesAreCompressedWhenTheClientAsks() async throws {
+        let path = try Self.store(count: 5_000, seed: 11)
+        let box = try Self.cityBox(path, holding: 100)
+        let server = try WellsServer(configuration: ServerConfiguration(storePath: path))
+        let app = server.buildApplication(logger: Self.quiet)
+        try await app.test(.router) { client in
+            let uri = "/collections/wells/items?bbox=\(box)&limit=100"
+            let identity = try await client.execute(uri: uri, method: .get)
+            #expect(identity.status == .ok && identity.headers[.contentEncoding] == nil)
+            #expect(identity.headers[.vary]?.contains("Accept-Encoding") == true)
+            let features = try JSONSerialization.jsonObject(with: Data(buffer: identity.body)) as? [String: Any]
+            #expect((features?["features"] as? [Any])?.count == 100)
+
+            let gzip = try await client.execute(uri: uri, method: .get, headers: [.acceptEncoding: "gzip, deflate"])
+            #expect(gzip.status == .ok && gzip.headers[.contentEncoding] == "gzip")
+            #expect(gzip.headers[.vary]?.contains("Accept-Encoding") == true)
+            #expect(Double(gzip.body.readableBytes) <= 0.3 * Double(identity.body.readableBytes),
+                    "gzip \(gzip.body.readableBytes) of \(identity.body.readableBytes) bytes")
+            var inflated = gzip.body
+            #expect(try inflated.decompress(with: .gzip()) == identity.body)
+            print("city-box page of 100: identity \(identity.body.readableBytes) bytes, gzip \(gzip.body.readableBytes)")
+
+            let deflate = try await client.execute(uri: uri, method: .get, headers: [.acceptEncoding: "gzip;q=0.5, deflate"])
+            #expect(deflate.headers[.contentEncoding] == "deflate")
+            var zlib = deflate.body
+            #expect(try zlib.decompress(with: .zlib()) == identity.body)
+
+            let refused = try await client.execute(uri: uri, method: .get, headers: [.acceptEncoding: "gzip;q=0, identity"])
+            #expect(refused.headers[.contentEncoding] == nil && refused.body == identity.body)
+
+            // ETags per coding, and a 304 for the coding the client holds.
+            let tags = [identity, gzip, deflate].compactMap { $0.headers[.eTag] }
+            #expect(Set(tags).count == 3, "\(tags)")
+            let notModified = try await client.execute(uri: uri, method: .get, headers: [.acceptEncoding: "gzip", .ifNoneMatch: tags[1]])
+            #expect(notModified.status == .notModified && notModified.body.readableBytes == 0 && notModified.headers[.contentEncoding] == nil)
+            let otherCoding = try await client.execute(uri: uri, method: .get, headers: [.ifNoneMatch: tags[1]])
+            #expect(otherCoding.status == .ok && otherCoding.body == identity.body)
+
+            // The repeated gzip page came from the cache, compressed: no query, no compression.
+            let queries = server.metrics.registry.emitToString()
+            let again = try await client.execute(uri: uri, method: .get, headers: [.acceptEncoding: "gzip"])
+            #expect(again.body == gzip.body)
+            #expect(queries.contains("wells_store_queries_total 1\n"), "\(queries)")
+
+            // A body under 1 KB goes out as it is.
+            let small = try await client.execute(uri: "/collections/wells/items?bbox=\(box)&limit=1&properties=name", method: .get, headers: [.acceptEncoding: "gzip"])
+            #expect(small.status == .ok && small.body.readableBytes < 1_024 && small.headers[.contentEncoding] == nil)
+            #expect(small.headers[.vary]?.contains("Accept-Encoding") == true)
+        }
+    }
+
+    /// `/health` answers while the process runs; `/ready` while the store answers, and 503 with a
+    /// problem document once the store's file is replaced by one that is no store.
+    @Test func healthAndReadiness() async throws {
+        let path = try Self.store(count: 200, seed: 12)
+        try await WellsServer.buildApplication(configuration: ServerConfiguration(storePath: path), logger: Self.quiet).test(.router) { client in
+            #expect(try await client.execute(uri: "/health", method: .get).status == .ok)
+            #expect(try await client.execute(uri: "/ready", method: .get).status == .ok)
+            let other = path + ".new"
+            try Data("not a store at all\n".utf8).write(to: URL(fileURLWithPath: other))
+            #expect(rename(other, path) == 0)
+            let ready = try await client.execute(uri: "/ready", method: .get)
+            #expect(ready.status == .serviceUnavailable)
+            #expect(ready.headers[.contentType] == "application/problem+json")
+            #expect(String(buffer: ready.body).contains(#""status":503"#))
+            #expect(try await client.execute(uri: "/health", method: .get).status == .ok)
+        }
+    }
+
+    // MARK: - The binary
+
+    /// A known sequence of requests, then `/metrics` through prometheus-client's parser: each
+    /// count exact, by route pattern and status.
+    @Test func metricsCountAKnownSequenceExactly() async throws {
+        let python = try Self.python()
+        let s = try await ServedStore.make(count: 500, seed: 13)
+        let box = try Self.cityBox(s.path, holding: 10)
+        for _ in 0..<2 { #expect(try await HTTP.get(s.url + "health").status == 200) }
+        for _ in 0..<3 { #expect(try await HTTP.get(s.url + "collections").status == 200) }
+        #expect(try await HTTP.get(s.url + "collections", method: "HEAD").status == 200)
+        for _ in 0..<2 { #expect(try await HTTP.get(s.url + "collections/wells/items?bbox=\(box)&limit=10").status == 200) }
+        #expect(try await HTTP.get(s.url + "collections/wells/items?limit=1&limit=2").status == 400)
+        #expect(try await HTTP.get(s.url + "no/such/thing").status == 404)
+        let metrics = try await HTTP.get(s.url + "metrics")
+        #expect(metrics.status == 200 && metrics.headers["Content-Type"]?.hasPrefix("text/plain; version=0.0.4") == true)
+
+        let parsed = try await Tool.execute("/bin/sh", ["-c", "\"$0\" \"$1\" < \"$2\"", python, Self.repository + "/Tests/Support/prometheus_samples.py",
+                                                        try Self.file(metrics.body, in: s.directory)])
+        #expect(parsed.status == 0, "\(parsed.output)")
+        let samples = try #require(try JSONSerialization.jsonObject(with: Data(parsed.output.utf8)) as? [[String: Any]])
+        func values(_ name: String) -> [String: Double] {
+            var found: [String: Double] = [:]
+            for sample in samples where sample["name"] as? String == name {
+                let labels = (sample["labels"] as? [String: String] ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
+                found[labels] = (sample["value"] as? NSNumber)?.doubleValue
+            }
+            return found
+        }
+        #expect(values("wells_http_requests_total") == [
+            "route=/health,status=200": 2, "route=/collections,status=200": 4,
+            "route=/collections/{collection}/items,status=200": 2, "route=/collections/{collection}/items,status=400": 1,
+            "route=unmatched,status=404": 1,
+        ])
+        #expect(values("wells_http_request_duration_seconds_count") == [
+            "route=/health": 2, "route=/collections": 4, "route=/collections/{collection}/items": 3, "route=unmatched": 1,
+        ])
+        #expect(values("wells_cache_misses_total") == ["": 1] && values("wells_cache_hits_total") == ["": 1])
+        // Store queries: the four /collections documents (HEAD too) and the first items page; /health reads nothing.
+        #expect(values("wells_store_queries_total") == ["": 5] && values("wells_unavailable_total") == ["": 0])
+        #expect(samples.contains { $0["family"] as? String == "wells_http_request_duration_seconds" && $0["type"] as? String == "histogram" })
+    }
+
+    /// One logfmt line per request on standard error, with the request id the response carries,
+    /// the query shown but a password in it redacted.
+    @Test func theAccessLogHasALinePerRequest() async throws {
+        let s = try await ServedStore.make(count: 100, seed: 14)
+        let given = try await HTTP.get(s.url + "collections?f=json&password=hunter2", headers: ["X-Request-Id": "trace-42"])
+        #expect(given.headers["X-Request-Id"] == "trace-42")
+        let fresh = try await HTTP.get(s.url + "no/such/thing")
+        let id = try #require(fresh.headers["X-Request-Id"])
+        #expect(id.count == 16 && id.allSatisfy(\.isHexDigit))
+        var log = ""
+        for _ in 0..<50 where !log.contains(id) {
+            try await Task.sleep(for: .milliseconds(100))
+            log = s.server.errorOutput
+        }
+        let lines = log.split(separator: "\n").filter { $0.contains("msg=request") }
+        #expect(lines.count == 2, "\(log)")
+        let first = try #require(lines.first { $0.contains("request_id=trace-42") })
+        #expect(first.contains(#" method=GET path="/collections?f=json&password=REDACTED" status=\#(given.status) "#), "\(first)")
+        #expect(first.contains(" bytes=\(given.body.count) ") && first.contains(" duration_ms=") && first.hasPrefix("time="))
+        #expect(!log.contains("hunter2"))
+        #expect(lines.contains { $0.contains("request_id=\(id)") && $0.contains(#"path=/no/such/thing status=404"#) })
+
+        // --quiet keeps the requests out.
+        let quiet = try await ServedStore.make(count: 100, seed: 14, arguments: ["--quiet"])
+        _ = try await HTTP.get(quiet.url + "collections")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!quiet.server.errorOutput.contains("msg=request"))
+    }
+
+    /// SIGTERM while a slow request runs: the listener closes (a new connection is refused), the
+    /// request still gets its whole answer, and the process exits 0.
+    @Test(.timeLimit(.minutes(3))) func sigtermFinishesTheRequestsInFlightAndExitsZero() async throws {
+        let s = try await ServedStore.make(count: 20_000, seed: 15)
+        let port = try #require(Int(s.url.split(separator: ":").last?.dropLast() ?? ""))
+        #expect(Self.connects(port: port))
+        let started = ContinuousClock.now
+        let slow = Task { try await HTTP.get(s.url + "collections/wells/items?limit=10000&sortby=-total_depth,name&properties=*") }
+        try await Task.sleep(for: .milliseconds(400))
+        let killed = ContinuousClock.now
+        #expect(kill(s.server.process.processIdentifier, SIGTERM) == 0)
+        try await Task.sleep(for: .milliseconds(300))
+        let refused = !Self.connects(port: port)
+        let answer = try await slow.value
+        let answered = ContinuousClock.now
+        #expect(refused, "a new connection was accepted after SIGTERM")
+        #expect(answer.status == 200)
+        let page = try JSONSerialization.jsonObject(with: answer.body) as? [String: Any]
+        #expect((page?["features"] as? [Any])?.count == 10_000)
+        #expect(answered - killed > .milliseconds(300), "the request was not in flight at SIGTERM (\(answered - started) in all)")
+        let process = s.server.process
+        try await runBlocking { process.waitUntilExit() }
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+    }
+
+    /// --bind ADDRESS:PORT, with a warning for an address other machines reach; a bad one is a usage error.
+    @Test func bindTakesAnAddressAndPort() async throws {
+        let local = try await ServedStore.make(count: 50, seed: 16, arguments: ["--bind", "127.0.0.1:0"])
+        #expect(try await HTTP.get(local.url + "health").status == 200)
+        #expect(!local.server.errorOutput.contains("no authentication"))
+        let open = try await ServedStore.make(count: 50, seed: 16, arguments: ["--bind", "0.0.0.0:0"])
+        #expect(open.server.errorOutput.contains("warning: listening on 0.0.0.0, not only loopback: the server has no authentication"))
+        let port = try #require(open.url.split(separator: ":").last?.dropLast())
+        #expect(try await HTTP.get("http://127.0.0.1:\(port)/health").status == 200)
+        let bad = try await Tool.execute(WellsExecutable.path, ["serve", "--db", local.path, "--bind", "127.0.0.1:http"])
+        #expect(bad.status == 64 && bad.output.contains("--bind takes ADDRESS or ADDRESS:PORT"), "\(bad.output)")
+    }
+
+    // MARK: - Helpers
+
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+    /// Tests/Browser's virtual environment's Python, which has prometheus-client (`bash .ci/setup` makes it).
+    static func python() throws -> String {
+        let python = repository + "/Tests/Browser/.venv/bin/python"
+        try #require(FileManager.default.isExecutableFile(atPath: python), "run `bash .ci/setup` to install prometheus-client")
+        return python
+    }
+
+    static func file(_ data: Data, in directory: String) throws -> String {
+        let path = directory + "/metrics-\(UUID().uuidString).txt"
+        try data.write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Whether a TCP connection to 127.0.0.1:`port` is accepted.
+    static func connects(port: Int) -> Bool {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { return false }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
