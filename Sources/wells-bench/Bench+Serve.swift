@@ -226,7 +226,9 @@ final class ServedProcess {
 
     init(store: String, arguments: [String] = []) throws {
         process.executableURL = URL(fileURLWithPath: Subprocess.sibling("wells"))
-        process.arguments = ["serve", "--db", store, "--port", "0"] + arguments
+        // No access log: its lines would fill the pipe this reads only until the server starts
+        // (and a line per request is not what the figures measure).
+        process.arguments = ["serve", "--db", store, "--port", "0", "--log-level", "warning"] + arguments
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
