@@ -79,6 +79,9 @@ import WellsTestSupport
             var zlib = deflate.body
             #expect(try zlib.decompress(with: .zlib()) == identity.body)
 
+            // The page is cached three times: identity, gzip and deflate.
+            #expect(server.cache.usage.count == 3)
+
             let refused = try await client.execute(uri: uri, method: .get, headers: [.acceptEncoding: "gzip;q=0, identity"])
             #expect(refused.headers[.contentEncoding] == nil && refused.body == identity.body)
 
