@@ -1,7 +1,7 @@
 /// The map page `wells serve` answers at `/`: Leaflet from Debian's libjs-leaflet (served under /assets/leaflet/),
 /// a Natural Earth basemap from /basemap/countries.geojson, the wells from the clustered GeoJSON tiles under
 /// /tiles/{z}/{x}/{y}.geojson, a list of the wells in view (ids from /collections/wells/ids, rows a page at a time
-/// from /collections/wells/items) and a details panel (/collections/wells/items/{id}).
+/// from /collections/wells/items) and a details panel (/collections/wells/items/{uwi}).
 ///
 /// Self-contained apart from those: no CDN, nothing from the internet. Every URL is relative, so the page also
 /// works behind a proxy that mounts the server under a path. Text from the data only ever reaches the DOM through
@@ -100,7 +100,7 @@ enum MapPage {
       // The order of the details table; other keys follow alphabetically, `extra.*` last.
       const FIELD_ORDER = ['uwi', 'name', 'status', 'operator', 'type', 'fluid', 'field', 'formation', 'county',
         'state', 'licence', 'spud_date', 'completion_date', 'plug_date', 'total_depth', 'ground_elevation',
-        'kb_elevation', 'lat', 'lon', 'source_x', 'source_y', 'source_crs', 'id'];
+        'kb_elevation', 'lat', 'lon', 'source_x', 'source_y', 'source_crs', 'wellkit_id'];
 
       const byId = (id) => document.getElementById(id);
       const ui = { count: byId('count'), sort: byId('sort'), status: byId('status'), list: byId('list'),
@@ -331,7 +331,7 @@ enum MapPage {
           const collection = await getJSON(`collections/wells/items?ids=${ids.map(encodeURIComponent).join(',')}`
                                            + `&properties=${ROW_FIELDS}`, list.abort.signal);
           if (gen !== list.gen) return;
-          const props = new Map(collection.features.map((f) => [String(f.id), f.properties || {}]));
+          const props = new Map(collection.features.map((f) => [String((f.properties || {}).wellkit_id), f.properties || {}]));
           for (const id of ids) ui.rows.append(listRow(id, props.get(id) || {}));
           list.shown += ids.length;
         } finally {
@@ -398,7 +398,10 @@ enum MapPage {
         details.abort = new AbortController();
         ui.details.classList.add('loading');
         try {
-          const feature = await getJSON(`collections/wells/items/${encodeURIComponent(id)}`, details.abort.signal);
+          // The map and the list know a well by its internal id (wellkit_id); items/{id} takes its uwi.
+          const found = await getJSON(`collections/wells/items?ids=${encodeURIComponent(id)}&properties=name`, details.abort.signal);
+          if (!found.features.length) throw new ProblemError(`no well with id ${id}: the store changed; move the map to reload`);
+          const feature = await getJSON(`collections/wells/items/${encodeURIComponent(found.features[0].id)}`, details.abort.signal);
           if (gen === details.gen) renderDetails(feature, id);
         } catch (err) {
           if (gen === details.gen) showError(err);
@@ -434,7 +437,7 @@ enum MapPage {
         }
         parts.push(table);
         ui.details.replaceChildren(...parts);
-        ui.details.dataset.id = feature.id !== undefined && feature.id !== null ? String(feature.id) : requestedId;
+        ui.details.dataset.id = p.wellkit_id !== undefined && p.wellkit_id !== null ? String(p.wellkit_id) : requestedId;
       }
 
       // ---- The view: from the hash `#z/lat/lon`, else the collection's extent; the hash follows the map ----
