@@ -29,6 +29,12 @@ struct FeatureQuery {
     /// Fields a property filter may name: all but the coordinates, which `bbox` selects.
     static let filterFields = WellField.allCases.filter { $0 != .latitude && $0 != .longitude }
 
+    /// A field's name as a parameter, a queryable and a property: the internal id is `wellkit_id`
+    /// (the feature's `id` is the uwi; `id=` is still read).
+    static func parameterName(_ field: WellField) -> String {
+        FeaturesAPI.propertyName(WellAttribute(field))
+    }
+
     /// - Parameters:
     ///   - parameters: The request's, as ``FeaturesAPI/parameters(_:)`` reads them: no name twice.
     ///   - accepting: The parameters the endpoint takes, besides property filters.
@@ -38,13 +44,13 @@ struct FeatureQuery {
         var filter: String?
         var language = "cql2-text"
         for (name, value) in parameters {
-            if let field = Self.filterFields.first(where: { $0.rawValue == name }) {
+            if let field = Self.filterFields.first(where: { Self.parameterName($0) == name || $0.rawValue == name }) {
                 filters.append(try Self.equality(field, value))
                 continue
             }
             guard accepting.contains(name) else {
                 let known = accepting.sorted().joined(separator: ", ")
-                throw Problem.badParameter(name, "unknown parameter '\(Self.shown(name))'; this endpoint takes \(known), or a field to filter by such as status=Abandoned (fields: \(Self.filterFields.map(\.rawValue).joined(separator: ", ")))")
+                throw Problem.badParameter(name, "unknown parameter '\(Self.shown(name))'; this endpoint takes \(known), or a field to filter by such as status=Abandoned (fields: \(Self.filterFields.map(Self.parameterName).joined(separator: ", ")))")
             }
             switch name {
             case "bbox":

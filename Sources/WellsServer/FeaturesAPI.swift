@@ -88,11 +88,11 @@ struct FeaturesAPI: Sendable {
     }
 
     /// `queryables`: what a `filter` may name, as a JSON Schema (Part 3): every field with its type,
-    /// and `geometry`, the wells' positions, for S_INTERSECTS. (`id` is the store's internal id,
-    /// `wellkit_id` in items.)
+    /// and `geometry`, the wells' positions, for S_INTERSECTS. The internal id is `wellkit_id`, as
+    /// in items (a filter may still say `id`).
     func queryables(_ request: Request) -> [UInt8] {
-        var properties = Dictionary(uniqueKeysWithValues: WellField.allCases.map { ($0.rawValue, JSONSchema.field($0.kind)) })
-        properties["id"] = JSONSchema(type: "integer", title: "The well's internal id (wellkit_id in items), which wells optimize renumbers")
+        var properties = Dictionary(uniqueKeysWithValues: WellField.allCases.map { (FeatureQuery.parameterName($0), JSONSchema.field($0.kind)) })
+        properties["wellkit_id"] = JSONSchema(type: "integer", format: "int64", title: "The well's internal id, which wells optimize renumbers (also read as id)")
         properties["uwi"] = JSONSchema(type: "string", title: "The well's identifier: the id of its feature")
         properties["geometry"] = JSONSchema(format: "geometry-point", title: "The well's position (longitude, latitude)")
         return OGC.encoded(OGC.Queryables(

@@ -170,7 +170,7 @@ final class JSONSchema: Codable, Sendable {
     /// A well field's value as JSON carries it, for the queryables and the items' properties.
     static func field(_ kind: WellField.Kind, title: String? = nil, nullable: Bool? = nil) -> JSONSchema {
         switch kind {
-        case .integer: JSONSchema(type: "integer", title: title, nullable: nullable)
+        case .integer: JSONSchema(type: "integer", format: "int64", title: title, nullable: nullable)
         case .real: JSONSchema(type: "number", title: title, nullable: nullable)
         case .text: JSONSchema(type: "string", title: title, nullable: nullable)
         // The store's dates are years 1000 to 9999 (what the loader reads as a date), and so are

@@ -80,7 +80,10 @@ enum Route: String, CaseIterable, Sendable {
             return .init(rawValue, "The wells, a page at a time, with their attributes",
                          description: "Each feature's id is the well's identifier (uwi); the property wellkit_id is the store's internal id, which `wells optimize` renumbers. Features carry every mapped field unless `properties` names fewer.",
                          tag: "Data", parameters: [collection] + P.selecting(configuration, tiles: false) + P.paging(configuration),
-                         responses: ["200": .init("A page of wells", [FeaturesAPI.geoJSON: OpenAPI.Schemas.featureCollection]),
+                         responses: ["200": .init("A page of wells", [FeaturesAPI.geoJSON: OpenAPI.Schemas.featureCollection],
+                                                  links: ["firstWell": .init(operationId: Route.item.rawValue,
+                                                                             parameters: ["collectionId": FeaturesAPI.collectionID, "featureId": "$response.body#/features/0/id"],
+                                                                             description: "The page's first well, by its id (uwi)")]),
                                      "304": .notModified, "400": .problem(.badRequest), "404": .problem(.notFound), "503": .problem(.unavailable)])
         case .item:
             return .init(rawValue, "One well with every attribute, by its identifier (uwi)", tag: "Data",
@@ -206,7 +209,7 @@ enum OpenAPI {
                 query("filter-crs", crs, "The CRS of the filter's coordinates: CRS84 only"),
             ]
             let fields = FeatureQuery.filterFields.map { field in
-                query(field.rawValue, JSONSchema.field(field.kind), "Wells whose \(field.rawValue) equals this value")
+                query(FeatureQuery.parameterName(field), JSONSchema.field(field.kind), "Wells whose \(FeatureQuery.parameterName(field)) equals this value")
             }
             return box + filter + fields
         }
@@ -233,7 +236,7 @@ enum OpenAPI {
         /// A decimal number as `bbox` takes it.
         private static let number = #"-?[0-9]+(\.[0-9]+)?"#
         /// A field's name, or `extra.` and a source column's name.
-        private static let attributeNames = WellField.allCases.map(\.rawValue).joined(separator: "|") + #"|extra\.[^,]+"#
+        private static let attributeNames = (WellField.allCases.map(\.rawValue) + ["wellkit_id"]).joined(separator: "|") + #"|extra\.[^,]+"#
         private static let sortTerm = "[+-]?(\(attributeNames))"
     }
 
@@ -242,12 +245,21 @@ enum OpenAPI {
             var schema: JSONSchema
         }
 
+        /// An operation a response leads to, with the values it takes from the response (OpenAPI's `links`).
+        struct Link: Codable, Sendable {
+            var operationId: String
+            var parameters: [String: String]
+            var description: String
+        }
+
         var description: String
         var content: [String: MediaType]?
+        var links: [String: Link]?
 
-        init(_ description: String, _ content: [String: JSONSchema] = [:]) {
+        init(_ description: String, _ content: [String: JSONSchema] = [:], links: [String: Link]? = nil) {
             self.description = description
             self.content = content.isEmpty ? nil : content.mapValues(MediaType.init)
+            self.links = links
         }
 
         static let notModified = Response("Not modified: the client's If-None-Match holds the current ETag")

@@ -22,7 +22,7 @@ schemathesis.openapi.format("bbox", st.tuples(longitudes, longitudes, latitudes,
 
 # Comparisons over the queryables, combined with AND, OR and NOT: no S_INTERSECTS, which tiles refuse.
 _text_fields = ["status", "operator", "type", "county", "state", "uwi", "name"]
-_number_fields = ["total_depth", "ground_elevation", "id"]
+_number_fields = ["total_depth", "ground_elevation", "wellkit_id", "id"]
 _words = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs", "Cc"], exclude_characters="\\"), max_size=12).map(lambda s: "'" + s.replace("'", "''") + "'")
 _numbers = st.integers(min_value=-100000, max_value=100000).map(str)
 _comparison = st.one_of(
