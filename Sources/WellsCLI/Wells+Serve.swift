@@ -14,11 +14,15 @@ extension Wells {
                 The store (a file or a postgresql:// URL) is opened read-only. The server binds to 127.0.0.1:8080 unless --bind \
                 (or --host and --port) says otherwise; it has no authentication, so it warns when it listens on anything but loopback. \
                 It runs until SIGTERM or Ctrl-C (SIGINT), then stops accepting, lets requests in flight finish within --shutdown-timeout \
-                and exits 0. Endpoints: / (the map; JSON with ?f=json), /conformance, /collections, \
-                /collections/wells/items?bbox=…&limit=…&offset=…&sortby=…&FIELD=VALUE&filter=…, /collections/wells/items/ID, \
-                /collections/wells/queryables, /collections/wells/ids?bbox=…&sortby=…, /api (OpenAPI), \
+                and exits 0. Endpoints (all described in /api, OpenAPI 3.0): / (the map for a browser; JSON for other clients \
+                or with ?f=json), /conformance, /collections, \
+                /collections/wells/items?bbox=…&limit=…&offset=…&sortby=…&properties=…&FIELD=VALUE&filter=…, /collections/wells/items/UWI, \
+                /collections/wells/queryables, /collections/wells/ids?bbox=…&sortby=…, \
                 /tiles/Z/X/Y.mvt and /tiles/Z/X/Y.geojson, /basemap/countries.geojson, /basemap/states.geojson and \
-                /basemap/counties.geojson (the map's background: outlines with a label point each). filter= is CQL2 text (OGC API – Features Part 3): \
+                /basemap/counties.geojson (the map's background: outlines with a label point each), /health, /ready and /metrics. \
+                A feature's id is its well's uwi, which wells optimize keeps; \
+                its internal id is the property wellkit_id. Features carry every mapped field; properties= narrows them \
+                (properties=name: pins alone, * adds the unmapped columns). filter= is CQL2 text (OGC API – Features Part 3): \
                 comparisons, AND/OR/NOT, LIKE, BETWEEN, IN, IS NULL, CASEI/ACCENTI with LIKE, and \
                 S_INTERSECTS(geometry, POLYGON/MULTIPOLYGON/BBOX/POINT) at the top level of the AND chain; \
                 filter-lang=wells-where takes the language of --where instead. \
@@ -38,6 +42,7 @@ extension Wells {
                   ogrinfo OAPIF:http://127.0.0.1:8080 wells
                   curl 'http://127.0.0.1:8080/collections/wells/items?bbox=-114.2,50.9,-113.9,51.2&limit=100'
                   curl -G http://127.0.0.1:8080/collections/wells/items --data-urlencode "filter=S_INTERSECTS(geometry, POLYGON((-85.6 36.2, -85.1 36.2, -85.1 36.6, -85.6 36.2))) AND type = 'Oil'"
+                  curl http://127.0.0.1:8080/collections/wells/items/41-049-20001
                   curl -o t.mvt http://127.0.0.1:8080/tiles/11/372/700.mvt
                 """)
 
@@ -66,7 +71,7 @@ extension Wells {
         @Option(name: .customLong("cors-origin"), help: ArgumentHelp("Lets pages from this origin (or * for any) call the API; CORS is off without it.", valueName: "origin"))
         var corsOrigin: String?
 
-        @Option(name: .customLong("max-limit"), help: "The largest page of items; a larger limit is lowered to it.")
+        @Option(name: .customLong("max-limit"), help: "The largest page of items; a larger limit answers 400.")
         var maximumLimit = 10_000
 
         @Option(help: ArgumentHelp("Seconds a request may run before its query is stopped and it answers 503 (on PostgreSQL also when the server stops answering; its statement_timeout stops the statement there).", valueName: "seconds"))

@@ -8,8 +8,11 @@ import WellKit
 /// For example, `?bbox=-114.2,50.9,-113.9,51.2&status=Abandoned&sortby=-spud_date&limit=20`.
 struct FeatureQuery {
     var request = WellFetchRequest()
-    /// The fields and unmapped columns (`extra.NAME`) written as properties beside `name`.
-    var properties: [WellAttribute] = []
+    /// The fields and unmapped columns (`extra.NAME`) written as properties beside `wellkit_id`,
+    /// `uwi` and `name`: every mapped field unless `properties=` names fewer (none: pins alone).
+    var properties: [WellAttribute] = Self.mappedFields
+    /// Every mapped field but those each feature carries anyway: `items`' properties by default.
+    static let mappedFields = WellField.detailFields.filter { $0 != .identifier }.map(WellAttribute.init)
     /// `properties=*`: every unmapped column too, which only the store can list (``WellStore/extraColumnNames()``).
     var everyExtraColumn = false
     /// The wells of `ids=`, in that order.
@@ -26,6 +29,12 @@ struct FeatureQuery {
     /// Fields a property filter may name: all but the coordinates, which `bbox` selects.
     static let filterFields = WellField.allCases.filter { $0 != .latitude && $0 != .longitude }
 
+    /// A field's name as a parameter, a queryable and a property: the internal id is `wellkit_id`
+    /// (the feature's `id` is the uwi; `id=` is still read).
+    static func parameterName(_ field: WellField) -> String {
+        FeaturesAPI.propertyName(WellAttribute(field))
+    }
+
     /// - Parameters:
     ///   - parameters: The request's, as ``FeaturesAPI/parameters(_:)`` reads them: no name twice.
     ///   - accepting: The parameters the endpoint takes, besides property filters.
@@ -35,13 +44,13 @@ struct FeatureQuery {
         var filter: String?
         var language = "cql2-text"
         for (name, value) in parameters {
-            if let field = Self.filterFields.first(where: { $0.rawValue == name }) {
+            if let field = Self.filterFields.first(where: { Self.parameterName($0) == name || $0.rawValue == name }) {
                 filters.append(try Self.equality(field, value))
                 continue
             }
             guard accepting.contains(name) else {
                 let known = accepting.sorted().joined(separator: ", ")
-                throw Problem.badParameter(name, "unknown parameter '\(Self.shown(name))'; this endpoint takes \(known), or a field to filter by such as status=Abandoned (fields: \(Self.filterFields.map(\.rawValue).joined(separator: ", ")))")
+                throw Problem.badParameter(name, "unknown parameter '\(Self.shown(name))'; this endpoint takes \(known), or a field to filter by such as status=Abandoned (fields: \(Self.filterFields.map(Self.parameterName).joined(separator: ", ")))")
             }
             switch name {
             case "bbox":
@@ -53,27 +62,33 @@ struct FeatureQuery {
                     throw Problem.badParameter(name, "bbox-crs '\(Self.shown(value))' is not supported; give the box in longitude/latitude degrees (http://www.opengis.net/def/crs/OGC/1.3/CRS84)")
                 }
             case "limit":
-                guard let limit = Int(value), limit >= 1 else {
-                    throw Problem.badParameter(name, "limit must be a whole number of at least 1, got '\(Self.shown(value))'")
+                // Over the maximum is refused, not capped: /api states the maximum, and a client that
+                // pages by `limit` must not take a shorter page for the last one.
+                guard let limit = Int(value), (1...configuration.maximumLimit).contains(limit) else {
+                    throw Problem.badParameter(name, "limit must be a whole number from 1 to \(configuration.maximumLimit), got '\(Self.shown(value))'")
                 }
-                request.limit = min(limit, configuration.maximumLimit)
+                request.limit = limit
             case "offset":
                 guard let offset = Int(value), (0...configuration.maximumOffset).contains(offset) else {
                     throw Problem.badParameter(name, "offset must be a whole number from 0 to \(configuration.maximumOffset), got '\(Self.shown(value))'; narrow the box or filter instead of paging deeper")
                 }
                 request.offset = offset
             case "sortby":
-                request.sortDescriptors = try value.split(separator: ",").map { term in
+                // A field named again cannot change the order: its first mention counts (the library
+                // refuses a repeat, which /api's pattern for sortby cannot rule out).
+                var named = Set<WellAttribute>()
+                request.sortDescriptors = try value.split(separator: ",", omittingEmptySubsequences: false).map { term in
                     var text = term.trimmingCharacters(in: .whitespaces)
                     var ascending = true
                     if text.hasPrefix("-") { ascending = false; text.removeFirst() } else if text.hasPrefix("+") { text.removeFirst() }
                     do { return WellSortDescriptor(try WellAttribute(keyPath: text), ascending: ascending) } catch let error as QueryError {
                         throw Problem.badParameter(name, "sortby: \(error.message)")
                     }
-                }
+                }.filter { named.insert($0.field).inserted }
             case "properties":
                 everyExtraColumn = value == "*"
-                properties = try value == "*" ? WellField.detailFields.map(WellAttribute.init) : value.split(separator: ",").map { text in
+                let names = value.isEmpty ? [] : value.split(separator: ",", omittingEmptySubsequences: false)
+                properties = try value == "*" ? Self.mappedFields : names.map { text in
                     do {
                         let field = try WellAttribute(keyPath: String(text))
                         return field
@@ -81,7 +96,7 @@ struct FeatureQuery {
                         throw Problem.badParameter(name, "properties: \(error.message), or * for all of them")
                     }
                 }
-                properties.removeAll { [.id, .name, .latitude, .longitude].contains($0) }
+                properties.removeAll { [.id, .identifier, .name, .latitude, .longitude].contains($0) }
             case "ids":
                 let list = value.split(separator: ",", omittingEmptySubsequences: false).map { Int64($0) }
                 guard !list.isEmpty, list.count <= configuration.maximumItemIDs, list.allSatisfy({ $0 != nil }) else {
@@ -152,7 +167,12 @@ struct FeatureQuery {
     /// `field = value`, the value as the field stores it: a number for numeric fields.
     private static func equality(_ field: WellField, _ value: String) throws -> WellPredicate {
         switch field.kind {
-        case .integer, .real:
+        case .integer:
+            guard let number = Int64(value) else {
+                throw Problem.badParameter(field.rawValue, "\(field.rawValue) takes a whole number, got '\(shown(value))'")
+            }
+            return .compare(WellAttribute(field), .equal, .number(Double(number)))
+        case .real:
             guard let number = Double(value), number.isFinite else {
                 throw Problem.badParameter(field.rawValue, "\(field.rawValue) takes a number, got '\(shown(value))'")
             }

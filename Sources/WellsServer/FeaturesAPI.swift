@@ -22,12 +22,14 @@ struct FeaturesAPI: Sendable {
     static let schemaJSON = "application/schema+json"
     static let openAPI = "application/vnd.oai.openapi+json;version=3.0"
     static let queryablesRel = "http://www.opengis.net/def/rel/ogc/1.0/queryables"
-    /// Part 1 (Core, GeoJSON) and Part 3 filtering in CQL2 text: Basic CQL2 and S_INTERSECTS with
+    /// Part 1 (Core, GeoJSON, OpenAPI 3.0; not HTML: the map page is no HTML encoding of the
+    /// resources) and Part 3 filtering in CQL2 text: Basic CQL2 and S_INTERSECTS with
     /// points and boxes (polygons too, though not every geometry of basic-spatial-functions-plus).
     /// LIKE, BETWEEN, IN and CASEI are read, but not every form of them, so their classes are not claimed.
     static let conformance = [
         "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
         "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
+        "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30",
         "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/filter",
         "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/features-filter",
         "http://www.opengis.net/spec/cql2/1.0/conf/cql2-text",
@@ -37,104 +39,74 @@ struct FeaturesAPI: Sendable {
 
     // MARK: - Documents
 
-    func landing(_ request: Request) -> String {
+    func landing(_ request: Request) -> [UInt8] {
         let base = Self.base(request)
-        return """
-            {"title":"WellKit","description":"Wells of \(Self.escaped(configuration.storeName)) served by wells serve: OGC API – Features and vector tiles.",\
-            "links":[\(Self.link(base + "/?f=json", "self", "application/json", "This document")),\
-            \(Self.link(base + "/", "alternate", "text/html", "The map")),\
-            \(Self.link(base + "/conformance", "conformance", "application/json", "Conformance classes")),\
-            \(Self.link(base + "/api", "service-desc", Self.openAPI, "The API's definition (OpenAPI 3.0)")),\
-            \(Self.link(base + "/collections", "data", "application/json", "Collections")),\
-            \(Self.link(base + "/tiles/{z}/{x}/{y}.mvt", "item", "application/vnd.mapbox-vector-tile", "Vector tiles of the wells (XYZ, Web Mercator)", templated: true))]}
-            """
+        return OGC.encoded(OGC.Landing(
+            title: "WellKit", description: "Wells of \(configuration.storeName) served by wells serve: OGC API – Features and vector tiles.",
+            links: [
+                OGC.Link(base + "/?f=json", "self", "application/json", "This document"),
+                OGC.Link(base + "/", "alternate", "text/html", "The map"),
+                OGC.Link(base + "/conformance", "conformance", "application/json", "Conformance classes"),
+                OGC.Link(base + "/api", "service-desc", Self.openAPI, "The API's definition (OpenAPI 3.0)"),
+                OGC.Link(base + "/collections", "data", "application/json", "Collections"),
+                OGC.Link(base + "/tiles/{z}/{x}/{y}.mvt", "item", "application/vnd.mapbox-vector-tile", "Vector tiles of the wells (XYZ, Web Mercator)", templated: true),
+            ]))
     }
 
-    func conformanceDocument() -> String {
-        #"{"conformsTo":["# + Self.conformance.map { "\"\($0)\"" }.joined(separator: ",") + "]}"
+    func conformanceDocument() -> [UInt8] {
+        OGC.encoded(OGC.Conformance(conformsTo: Self.conformance))
     }
 
-    func collections(_ request: Request, token: StoreVersion?, lease: StoreReaders.Lease) throws -> String {
-        let base = Self.base(request)
-        return #"{"links":[\#(Self.link(base + "/collections", "self", "application/json", "Collections"))],"collections":[\#(try collection(request, token: token, lease: lease))]}"#
+    func collections(_ request: Request, token: StoreVersion?, lease: StoreReaders.Lease) throws -> [UInt8] {
+        OGC.encoded(OGC.Collections(links: [OGC.Link(Self.base(request) + "/collections", "self", "application/json", "Collections")],
+                                    collections: [try collectionDocument(request, token: token, lease: lease)]))
     }
 
-    /// The collection document; its extent is the store's as of `token` (computed anew without one).
-    func collection(_ request: Request, token: StoreVersion?, lease: StoreReaders.Lease) throws -> String {
+    func collection(_ request: Request, token: StoreVersion?, lease: StoreReaders.Lease) throws -> [UInt8] {
+        OGC.encoded(try collectionDocument(request, token: token, lease: lease))
+    }
+
+    /// The collection; its extent is the store's as of `token` (computed anew without one).
+    private func collectionDocument(_ request: Request, token: StoreVersion?, lease: StoreReaders.Lease) throws -> OGC.Collection {
         let base = Self.base(request) + "/collections/" + Self.collectionID
         let (box, count) = try extent.value(for: token) { try lease.read { try $0.fetchExtent() } }
-        let bbox = box.map { "[\(Self.number($0.minLongitude)),\(Self.number($0.minLatitude)),\(Self.number($0.maxLongitude)),\(Self.number($0.maxLatitude))]" } ?? "[-180,-90,180,90]"
-        return """
-            {"id":"\(Self.collectionID)","title":"Wells","description":"\(count) wells: pins (id, name, position) with their details","itemType":"feature",\
-            "extent":{"spatial":{"bbox":[\(bbox)],"crs":"\(Self.crs84)"}},"crs":["\(Self.crs84)"],"storageCrs":"\(Self.crs84)",\
-            "links":[\(Self.link(base, "self", "application/json", "The wells")),\
-            \(Self.link(base + "/items", "items", Self.geoJSON, "The wells as GeoJSON")),\
-            \(Self.link(base + "/queryables", Self.queryablesRel, Self.schemaJSON, "The properties a filter may name"))]}
-            """
+        let bbox: [Double] = box.map { [$0.minLongitude, $0.minLatitude, $0.maxLongitude, $0.maxLatitude] } ?? [-180, -90, 180, 90]
+        return OGC.Collection(
+            id: Self.collectionID, title: "Wells",
+            description: "\(count) wells, each with its identifier (uwi) as feature id, its position and its mapped fields",
+            itemType: "feature", extent: .init(spatial: .init(bbox: [bbox], crs: Self.crs84)), crs: [Self.crs84], storageCrs: Self.crs84,
+            links: [
+                OGC.Link(base, "self", "application/json", "The wells"),
+                OGC.Link(base + "/items", "items", Self.geoJSON, "The wells as GeoJSON"),
+                OGC.Link(base + "/queryables", Self.queryablesRel, Self.schemaJSON, "The properties a filter may name"),
+            ])
     }
 
-    /// `api`: an OpenAPI 3.0 definition of the items' query parameters, the filter languages among
-    /// them. Clients read filtering from it: GDAL's OAPIF driver (3.6 to this day) sends a `-where`
-    /// to the server as `filter=…&filter-lang=cql-text` only when the `filter-lang` parameter of the
-    /// items' path lists `cql-text`, and only for the fields that path lists as parameters.
-    func apiDocument() -> String {
-        func parameter(_ name: String, _ schema: String, _ description: String) -> String {
-            #"{"name":"\#(name)","in":"query","required":false,"schema":\#(schema),"description":\#(ResultWriter.json(.text(description)))}"#
-        }
-        let fields = FeatureQuery.filterFields.map { field in
-            let type = switch field.kind { case .integer: "integer"; case .real: "number"; case .text, .date: "string" }
-            return parameter(field.rawValue, #"{"type":"\#(type)"}"#, "Wells whose \(field.rawValue) equals this value")
-        }
-        let parameters = [
-            parameter("bbox", #"{"type":"array","items":{"type":"number"},"minItems":4,"maxItems":4}"#, "minLon,minLat,maxLon,maxLat"),
-            parameter("bbox-crs", #"{"type":"string","enum":["\#(Self.crs84)"]}"#, "The CRS of bbox"),
-            parameter("limit", #"{"type":"integer","minimum":1,"maximum":\#(configuration.maximumLimit),"default":\#(configuration.defaultLimit)}"#, "Wells per page"),
-            parameter("offset", #"{"type":"integer","minimum":0,"maximum":\#(configuration.maximumOffset)}"#, "Wells to skip"),
-            parameter("sortby", #"{"type":"string"}"#, "Fields to sort by, - for descending, such as -spud_date,name"),
-            parameter("properties", #"{"type":"string"}"#, "Fields written beside name, or *"),
-            parameter("ids", #"{"type":"string"}"#, "Well ids, in the order to answer them"),
-            parameter("filter", #"{"type":"string"}"#, "A CQL2 text filter, such as status = 'Abandoned' AND S_INTERSECTS(geometry, BBOX(-90.1,35,-89.9,35.2))"),
-            parameter("filter-lang", #"{"type":"string","enum":["cql2-text","cql-text","wells-where"],"default":"cql2-text"}"#, "The filter's language; cql-text is CQL2 text's draft name"),
-            parameter("filter-crs", #"{"type":"string","enum":["\#(Self.crs84)"]}"#, "The CRS of the filter's coordinates"),
-            parameter("f", #"{"type":"string","enum":["json","geojson"]}"#, "The format"),
-        ] + fields
-        let ok = #"{"200":{"description":"OK"}}"#
-        return """
-            {"openapi":"3.0.3","info":{"title":"WellKit","version":"1.0.0","description":"wells serve: OGC API – Features (Part 1, Part 3 with CQL2 text) over one collection, wells"},\
-            "paths":{"/":{"get":{"responses":\(ok)}},"/conformance":{"get":{"responses":\(ok)}},"/collections":{"get":{"responses":\(ok)}},\
-            "/collections/\(Self.collectionID)":{"get":{"responses":\(ok)}},\
-            "/collections/\(Self.collectionID)/queryables":{"get":{"responses":\(ok)}},\
-            "/collections/\(Self.collectionID)/items":{"get":{"parameters":[\(parameters.joined(separator: ","))],"responses":\(ok)}},\
-            "/collections/\(Self.collectionID)/items/{featureId}":{"get":{"parameters":[{"name":"featureId","in":"path","required":true,"schema":{"type":"integer"}}],"responses":\(ok)}}}}
-            """
+    /// `api`: the OpenAPI 3.0 document of every route (``Route``).
+    func apiDocument() -> [UInt8] {
+        OGC.encoded(Route.document(configuration))
     }
 
     /// `queryables`: what a `filter` may name, as a JSON Schema (Part 3): every field with its type,
-    /// and `geometry`, the wells' positions, for S_INTERSECTS.
-    func queryables(_ request: Request) -> String {
-        let properties = WellField.allCases.map { field in
-            let type = switch field.kind {
-            case .integer: #""type":"integer""#
-            case .real: #""type":"number""#
-            case .text: #""type":"string""#
-            case .date: #""type":"string","format":"date""#
-            }
-            return #""\#(field.rawValue)":{\#(type)}"#
-        }
-        return """
-            {"$schema":"https://json-schema.org/draft/2020-12/schema",\
-            "$id":\(ResultWriter.json(.text(Self.base(request) + "/collections/" + Self.collectionID + "/queryables"))),\
-            "type":"object","title":"Wells","description":"The properties a CQL2 filter may name (filter=, filter-lang=cql2-text).",\
-            "properties":{"geometry":{"format":"geometry-point","title":"The well's position (longitude, latitude)"},\(properties.joined(separator: ","))},\
-            "additionalProperties":false}
-            """
+    /// and `geometry`, the wells' positions, for S_INTERSECTS. The internal id is `wellkit_id`, as
+    /// in items (a filter may still say `id`).
+    func queryables(_ request: Request) -> [UInt8] {
+        var properties = Dictionary(uniqueKeysWithValues: WellField.allCases.map { (FeatureQuery.parameterName($0), JSONSchema.field($0.kind)) })
+        properties["wellkit_id"] = JSONSchema(type: "integer", format: "int64", title: "The well's internal id, which wells optimize renumbers (also read as id)")
+        properties["uwi"] = JSONSchema(type: "string", title: "The well's identifier: the id of its feature")
+        properties["geometry"] = JSONSchema(format: "geometry-point", title: "The well's position (longitude, latitude)")
+        return OGC.encoded(OGC.Queryables(
+            id: Self.base(request) + "/collections/" + Self.collectionID + "/queryables", title: "Wells",
+            description: "The properties a CQL2 filter may name (filter=, filter-lang=cql2-text).", properties: properties))
     }
 
     // MARK: - Items
 
     /// `items`: a FeatureCollection of the wells in view, `limit` at a time, with `numberMatched`
-    /// and a `next` link; `properties=` adds detail fields beside `name`. `parameters` are the
-    /// request's, as ``parameters(_:)`` reads them.
+    /// and a `next` link. Each feature's `id` is the well's identifier (``featureID``); its
+    /// properties are `wellkit_id` (the store's internal id), `uwi`, `name` and the attributes of
+    /// `properties=` (every mapped field without it). `parameters` are the request's, as
+    /// ``parameters(_:)`` reads them.
     func items(_ request: Request, parameters: [(name: String, value: String)], lease: StoreReaders.Lease) throws -> String {
         var query = try FeatureQuery(parameters, accepting: FeatureQuery.selecting.union(FeatureQuery.paging), configuration: configuration)
         let limit = query.request.limit ?? query.ids?.count ?? configuration.defaultLimit
@@ -144,21 +116,21 @@ struct FeaturesAPI: Sendable {
         try lease.read { store in
             do {
                 let extras = query.everyExtraColumn ? try store.extraColumnNames().map(WellAttribute.extra) : []
-                let fields: [WellAttribute] = [.id, .name, .latitude, .longitude] + query.properties + extras
-                let writer = ResultWriter(format: .geojson, columns: fields.map(\.name)) { out += $0 }
+                let fields: [WellAttribute] = [.id, .identifier, .name, .latitude, .longitude] + query.properties + extras
+                let writer = ResultWriter(format: .geojson, columns: fields.map(Self.propertyName), featureID: Self.featureID) { out += $0 }
                 var returned = 0
                 if let ids = query.ids {
                     // In the order of `ids`, as a list that loads rows by id expects them.
                     var rows: [Int64: [WellValue]] = [:]
                     try store.forEachRow(query.request, fields: fields) { row in rows[row[0]] = row.values }
                     for id in ids { if let row = rows[id] { writer.write(row); returned += 1 } }
-                } else if query.properties.isEmpty {
-                    // Pins alone, the map's request: the same features, written as bytes.
+                } else if query.properties.isEmpty && extras.isEmpty {
+                    // Pins alone (`properties=name`): the same features, written as bytes.
                     var bytes: [UInt8] = []
-                    bytes.reserveCapacity(160 * min(limit, 1_000))
+                    bytes.reserveCapacity(180 * min(limit, 1_000))
                     try store.forEachRow(query.request, fields: fields) { row in
                         bytes.append(contentsOf: returned == 0 ? [0x0A] : [0x2C, 0x0A])
-                        ResultWriter.appendPinFeature(id: row[0], name: row[1], latitude: row[2], longitude: row[3], to: &bytes)
+                        ResultWriter.appendPinFeature(id: row[0], identifier: row[1], name: row[2], latitude: row[3], longitude: row[4], to: &bytes)
                         returned += 1
                     }
                     writer.append(raw: String(decoding: bytes, as: UTF8.self), rows: returned)
@@ -182,6 +154,18 @@ struct FeaturesAPI: Sendable {
         return out
     }
 
+    /// The property whose value is a feature's `id`: the well's identifier (`details.uwi`), which a
+    /// WellKit store keeps unique and never null (a well loaded without one gets `FILE@TAG:LINE`,
+    /// and duplicates are settled at load by `--duplicates`). It survives `wells optimize`, which
+    /// renumbers the internal ids, and reloads of the same file.
+    static let featureID = WellField.identifier.rawValue
+
+    /// An attribute's name as a property: the store's internal id is `wellkit_id`, since the
+    /// feature's `id` is the uwi; other names as the fields and `extra.NAME` spell them.
+    static func propertyName(_ attribute: WellAttribute) -> String {
+        attribute == .id ? "wellkit_id" : attribute.name
+    }
+
     private func itemsLinks(_ request: Request, _ parameters: [(name: String, value: String)], limit: Int, offset: Int, returned: Int, matched: Int) -> String {
         let base = Self.base(request) + request.uri.path
         var kept = parameters.filter { $0.name != "offset" && $0.name != "limit" }
@@ -201,24 +185,25 @@ struct FeaturesAPI: Sendable {
         return links.joined(separator: ",")
     }
 
-    /// `items/{id}`: one well with every attribute, as a GeoJSON Feature. `parameters` are the
+    /// `items/{featureId}`: one well with every attribute, as a GeoJSON Feature, found by its
+    /// identifier (``featureID``; the path's segment percent-decoded). `parameters` are the
     /// request's, as ``parameters(_:)`` reads them.
     func item(_ request: Request, id text: String, parameters: [(name: String, value: String)], lease: StoreReaders.Lease) throws -> String {
-        guard let id = Int64(text) else {
-            throw Problem.badParameter("featureId", "the well id must be a whole number (the `id` of items), got '\(FeatureQuery.shown(text))'")
-        }
         _ = try FeatureQuery(parameters, accepting: ["f"], configuration: configuration)
+        let identifier = text.removingPercentEncoding ?? text
         let found: (Well, SuspectWell?)? = try lease.read { store in
-            guard let well = try store.fetchWells(WellFetchRequest(predicate: .compare(.id, .equal, .number(Double(id))), limit: 1)).first else { return nil }
-            return (well, try store.suspects(pinID: id).first)
+            guard let well = try store.well(identifier: identifier) else { return nil }
+            return (well, try store.suspects(pinID: well.id).first)
         }
         guard let (well, suspect) = found else {
-            throw Problem(.notFound, "no well with id \(id); ids are the `id` of items, and change when `wells optimize` renumbers the store")
+            throw Problem(.notFound, "no well with the identifier '\(FeatureQuery.shown(identifier))'; a feature's id is its well's uwi, as the `id` of items gives it")
         }
         let pairs = well.properties(suspect: suspect)
-        let feature = ResultWriter(format: .geojson, columns: pairs.map(\.name)) { _ in }.feature(pairs.map(\.value))
+        let feature = ResultWriter(format: .geojson, columns: pairs.map { $0.name == "id" ? "wellkit_id" : $0.name }, featureID: Self.featureID) { _ in }
+            .feature(pairs.map(\.value))
         let base = Self.base(request) + "/collections/" + Self.collectionID
-        let links = [Self.link(base + "/items/\(id)", "self", Self.geoJSON, "This well"), Self.link(base, "collection", "application/json", "The wells")]
+        let links = [Self.link(base + "/items/" + Self.pathSegment(well.detail.identifier), "self", Self.geoJSON, "This well"),
+                     Self.link(base, "collection", "application/json", "The wells")]
         return String(feature.dropLast()) + #","links":[\#(links.joined(separator: ","))]}"# + "\n"
     }
 
@@ -274,16 +259,13 @@ struct FeaturesAPI: Sendable {
         #"{"href":\#(ResultWriter.json(.text(href))),"rel":"\#(rel)","type":"\#(type)","title":\#(ResultWriter.json(.text(title)))\#(templated ? #","templated":true"# : "")}"#
     }
 
-    static func escaped(_ text: String) -> String {
-        String(ResultWriter.json(.text(text)).dropFirst().dropLast())
-    }
-
-    static func number(_ value: Double) -> String {
-        ResultWriter.json(.real(value))
-    }
-
     static func encoded(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .urlQueryValueAllowed) ?? text
+    }
+
+    /// `text` as one segment of a path: everything but unreserved characters percent-escaped.
+    static func pathSegment(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .urlPathSegmentAllowed) ?? text
     }
 }
 
@@ -302,4 +284,6 @@ private final class ExtentCache: Sendable {
 extension CharacterSet {
     /// Characters a query value keeps unescaped: unreserved ones and `,` `:`.
     static let urlQueryValueAllowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~,:")
+    /// Characters a path segment keeps unescaped: unreserved ones (RFC 3986).
+    static let urlPathSegmentAllowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 }

@@ -1,7 +1,7 @@
 /// The map page `wells serve` answers at `/`: Leaflet from Debian's libjs-leaflet (served under /assets/leaflet/),
 /// a Natural Earth basemap from /basemap/countries.geojson, the wells from the clustered GeoJSON tiles under
 /// /tiles/{z}/{x}/{y}.geojson, a list of the wells in view (ids from /collections/wells/ids, rows a page at a time
-/// from /collections/wells/items) and a details panel (/collections/wells/items/{id}).
+/// from /collections/wells/items) and a details panel (/collections/wells/items/{uwi}).
 ///
 /// The page is three files in `Sources/WellsServer/Resources` (`map.html`, `map.css`, `map.js`), compiled into
 /// the binary by SwiftPM (`.embedInCode`), so that `wells` needs nothing beside it at run time. `map.html` is

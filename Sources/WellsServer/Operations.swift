@@ -114,14 +114,14 @@ extension WellsServer {
     ///   document that an API request would get (a readiness probe: take the instance out of rotation).
     /// - `/metrics`: ``ServerMetrics`` in Prometheus' text format.
     func addOperationsRoutes(to router: Router<BasicRequestContext>) {
-        router.get("/health") { _, _ in
+        router.get(.init(Route.health.path)) { _, _ in
             Self.status("up")
         }
-        router.get("/ready") { _, _ in
+        router.get(.init(Route.ready.path)) { _, _ in
             _ = try readers.currentChangeToken(until: readers.newDeadline)
             return Self.status("ready")
         }
-        router.get("/metrics") { _, _ in
+        router.get(.init(Route.metrics.path)) { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
                      body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.text)))
         }

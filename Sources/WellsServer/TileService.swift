@@ -27,7 +27,7 @@ final class TileService: Sendable {
 
     /// Parses `z`, `x` and `y.format`, and the query (`cell`, property filters, `filter`).
     ///
-    /// - Throws: ``Problem`` 400 for a tile outside the grid or the zoom cap, an unknown format or parameter.
+    /// - Throws: ``Problem`` 404 for a tile outside the grid; 400 for a zoom over the cap, an unknown format or parameter.
     func parse(z: String, x: String, name: String, parameters: [(name: String, value: String)]) throws -> (TileID, Format, TileOptions) {
         let parts = name.split(separator: ".", maxSplits: 1)
         guard parts.count == 2, let format = Format(rawValue: String(parts[1])) else {
@@ -40,8 +40,10 @@ final class TileService: Sendable {
             throw Problem.badParameter("z", "zoom \(zoom) is outside 0 to \(configuration.maximumZoom), the zooms this server serves")
         }
         let tile: TileID
+        // A tile outside the zoom's grid does not exist: 404, as OGC API – Tiles answers a tile
+        // outside its tile matrix's limits (the request itself is well formed).
         do { tile = try TileID(z: zoom, x: column, y: row) } catch let error as QueryError {
-            throw Problem.badParameter("z/x/y", error.message)
+            throw Problem(.notFound, error.message, parameter: "z/x/y")
         }
         var options = configuration.tileOptions
         var rest: [(name: String, value: String)] = []

@@ -110,42 +110,43 @@ package struct WellsServer: Sendable {
         router.add(middleware: ByteRangeMiddleware(directory: configuration.leafletDirectory, urlBasePath: "/assets/leaflet"))
         router.add(middleware: FileMiddleware(configuration.leafletDirectory, urlBasePath: "/assets/leaflet",
                                               cacheControl: .init([(MediaType(type: .any), [.maxAge(3600)])]), logger: Self.quietLogger))
-        router.get("/") { request, _ in
+        // Each path comes from the route table (Route), which /api describes.
+        router.get(.init(Route.landing.path)) { request, _ in
             if try Self.wantsJSON(request) {
-                return try respond(request, contentType: "application/json", variant: "json") { _ in Array(api.landing(request).utf8) }
+                return try respond(request, contentType: "application/json", variant: "json") { _ in api.landing(request) }
             }
             return try respond(request, contentType: "text/html; charset=utf-8", variant: "html") { _ in MapPage.html }
         }
-        router.get("/assets/map/:name") { request, context in
+        router.get(.init(Route.mapAsset.path)) { request, context in
             let name = context.parameters.get("name") ?? ""
             guard let asset = MapPage.assets[name] else { throw Problem(.notFound, "no file '\(FeatureQuery.shown(name))' in /assets/map/") }
             return try respond(request, contentType: asset.contentType, variant: name) { _ in asset.bytes }
         }
         // Every route reads its query through FeaturesAPI.parameters, which refuses a repeated
         // parameter; those that take none of their own read it for that alone.
-        router.get("/conformance") { request, _ in
+        router.get(.init(Route.conformance.path)) { request, _ in
             _ = try FeaturesAPI.parameters(request)
-            return try respond(request, contentType: "application/json") { _ in Array(api.conformanceDocument().utf8) }
+            return try respond(request, contentType: "application/json") { _ in api.conformanceDocument() }
         }
-        router.get("/api") { request, _ in
+        router.get(.init(Route.api.path)) { request, _ in
             _ = try FeaturesAPI.parameters(request)
-            return try respond(request, contentType: FeaturesAPI.openAPI) { _ in Array(api.apiDocument().utf8) }
+            return try respond(request, contentType: FeaturesAPI.openAPI) { _ in api.apiDocument() }
         }
-        router.get("/collections") { request, _ in
+        router.get(.init(Route.collections.path)) { request, _ in
             _ = try FeaturesAPI.parameters(request)
-            return try await respondReading(request, contentType: "application/json") { token, lease in Array(try api.collections(request, token: token, lease: lease).utf8) }
+            return try await respondReading(request, contentType: "application/json") { token, lease in try api.collections(request, token: token, lease: lease) }
         }
-        router.get("/collections/:collection") { request, context in
+        router.get(.init(Route.collection.path)) { request, context in
             try Self.checkCollection(context)
             _ = try FeaturesAPI.parameters(request)
-            return try await respondReading(request, contentType: "application/json") { token, lease in Array(try api.collection(request, token: token, lease: lease).utf8) }
+            return try await respondReading(request, contentType: "application/json") { token, lease in try api.collection(request, token: token, lease: lease) }
         }
-        router.get("/collections/:collection/queryables") { request, context in
+        router.get(.init(Route.queryables.path)) { request, context in
             try Self.checkCollection(context)
             _ = try FeaturesAPI.parameters(request)
-            return try respond(request, contentType: FeaturesAPI.schemaJSON) { _ in Array(api.queryables(request).utf8) }
+            return try respond(request, contentType: FeaturesAPI.schemaJSON) { _ in api.queryables(request) }
         }
-        router.get("/collections/:collection/items") { request, context in
+        router.get(.init(Route.items.path)) { request, context in
             try Self.checkCollection(context)
             // A box's page without a sort reads at most `limit` rows through the R*Tree: small work.
             let parameters = try FeaturesAPI.parameters(request)
@@ -154,20 +155,20 @@ package struct WellsServer: Sendable {
                 Array(try api.items(request, parameters: parameters, lease: lease).utf8)
             }
         }
-        router.get("/collections/:collection/items/:id") { request, context in
+        router.get(.init(Route.item.path)) { request, context in
             try Self.checkCollection(context)
-            let id = context.parameters.get("id") ?? ""
+            let id = context.parameters.get("featureId") ?? ""
             let parameters = try FeaturesAPI.parameters(request)
             return try await respondReading(request, contentType: FeaturesAPI.geoJSON, small: true) { _, lease in
                 Array(try api.item(request, id: id, parameters: parameters, lease: lease).utf8)
             }
         }
-        router.get("/collections/:collection/ids") { request, context in
+        router.get(.init(Route.ids.path)) { request, context in
             try Self.checkCollection(context)
             let parameters = try FeaturesAPI.parameters(request)
             return try await respondReading(request, contentType: "application/json") { _, lease in Array(try api.ids(parameters, lease: lease).utf8) }
         }
-        router.get("/tiles/:z/:x/:y") { request, context in
+        router.get(.init(Route.tile.path)) { request, context in
             let (tile, format, options) = try tiles.parse(
                 z: context.parameters.get("z") ?? "", x: context.parameters.get("x") ?? "", name: context.parameters.get("y") ?? "",
                 parameters: try FeaturesAPI.parameters(request))
@@ -177,8 +178,8 @@ package struct WellsServer: Sendable {
                 try tiles.bytes(tile, format, options, version: version, lease: lease)
             }
         }
-        router.get("/basemap/:name") { request, context in try basemapResponse(request, name: context.parameters.get("name") ?? "") }
-        router.get("/favicon.ico") { _, _ in Response(status: .noContent) }
+        router.get(.init(Route.basemap.path)) { request, context in try basemapResponse(request, name: context.parameters.get("name") ?? "") }
+        router.get(.init(Route.favicon.path)) { _, _ in Response(status: .noContent) }
         return router
     }
 
@@ -313,8 +314,9 @@ package struct WellsServer: Sendable {
         try request.headers[.ifNoneMatch] == nil ? readers.changeToken(until: deadline) : readers.currentChangeToken(until: deadline)
     }
 
-    /// Whether `/` should answer the JSON landing page: `f=json`, or an Accept header that asks for
-    /// JSON rather than HTML (as GDAL and other API clients send); browsers get the map.
+    /// Whether `/` should answer the JSON landing page: `f=json`, or an Accept header that does not
+    /// ask for HTML (GDAL's `application/json`, OWSLib's and curl's `*/*`, none); browsers, which
+    /// ask for `text/html`, get the map.
     static func wantsJSON(_ request: Request) throws -> Bool {
         for (name, value) in try FeaturesAPI.parameters(request) {
             guard name == "f" else { throw Problem.badParameter(name, "unknown parameter '\(FeatureQuery.shown(name))'; the landing page takes f=json or f=html") }
@@ -324,12 +326,11 @@ package struct WellsServer: Sendable {
             default: throw Problem.badParameter("f", "f '\(FeatureQuery.shown(value))' is not a format served here; use f=json or f=html")
             }
         }
-        let accept = request.headers[.accept] ?? ""
-        return accept.contains("json") && !accept.contains("text/html")
+        return !(request.headers[.accept] ?? "").contains("text/html")
     }
 
     static func checkCollection(_ context: BasicRequestContext) throws {
-        let name = context.parameters.get("collection") ?? ""
+        let name = context.parameters.get("collectionId") ?? ""
         guard name == FeaturesAPI.collectionID else {
             throw Problem(.notFound, "no collection '\(FeatureQuery.shown(name))'; this server has one, \(FeaturesAPI.collectionID)")
         }

@@ -186,10 +186,11 @@ class MapTest:
         except CheckFailed as e:
             status = self.driver.find_element(By.ID, "status").text
             raise CheckFailed(f"{e}; it is {self.details_id()!r}" + (f", status line: {status!r}" if status else ""))
-        well = self.fetch_json(f"collections/wells/items/{urllib.parse.quote(pin_id)}")
-        if str(well.get("id", pin_id)) != pin_id:
-            raise CheckFailed(f"GET collections/wells/items/{pin_id} answered the well with id {well.get('id')!r}")
-        props = well.get("properties") or {}
+        # The page knows a well by its internal id (wellkit_id); a feature's id is its uwi.
+        found = self.fetch_json(f"collections/wells/items?ids={urllib.parse.quote(pin_id)}&properties=*")["features"]
+        if len(found) != 1 or str((found[0].get("properties") or {}).get("wellkit_id")) != pin_id:
+            raise CheckFailed(f"GET collections/wells/items?ids={pin_id} answered {found[:1]!r}")
+        props = found[0].get("properties") or {}
         key = "uwi" if props.get("uwi") not in (None, "") else "name"
         expected = str(props.get(key))
         cells = self.details_table_text()

@@ -34,7 +34,7 @@ import WellsTestSupport
                 matched = page["numberMatched"] as? Int
                 let features = try #require(page["features"] as? [[String: Any]])
                 #expect(page["numberReturned"] as? Int == features.count)
-                ids += features.compactMap { ($0["id"] as? NSNumber)?.int64Value }
+                ids += features.compactMap(Self.wellkitID)
                 url = (page["links"] as? [[String: Any]])?.first { $0["rel"] as? String == "next" }?["href"] as? String
             }
             #expect(matched == expected.count, "box \(box)")
@@ -52,7 +52,7 @@ import WellsTestSupport
         var request = WellFetchRequest(predicate: .compare(.status, .equal, .text(status)),
                                        sortDescriptors: [WellSortDescriptor(.spudDate, ascending: false), WellSortDescriptor(.name)],
                                        region: .box(try BoundingBox(parsing: box)), limit: 50)
-        #expect(features.compactMap { ($0["id"] as? NSNumber)?.int64Value } == (try s.store.fetchIDs(request)))
+        #expect(features.compactMap(Self.wellkitID) == (try s.store.fetchIDs(request)))
         #expect(features.allSatisfy { (($0["properties"] as? [String: Any])?["status"] as? String) == status })
         request.limit = nil
         #expect(page["numberMatched"] as? Int == (try s.store.fetchCount(request)))
@@ -64,17 +64,18 @@ import WellsTestSupport
         #expect(listed == expected && ids["numberMatched"] as? Int == expected.count && ids["truncated"] as? Bool == false)
         let chosen = Array(listed.prefix(30).reversed())
         let rows = try await HTTP.json(s.url + "collections/wells/items?ids=" + chosen.map(String.init).joined(separator: ","))
-        #expect(try #require(rows["features"] as? [[String: Any]]).compactMap { ($0["id"] as? NSNumber)?.int64Value } == chosen)
+        #expect(try #require(rows["features"] as? [[String: Any]]).compactMap(Self.wellkitID) == chosen)
     }
 
     @Test func anItemHasEveryAttributeOfTheWell() async throws {
         let s = try await Self.served.value
         let well = try #require(try s.store.fetchWells(WellFetchRequest(offset: 123)).first)
-        let feature = try await HTTP.json(s.url + "collections/wells/items/\(well.id)")
+        let feature = try await HTTP.json(s.url + "collections/wells/items/" + HTTP.encoded(well.detail.identifier))
         let properties = try #require(feature["properties"] as? [String: Any])
         let expected = well.properties()
-        #expect(Set(properties.keys) == Set(expected.map(\.name)).subtracting(["lat", "lon"]))
-        #expect(properties["uwi"] as? String == well.detail.identifier)
+        #expect(Set(properties.keys) == Set(expected.map { $0.name == "id" ? "wellkit_id" : $0.name }).subtracting(["lat", "lon"]))
+        #expect(feature["id"] as? String == well.detail.identifier && properties["uwi"] as? String == well.detail.identifier)
+        #expect((properties["wellkit_id"] as? NSNumber)?.int64Value == well.id)
         let coordinates = try #require((feature["geometry"] as? [String: Any])?["coordinates"] as? [Double])
         #expect(coordinates == [well.pin.longitude, well.pin.latitude])
     }
@@ -88,8 +89,9 @@ import WellsTestSupport
         ("collections/wells/items?spud_date=yesterday", "spud_date"), ("collections/wells/items?foo=1", "foo"),
         ("collections/wells/items?bbox-crs=EPSG:3857", "bbox-crs"), ("collections/wells/items?properties=secret", "properties"),
         ("collections/wells/items?ids=1,x", "ids"), ("collections/wells/items?f=xml", "f"),
-        ("collections/wells/items/abc", "featureId"), ("collections/wells/ids?limit=5", "limit"),
-        ("tiles/23/0/0.mvt", "z"), ("tiles/3/9/0.mvt", "z/x/y"), ("tiles/3/0/0.png", "format"),
+        ("collections/wells/items?limit=10001", "limit"), ("collections/wells/items?sortby=name,,status", "sortby"),
+        ("collections/wells/items?properties=status,", "properties"), ("collections/wells/ids?limit=5", "limit"),
+        ("tiles/23/0/0.mvt", "z"), ("tiles/3/x/0.mvt", "z/x/y"), ("tiles/3/0/0.png", "format"),
         ("tiles/3/0/0.mvt?cell=7", "cell"), ("?f=xml", "f"),
     ])
     func badParametersAnswerAProblemNamingThem(path: String, parameter: String) async throws {
@@ -108,7 +110,7 @@ import WellsTestSupport
         for (path, name) in [
             ("?f=json&f=html", "f"), ("conformance?f=json&f=json", "f"), ("collections?f=json&f=json", "f"),
             ("collections/wells?f=json&f=json", "f"), ("collections/wells/items?limit=5&limit=6", "limit"),
-            ("collections/wells/items/1?f=json&f=json", "f"), ("collections/wells/ids?bbox=-120,49,-110,60&bbox=0,0,1,1", "bbox"),
+            ("collections/wells/items/any?f=json&f=json", "f"), ("collections/wells/ids?bbox=-120,49,-110,60&bbox=0,0,1,1", "bbox"),
             ("tiles/3/1/2.mvt?cell=16&cell=4096", "cell"), ("tiles/3/1/2.geojson?status=A&%73tatus=B", "status"),
         ] {
             let (status, headers, body) = try await HTTP.get(s.url + path)
@@ -119,18 +121,21 @@ import WellsTestSupport
             #expect(problem["detail"] as? String == "\(name) is given twice; give it once", "\(path): \(problem)")
         }
         // Refused before a 304: the ETag the client holds does not make the query valid.
-        let item = try await HTTP.get(s.url + "collections/wells/items/1")
+        let uwi = try #require(try s.store.fetchWells(WellFetchRequest(limit: 1)).first).detail.identifier
+        let item = try await HTTP.get(s.url + "collections/wells/items/" + HTTP.encoded(uwi))
         let etag = try #require(item.headers["Etag"] ?? item.headers["ETag"])
-        #expect(try await HTTP.get(s.url + "collections/wells/items/1?f=json&f=json", headers: ["If-None-Match": etag]).status == 400)
+        #expect(try await HTTP.get(s.url + "collections/wells/items/\(HTTP.encoded(uwi))?f=json&f=json", headers: ["If-None-Match": etag]).status == 400)
     }
 
-    @Test func missingThingsAnswer404AndLimitsAreCapped() async throws {
+    @Test func missingThingsAnswer404AndTheLimitIsTheMaximum() async throws {
         let s = try await Self.served.value
-        #expect(try await HTTP.get(s.url + "collections/nope/items").status == 404)
-        let nowhere = try await HTTP.get(s.url + "no/such/path")
-        #expect(nowhere.status == 404 && nowhere.headers["Content-Type"] == "application/problem+json")
-        #expect(try await HTTP.get(s.url + "collections/wells/items/999999999").status == 404)
-        let page = try await HTTP.json(s.url + "collections/wells/items?limit=50000")
+        for path in ["collections/nope/items", "no/such/path", "tiles/3/9/0.mvt",
+                     // Internal ids are no feature ids: a feature's id is its uwi.
+                     "collections/wells/items/999999999", "collections/wells/items/\(try #require(try s.store.fetchIDs(WellFetchRequest(limit: 1)).first))"] {
+            let answer = try await HTTP.get(s.url + path)
+            #expect(answer.status == 404 && answer.headers["Content-Type"] == "application/problem+json", "\(path)")
+        }
+        let page = try await HTTP.json(s.url + "collections/wells/items?limit=10000&properties=name")
         #expect(page["numberReturned"] as? Int == 10_000 && page["numberMatched"] as? Int == 20_000)
     }
 
@@ -246,8 +251,13 @@ import WellsTestSupport
     static func features(_ body: Data) throws -> [Feature] {
         let page = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any], "\(String(decoding: body, as: UTF8.self))")
         return try #require(page["features"] as? [[String: Any]]).map {
-            Feature(id: ($0["id"] as? NSNumber)?.int64Value ?? -1, name: ($0["properties"] as? [String: Any])?["name"] as? String ?? "")
+            Feature(id: wellkitID($0) ?? -1, name: ($0["properties"] as? [String: Any])?["name"] as? String ?? "")
         }
+    }
+
+    /// A feature's internal id, its property `wellkit_id` (its `id` is the well's uwi).
+    static func wellkitID(_ feature: [String: Any]) -> Int64? {
+        ((feature["properties"] as? [String: Any])?["wellkit_id"] as? NSNumber)?.int64Value
     }
 
     struct Feature: Equatable {
@@ -302,7 +312,7 @@ import WellsTestSupport
         let box = try BoundingBox(parsing: "-115,52,-114,53")
         let gpkg = s.directory + "/box.gpkg"
         _ = try await Tool.run("ogr2ogr", ["-f", "GPKG", gpkg, "OAPIF:" + s.url, "wells", "-spat", "-115", "52", "-114", "53"])
-        let csv = try await Tool.run("ogr2ogr", ["-f", "CSV", "/vsistdout/", gpkg, "-sql", "SELECT id FROM wells"])
+        let csv = try await Tool.run("ogr2ogr", ["-f", "CSV", "/vsistdout/", gpkg, "-sql", "SELECT wellkit_id FROM wells"])
         let copied = csv.split(separator: "\n").dropFirst().compactMap { Int64($0.trimmingCharacters(in: CharacterSet(charactersIn: "\" ,\r"))) }
         let expected = try s.store.fetchIDs(WellFetchRequest(region: .box(box)))
         #expect(!expected.isEmpty && copied.sorted() == expected.sorted())

@@ -27,21 +27,25 @@ package final class ResultWriter {
     private var widths: [Int]?
     private let latIndex: Int?
     private let lonIndex: Int?
+    /// The column whose value is a GeoJSON feature's `id`.
+    private let idIndex: Int?
     private let tableCell: (String) -> String
 
     /// - Parameters:
     ///   - columns: The column names, in row order. GeoJSON needs `lat` and `lon` among them.
     ///   - tableCell: Makes each cell and column name of a table safe to show, for example by escaping
     ///     control characters, before it is measured and padded; CSV and JSON are written as they are.
+    ///   - featureID: The column whose value is each GeoJSON feature's `id` (it stays among the properties too).
     ///   - emit: Receives the output text, piece by piece.
     package init(format: OutputFormat, columns: [String], tableCell: @escaping (String) -> String = { $0 },
-                emit: @escaping (String) -> Void) {
+                featureID: String = "id", emit: @escaping (String) -> Void) {
         self.format = format
         self.columns = columns
         self.tableCell = tableCell
         self.emit = emit
         latIndex = columns.firstIndex(of: "lat")
         lonIndex = columns.firstIndex(of: "lon")
+        idIndex = columns.firstIndex(of: featureID)
         switch format {
         case .csv: emit(CSVWriter.line(columns) + "\n")
         case .json: emit("[")
@@ -118,7 +122,7 @@ package final class ResultWriter {
             ExtraJSON.appendQuoted(column, to: &properties)
             properties += ":" + Self.json(value)
         }
-        let id = columns.firstIndex(of: "id").map { #""id":\#(Self.json(values[$0])),"# } ?? ""
+        let id = idIndex.map { #""id":\#(Self.json(values[$0])),"# } ?? ""
         return #"{"type":"Feature",\#(id)"geometry":\#(geometry),"properties":\#(properties)}}"#
     }
 
@@ -153,25 +157,31 @@ package final class ResultWriter {
     }
 
     /// Appends one pin as the GeoJSON Feature that ``write(_:)`` writes for the columns
-    /// `id, name, lat, lon`, byte for byte, into a byte buffer.
+    /// `wellkit_id, uwi, name, lat, lon` with `featureID: "uwi"` (a server's feature, whose id is
+    /// the well's identifier), byte for byte, into a byte buffer.
     ///
     /// The hot path of a server's `items`: building the feature as `String`s through
-    /// ``feature(_:)`` took 18% of the server's time for city boxes (`perf`, `wells-bench serve`).
-    package static func appendPinFeature(id: Int64, name: String?, latitude: Double, longitude: Double, to out: inout [UInt8]) {
+    /// ``feature(_:geometry:)`` took 18% of the server's time for city boxes (`perf`, `wells-bench serve`).
+    package static func appendPinFeature(id: Int64, identifier: String?, name: String?, latitude: Double, longitude: Double, to out: inout [UInt8]) {
+        func appendText(_ text: String?) {
+            if var text {
+                text.withUTF8 { ExtraJSON.appendQuoted($0, to: &out) }
+            } else {
+                out.append(contentsOf: "null".utf8)
+            }
+        }
         out.append(contentsOf: #"{"type":"Feature","id":"#.utf8)
-        out.append(contentsOf: String(id).utf8)
+        appendText(identifier)
         out.append(contentsOf: #","geometry":{"type":"Point","coordinates":["#.utf8)
         out.append(contentsOf: number(longitude).utf8)
         out.append(UInt8(ascii: ","))
         out.append(contentsOf: number(latitude).utf8)
-        out.append(contentsOf: #"]},"properties":{"id":"#.utf8)
+        out.append(contentsOf: #"]},"properties":{"wellkit_id":"#.utf8)
         out.append(contentsOf: String(id).utf8)
+        out.append(contentsOf: #","uwi":"#.utf8)
+        appendText(identifier)
         out.append(contentsOf: #","name":"#.utf8)
-        if var name {
-            name.withUTF8 { ExtraJSON.appendQuoted($0, to: &out) }
-        } else {
-            out.append(contentsOf: "null".utf8)
-        }
+        appendText(name)
         out.append(contentsOf: "}}".utf8)
     }
 

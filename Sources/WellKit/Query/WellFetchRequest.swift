@@ -83,7 +83,7 @@ extension WellField {
         for prefix in ["detail.", "details.", "pin.", "pins.", "well."] where name.hasPrefix(prefix) {
             name.removeFirst(prefix.count)
         }
-        let aliases = ["latitude": "lat", "longitude": "lon", "identifier": "uwi", "api": "uwi"]
+        let aliases = ["latitude": "lat", "longitude": "lon", "identifier": "uwi", "api": "uwi", "wellkit_id": "id"]
         guard let field = WellField(rawValue: aliases[name] ?? name) else {
             throw QueryError(.unknownField, "unknown field \"\(keyPath)\"; valid fields: \(WellField.allCases.map(\.rawValue).joined(separator: ", ")) (details fields may be written detail.NAME), or extra.NAME for a source column no field maps", subject: .fieldName, text: keyPath, token: keyPath, offset: 1)
         }

@@ -11,7 +11,7 @@
   // The order of the details table; other keys follow alphabetically, `extra.*` last.
   const FIELD_ORDER = ['uwi', 'name', 'status', 'operator', 'type', 'fluid', 'field', 'formation', 'county',
     'state', 'licence', 'spud_date', 'completion_date', 'plug_date', 'total_depth', 'ground_elevation',
-    'kb_elevation', 'lat', 'lon', 'source_x', 'source_y', 'source_crs', 'id'];
+    'kb_elevation', 'lat', 'lon', 'source_x', 'source_y', 'source_crs', 'wellkit_id'];
 
   const byId = (id) => document.getElementById(id);
   const ui = { count: byId('count'), sort: byId('sort'), status: byId('status'), list: byId('list'),
@@ -315,7 +315,7 @@
       const collection = await getJSON(`collections/wells/items?ids=${ids.map(encodeURIComponent).join(',')}`
                                        + `&properties=${ROW_FIELDS}`, list.abort.signal);
       if (gen !== list.gen) return;
-      const props = new Map(collection.features.map((f) => [String(f.id), f.properties || {}]));
+      const props = new Map(collection.features.map((f) => [String((f.properties || {}).wellkit_id), f.properties || {}]));
       for (const id of ids) ui.rows.append(listRow(id, props.get(id) || {}));
       list.shown += ids.length;
     } finally {
@@ -382,7 +382,10 @@
     details.abort = new AbortController();
     ui.details.classList.add('loading');
     try {
-      const feature = await getJSON(`collections/wells/items/${encodeURIComponent(id)}`, details.abort.signal);
+      // The map and the list know a well by its internal id (wellkit_id); items/{id} takes its uwi.
+      const found = await getJSON(`collections/wells/items?ids=${encodeURIComponent(id)}&properties=name`, details.abort.signal);
+      if (!found.features.length) throw new ProblemError(`no well with id ${id}: the store changed; move the map to reload`);
+      const feature = await getJSON(`collections/wells/items/${encodeURIComponent(found.features[0].id)}`, details.abort.signal);
       if (gen === details.gen) renderDetails(feature, id);
     } catch (err) {
       if (gen === details.gen) showError(err);
@@ -418,7 +421,7 @@
     }
     parts.push(table);
     ui.details.replaceChildren(...parts);
-    ui.details.dataset.id = feature.id !== undefined && feature.id !== null ? String(feature.id) : requestedId;
+    ui.details.dataset.id = p.wellkit_id !== undefined && p.wellkit_id !== null ? String(p.wellkit_id) : requestedId;
   }
 
   // ---- The view: from the hash `#z/lat/lon`, else the collection's extent; the hash follows the map ----

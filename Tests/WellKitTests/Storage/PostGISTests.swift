@@ -395,7 +395,7 @@ import WellsTestSupport
         let (status, body) = try await served.get("collections/wells/items?bbox=\(box)&limit=1000")
         #expect(status == 200)
         let page = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
-        let ids = try #require(page["features"] as? [[String: Any]]).compactMap { $0["id"] as? Int64 }
+        let ids = try #require(page["features"] as? [[String: Any]]).compactMap { ($0["properties"] as? [String: Any])?["wellkit_id"] as? Int64 }
         let expected = try store.fetchIDs(WellFetchRequest(region: .box(try BoundingBox(parsing: box))))
         #expect(!expected.isEmpty && Set(ids) == Set(expected) && page["numberMatched"] as? Int == expected.count)
         // The page was answered from the server's cache the second time; a load makes it anew.

@@ -84,25 +84,31 @@ import Testing
 }
 
 @Suite struct PinFeatureTests {
-    /// The byte writer of `items` writes what ResultWriter writes for the same pins.
+    /// The byte writer of `items` writes what ResultWriter writes for the same pins, the
+    /// identifier (uwi) as each feature's id.
     @Test func pinFeaturesMatchTheResultWriter() {
-        let pins: [(Int64, String?, Double, Double)] = [
-            (1, "Memphis #109", 35.165556, -90.027111), (2, nil, -14.3, -170.7), (3, "A \"quoted\" \\ name\n\u{1B}[31m", 0, 0),
-            (40, "Émile's Well 油井", 51.05000000000001, -114.0), (9_000_000_000, "", -90, 180),
+        let pins: [(Int64, String?, String?, Double, Double)] = [
+            (1, "42-157-30001", "Memphis #109", 35.165556, -90.027111), (2, "wells.csv@a:12", nil, -14.3, -170.7),
+            (3, "id \"7\"\n", "A \"quoted\" \\ name\n\u{1B}[31m", 0, 0),
+            (40, "油井/1", "Émile's Well 油井", 51.05000000000001, -114.0), (9_000_000_000, nil, "", -90, 180),
         ]
+        let columns = ["wellkit_id", "uwi", "name", "lat", "lon"]
         var reference = ""
-        let writer = ResultWriter(format: .geojson, columns: ["id", "name", "lat", "lon"]) { reference += $0 }
-        for (id, name, lat, lon) in pins { writer.write([.integer(id), name.map { .text($0) } ?? .null, .real(lat), .real(lon)]) }
+        let writer = ResultWriter(format: .geojson, columns: columns, featureID: "uwi") { reference += $0 }
+        for (id, uwi, name, lat, lon) in pins {
+            writer.write([.integer(id), uwi.map { .text($0) } ?? .null, name.map { .text($0) } ?? .null, .real(lat), .real(lon)])
+        }
         writer.finish()
         var fast = ""
-        let other = ResultWriter(format: .geojson, columns: ["id", "name", "lat", "lon"]) { fast += $0 }
+        let other = ResultWriter(format: .geojson, columns: columns, featureID: "uwi") { fast += $0 }
         var bytes: [UInt8] = []
-        for (k, (id, name, lat, lon)) in pins.enumerated() {
+        for (k, (id, uwi, name, lat, lon)) in pins.enumerated() {
             bytes += k == 0 ? [0x0A] : [0x2C, 0x0A]
-            ResultWriter.appendPinFeature(id: id, name: name, latitude: lat, longitude: lon, to: &bytes)
+            ResultWriter.appendPinFeature(id: id, identifier: uwi, name: name, latitude: lat, longitude: lon, to: &bytes)
         }
         other.append(raw: String(decoding: bytes, as: UTF8.self), rows: pins.count)
         other.finish()
+        #expect(reference.contains(#""id":"42-157-30001","geometry""#))
         #expect(fast == reference)
     }
 }
