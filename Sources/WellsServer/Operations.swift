@@ -13,12 +13,13 @@ import Prometheus
 /// factory of this server's own (no process-wide bootstrap, so several servers in one process,
 /// as the in-process tests build them, each count their own):
 ///
-/// - `wells_http_requests_total{route,status}`: requests by route pattern (`/collections/{collection}/items`,
+/// - `wells_http_requests_total{route,status}`: requests by route pattern (`/collections/{collectionId}/items`,
 ///   never the raw path, so the series stay few) and status; `unmatched` for paths no route serves;
 /// - `wells_http_request_duration_seconds{route}`: a latency histogram per route;
 /// - `wells_cache_hits_total` and `wells_cache_misses_total`: ``ResponseCache`` lookups of tiles and `items` pages;
 /// - `wells_store_queries_total`: bodies read from the store (a cache hit or a `304` reads none);
-/// - `wells_unavailable_total`: 503 answers (overload: a full queue, a request over its time, a store that is gone).
+/// - `wells_unavailable_total`: 503 answers (overload: a full queue, a request over its time, a store that is gone);
+/// - `wells_http_requests_in_flight`: requests being answered now (this `/metrics` request among them).
 final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
@@ -26,6 +27,7 @@ final class ServerMetrics: Sendable {
     let cacheMisses: CoreMetrics.Counter
     let storeQueries: CoreMetrics.Counter
     let unavailable: CoreMetrics.Counter
+    let inFlight: CoreMetrics.Meter
 
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -37,6 +39,7 @@ final class ServerMetrics: Sendable {
         cacheMisses = CoreMetrics.Counter(label: "wells_cache_misses_total", factory: factory)
         storeQueries = CoreMetrics.Counter(label: "wells_store_queries_total", factory: factory)
         unavailable = CoreMetrics.Counter(label: "wells_unavailable_total", factory: factory)
+        inFlight = CoreMetrics.Meter(label: "wells_http_requests_in_flight", factory: factory)
     }
 
     /// Counts one answered request.
@@ -67,6 +70,7 @@ struct OperationsResponder<Base: HTTPResponder>: HTTPResponder where Base.Contex
     func respond(to request: Request, context: Base.Context) async throws -> Response {
         let start = ContinuousClock.now
         let id = Self.requestID(request)
+        metrics.inFlight.increment()
         var response: Response
         do {
             response = try await base.respond(to: request, context: context)
@@ -83,6 +87,7 @@ struct OperationsResponder<Base: HTTPResponder>: HTTPResponder where Base.Contex
 
     private func finish(_ request: Request, context: Base.Context, id: String, status: HTTPResponse.Status, bytes: Int, since start: ContinuousClock.Instant) {
         let duration = start.duration(to: .now)
+        metrics.inFlight.decrement()
         metrics.record(route: context.endpointPath.map { $0 == "NotFound" ? "unmatched" : $0 } ?? "unmatched", status: status, duration: duration)
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         logger.info("request", metadata: [

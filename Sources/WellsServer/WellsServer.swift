@@ -178,7 +178,7 @@ package struct WellsServer: Sendable {
                 try tiles.bytes(tile, format, options, version: version, lease: lease)
             }
         }
-        router.get(.init(Route.basemap.path)) { request, context in try basemapResponse(request, name: context.parameters.get("name") ?? "") }
+        router.get(.init(Route.basemap.path)) { request, context in try basemapResponse(request, name: context.parameters.get("layer") ?? "") }
         router.get(.init(Route.favicon.path)) { _, _ in Response(status: .noContent) }
         return router
     }
