@@ -55,6 +55,9 @@ public final class BatchedResults<Element: BatchLoadable>: Sendable {
         var outbox: [Delivery] = []
         /// Whether a call is sending the outbox; it sends what others add meanwhile.
         var delivering = false
+        /// The consumers of ``changes``, by the order they started in.
+        var consumers: [UInt64: AsyncStream<ResultsDiff>.Continuation] = [:]
+        var nextConsumer: UInt64 = 0
         /// Above this many differing ids (after trimming the common prefix and suffix) the diff
         /// uses an O(n log n) longest-increasing-subsequence pass instead of Myers' `CollectionDifference`.
         var collectionDifferenceLimit = 2_048
@@ -104,6 +107,7 @@ public final class BatchedResults<Element: BatchLoadable>: Sendable {
 
     deinit {
         state.withLock { $0.observation?.stop() }
+        finishChanges()
     }
 
     /// Runs `body` holding the controller's lock; `body` must not call a method that takes it.
