@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import GRDB
 import Testing
+import WellsTestSupport
 @testable import WellKit
 
 /// Where the async reads of a store file run: on GRDB's reader connections, never holding a thread
@@ -41,15 +42,23 @@ import Testing
 
     /// With every reader busy, many more async reads than the pool has threads wait, and the pool
     /// still runs other work; released, each gets its answer. (Reads that blocked their thread
-    /// would leave no thread for the task below, and the test would hit its time limit.)
+    /// would leave none for the probe task, queued after them.)
     @Test(.timeLimit(.minutes(1))) func waitingReadsLeaveTheCooperativePoolFree() async throws {
         let held = try await HeldReaders()
         let request = WellFetchRequest(sortDescriptors: [WellSortDescriptor(.identifier)], limit: 5)
         let waiting = 4 * ProcessInfo.processInfo.activeProcessorCount + 4
         try await withThrowingTaskGroup(of: [Int64].self) { group in
             for _ in 0..<waiting { group.addTask { try await held.store.ids(matching: request) } }
-            #expect(await Task.detached { 6 * 7 }.value == 42)
-            held.releaseAll()
+            let probe = DispatchSemaphore(value: 0)
+            Task.detached { probe.signal() }
+            // Watched from a thread of its own, since the pool may have none left: whether the probe
+            // ran within 10 s; then the readers go, which frees blocked threads too.
+            let poolWasFree = try await runBlocking {
+                let ran = probe.wait(timeout: .now() + 10) == .success
+                held.releaseAll()
+                return ran
+            }
+            #expect(poolWasFree, "the waiting reads held every thread of the cooperative pool")
             var answers: [[Int64]] = []
             for try await ids in group { answers.append(ids) }
             let expected = try held.store.fetchIDs(request)
