@@ -19,7 +19,8 @@ import Synchronization
 /// keeps the ids as `[Int64]` with section boundaries: 8 bytes per well. ``object(at:)``
 /// loads the whole batch holding the row with one query and keeps at most
 /// `maxCachedBatches` batches, least recently used first out. ``refresh()`` and
-/// ``checkForChanges()`` report what changed as a ``ResultsDiff`` and to the ``delegate``.
+/// ``checkForChanges()`` report what changed as a ``ResultsDiff``, to the ``delegate`` and to the
+/// consumers of ``changes``, an `AsyncSequence` of the same diffs.
 ///
 /// Thread safety: the controller's state lives in one `Mutex`, and each method holds it for
 /// its whole duration, its queries included, so that a controller's queries and its state
