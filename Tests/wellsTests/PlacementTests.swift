@@ -318,7 +318,7 @@ import WellKitSynthetic
             try WellGenerator(count: 244_292, seed: 7).write(toFileAt: big)
             let process = try InterruptedLoadTests.startLoad(big, into: store)
             // Interrupted once the new store is in place, mid-load.
-            InterruptedLoadTests.interrupt(process, with: signal, watching: directory.path) {
+            InterruptedLoadTests.interrupt(process, with: signal, pollingEvery: 0.005) {
                 FileManager.default.fileExists(atPath: store)
             }
             #expect(process.terminationStatus == 128 + signal)
