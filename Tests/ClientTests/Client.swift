@@ -107,6 +107,21 @@ struct Client {
         return results.fetchedCount > 0 ? [try results.object(at: position)] : []
     }
 
+    /// The async reads, and the controller's changes as an `AsyncSequence`.
+    func follow() async throws -> (pins: [WellPin], changes: [ResultsDiff]) {
+        let request = WellFetchRequest(sortDescriptors: [WellSortDescriptor(.identifier)])
+        let pins = try await store.pins(matching: request)
+        _ = try await (store.wells(matching: request), store.ids(matching: request), store.count(matching: request))
+        let results = try BatchedResults<WellPin>(store: store, request: request)
+        try results.performFetch()
+        let changes: BatchedResultsChanges<WellPin> = results.changes
+        results.startObserving { _ in }
+        results.stopObserving()
+        var seen: [ResultsDiff] = []
+        for await diff in changes { seen.append(diff) }
+        return (pins, seen)
+    }
+
     static func coordinates() throws -> (OperationInfo?, AccuracyReport) {
         let transformer = try CoordinateTransformer(from: "EPSG:4267", to: "EPSG:4326")
         _ = try transformer.transform(x: -86.7, y: 36.1)

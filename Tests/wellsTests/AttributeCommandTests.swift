@@ -79,7 +79,7 @@ import WellsTestSupport
         }
     }
 
-    @Test func serveWritesExtraColumnsAsProperties() async throws {
+    @Test(.tags(.server)) func serveWritesExtraColumnsAsProperties() async throws {
         try await Self.withPennsylvania { path, store in
             let server = try await ServedWells(arguments: ["serve", "--db", path, "--port", "0", "--exit-with-stdin"])
             let uwi = try #require(try store.fetchWells(WellFetchRequest(predicate: .compare(.extra("alt_datum_cd"), .equal, "NAVD88"), limit: 1)).first)

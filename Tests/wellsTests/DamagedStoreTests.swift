@@ -144,7 +144,7 @@ import WellsTestSupport
 
     /// `wells serve` on a store with damaged detail pages: the request that reads them answers a
     /// 500 problem document that says the store is damaged, not an empty body; others still answer.
-    @Test func theServerAnswersAProblemForADamagedStore() async throws {
+    @Test(.tags(.server)) func theServerAnswersAProblemForADamagedStore() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wells-damage-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -32,11 +32,15 @@ import WellsTestSupport
         defer { deadline.cancel() }
         // Read both pipes while the process runs, so neither fills up.
         nonisolated(unsafe) var errData = Data()
-        let reader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        let errRead = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            errRead.signal()
+        }
         reader.start()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        while !reader.isFinished { usleep(1000) }
+        errRead.wait()
         return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
     }
 

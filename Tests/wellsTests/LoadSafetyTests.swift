@@ -202,17 +202,13 @@ import WellsTestSupport
             let big = directory.appendingPathComponent("big.csv").path
             try WellGenerator(count: 244_292, seed: 9).write(toFileAt: big)
             _ = try WellStore(path: store)
+            let emptySize = try #require(FileManager.default.attributesOfItem(atPath: store)[.size] as? Int)
             let process = try InterruptedLoadTests.startLoad(big, into: store)
-            // Killed once its journal is hot: SQLite writes the journal's header (its first bytes
-            // non-zero) when it is about to change the store's file, which must then be rolled back.
-            let journal = store + "-journal"
-            // The store's header must already say rollback journal (byte 18 is 1, not WAL's 2): a kill during
-            // the switch from WAL leaves a journal that WAL readers rightly ignore, which is not this case.
-            InterruptedLoadTests.interrupt(process, with: SIGKILL, pollingEvery: 0.0005) {
-                let hot = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: journal)).read(upToCount: 1))?.first.map { $0 != 0 } ?? false
-                let header = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: store)).read(upToCount: 20)).map([UInt8].init) ?? []
-                return hot && header.count == 20 && header[18] == 1
+            // Killed while it writes its pages to the store's file, in the state the check saw.
+            InterruptedLoadTests.interrupt(process, with: SIGKILL, watching: directory.path) {
+                InterruptedLoadTests.firstLoadIsWritingTheFile(store, emptySize: emptySize)
             }
+            let journal = store + "-journal"
             #expect(FileManager.default.fileExists(atPath: journal))
             if getuid() == 0 {
                 let binary = directory.appendingPathComponent("wells").path

@@ -10,7 +10,7 @@ import WellsTestSupport
 
 /// `wells serve` on a real loopback port, checked against the library on the same store (the
 /// oracle), against GDAL's OGC API – Features client and MVT decoder, and in headless Chromium.
-@Suite struct ServeTests {
+@Suite(.tags(.server)) struct ServeTests {
     /// 20,000 synthetic wells, served once for every test that only reads.
     static let served = Task { try await ServedStore.make(count: 20_000, seed: 7) }
 

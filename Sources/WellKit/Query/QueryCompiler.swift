@@ -25,7 +25,7 @@ package struct QueryCompiler: Sendable {
     let dialect: SQLDialect
 
     /// The columns a query selects.
-    package enum Selection {
+    package enum Selection: Sendable {
         /// Exactly `p.id, p.name, p.lat, p.lon`.
         case pins
         /// The pin's columns, then every detail column.

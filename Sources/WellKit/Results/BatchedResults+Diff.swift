@@ -116,8 +116,8 @@ extension BatchedResults {
         return cache
     }
 
-    /// Sends the outbox to the delegate and the `onChange` handlers, oldest diff first, without
-    /// holding the lock, so that they may call back into the controller.
+    /// Sends the outbox to the delegate, the `onChange` handlers and the consumers of ``changes``,
+    /// oldest diff first, without holding the lock, so that they may call back into the controller.
     ///
     /// One call at a time sends: a call that finds another sending (on another thread, or the
     /// delegate's own call back into the controller) returns at once, and the sending call
@@ -128,15 +128,16 @@ extension BatchedResults {
             state.delivering = true
             return true
         }) else { return }
-        while let (delivery, delegate) = withLock({ state -> (Delivery, DelegateReference)? in
+        while let (delivery, delegate, consumers) = withLock({ state -> (Delivery, DelegateReference, [AsyncStream<ResultsDiff>.Continuation])? in
             guard !state.outbox.isEmpty else {
                 state.delivering = false
                 return nil
             }
-            return (state.outbox.removeFirst(), state.delegate)
+            return (state.outbox.removeFirst(), state.delegate, state.consumers.sorted { $0.key < $1.key }.map(\.value))
         }) {
             if let delegate = delegate.object { notify(delegate, of: delivery.diff) }
             delivery.onChange?(delivery.diff)
+            for consumer in consumers { consumer.yield(delivery.diff) }
         }
     }
 

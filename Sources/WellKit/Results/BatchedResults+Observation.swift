@@ -41,9 +41,20 @@ extension BatchedResults {
     /// results.startObserving { diff in print(diff.rowChanges.count, "changes") }
     /// ```
     ///
+    /// Every change also reaches the ``delegate`` and the consumers of ``changes``:
+    ///
+    /// ```swift
+    /// results.startObserving { _ in }
+    /// for await diff in results.changes { print(diff.rowChanges.count, "changes") }
+    /// ```
+    ///
     /// Writes of this process through ``WellStore/pool`` are seen at once: a GRDB
     /// `DatabaseRegionObservation` of `pins` and `details` triggers a check after each commit.
-    /// Other processes' writes are seen by ``checkForChanges()`` every `interval`. The checks run
+    /// Other processes' writes are seen by ``checkForChanges()`` every `interval`: SQLite signals no
+    /// connection when another process commits (the change monitor's `PRAGMA data_version` can only
+    /// be read), and a PostgreSQL hot standby delivers no `NOTIFY`, so the token is polled, by a
+    /// dispatch timer that holds no thread between checks. On a PostgreSQL primary the `NOTIFY` of
+    /// every connection's commit triggers a check at once, as this process's writes do. The checks run
     /// one at a time on a dispatch queue of the observation's own (never on Swift's cooperative
     /// pool, since they block on SQLite); `onChange` and the delegate run there after the
     /// controller's lock is released, so they may call back into the controller.
@@ -93,12 +104,14 @@ extension BatchedResults {
         timer.resume()
     }
 
-    /// Stops the observation ``startObserving(interval:onError:onChange:)`` started.
+    /// Stops the observation ``startObserving(interval:onError:onChange:)`` started, and ends the
+    /// sequences of ``changes``: their consumers still get the diffs delivered before, then `nil`.
     public func stopObserving() {
         withLock { state in
             state.observation?.stop()
             state.observation = nil
         }
+        finishChanges()
     }
 
     /// Forgets the snapshot shared under `name`, or all shared snapshots when nil.

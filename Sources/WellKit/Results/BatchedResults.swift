@@ -19,7 +19,8 @@ import Synchronization
 /// keeps the ids as `[Int64]` with section boundaries: 8 bytes per well. ``object(at:)``
 /// loads the whole batch holding the row with one query and keeps at most
 /// `maxCachedBatches` batches, least recently used first out. ``refresh()`` and
-/// ``checkForChanges()`` report what changed as a ``ResultsDiff`` and to the ``delegate``.
+/// ``checkForChanges()`` report what changed as a ``ResultsDiff``, to the ``delegate`` and to the
+/// consumers of ``changes``, an `AsyncSequence` of the same diffs.
 ///
 /// Thread safety: the controller's state lives in one `Mutex`, and each method holds it for
 /// its whole duration, its queries included, so that a controller's queries and its state
@@ -55,6 +56,9 @@ public final class BatchedResults<Element: BatchLoadable>: Sendable {
         var outbox: [Delivery] = []
         /// Whether a call is sending the outbox; it sends what others add meanwhile.
         var delivering = false
+        /// The consumers of ``changes``, by the order they started in.
+        var consumers: [UInt64: AsyncStream<ResultsDiff>.Continuation] = [:]
+        var nextConsumer: UInt64 = 0
         /// Above this many differing ids (after trimming the common prefix and suffix) the diff
         /// uses an O(n log n) longest-increasing-subsequence pass instead of Myers' `CollectionDifference`.
         var collectionDifferenceLimit = 2_048
@@ -104,6 +108,7 @@ public final class BatchedResults<Element: BatchLoadable>: Sendable {
 
     deinit {
         state.withLock { $0.observation?.stop() }
+        finishChanges()
     }
 
     /// Runs `body` holding the controller's lock; `body` must not call a method that takes it.

@@ -225,6 +225,20 @@ struct OracleRow {
         #expect(page == Array(all[20..<30]))
     }
 
+    /// The async reads give the synchronous fetches' answers.
+    @Test(arguments: [Engine.file]) func asyncReadsMatchTheFetches(engine: Engine) async throws {
+        let (store, _) = try fixture(engine)
+        let box = try BoundingBox(minLongitude: -118, minLatitude: 50, maxLongitude: -115, maxLatitude: 53)
+        let request = WellFetchRequest(predicate: try WellPredicate(parsing: "status = Flowing"),
+                                       sortDescriptors: [WellSortDescriptor(.identifier)], region: .box(box))
+        #expect(try await store.pins(matching: request) == store.fetchPins(request))
+        #expect(try await store.wells(matching: request) == store.fetchWells(request))
+        #expect(try await store.ids(matching: request) == store.fetchIDs(request))
+        let count = try await store.count(matching: request)
+        #expect(count == (try store.fetchCount(request)) && count > 10)
+        await #expect(throws: QueryError.self) { try await store.pins(matching: WellFetchRequest(limit: -1)) }
+    }
+
     @Test func unknownFieldsListTheValidOnes() throws {
         do {
             _ = try WellPredicate(parsing: "colour = red")
@@ -279,4 +293,5 @@ final class StatementLog: @unchecked Sendable {
     @Test func everyOperatorMatchesAnOracle() throws { try FetchTests().everyOperatorMatchesAnOracle(engine: .postgis) }
     @Test func sortsOnPinAndDetailKeyPathsTogether() throws { try FetchTests().sortsOnPinAndDetailKeyPathsTogether(engine: .postgis) }
     @Test func limitAndOffsetPage() throws { try FetchTests().limitAndOffsetPage(engine: .postgis) }
+    @Test func asyncReadsMatchTheFetches() async throws { try await FetchTests().asyncReadsMatchTheFetches(engine: .postgis) }
 }

@@ -317,18 +317,106 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
         BatchedResults<WellPin>.deleteCache(named: name)
     }
 
-    @Test func observationReportsSameProcessWrites() async throws {
+    /// The poll interval is 10 min: only the region observation can report the delete before the time limit.
+    @Test(.timeLimit(.minutes(1))) func observationReportsSameProcessWrites() async throws {
         let world = try World(count: 6, seed: 7)
         let results = try BatchedResults<WellPin>(store: world.store, request: Self.byDate)
         try results.performFetch()
         let seen = Mutex<[ResultsDiff]>([])
-        results.startObserving(interval: .seconds(30)) { diff in seen.withLock { $0.append(diff) } }
+        var changes = results.changes.makeAsyncIterator()
+        results.startObserving(interval: .seconds(600)) { diff in seen.withLock { $0.append(diff) } }
         let victim = try results.id(at: ResultsIndexPath(section: 0, item: 2))
         try await world.store.pool.write { try $0.execute(sql: "DELETE FROM pins WHERE id = ?", arguments: [victim]) }
-        // The poll interval is 30 s: only the region observation can report the delete in time.
-        for _ in 0..<200 where seen.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
+        // Delivered to onChange before the sequence: by the time it has the diff, so has onChange.
+        let diff = try #require(await changes.next())
         results.stopObserving()
-        #expect(seen.withLock { $0.flatMap { $0.rows(.delete).map(\.id) } } == [victim])
+        #expect(diff.rows(.delete).map(\.id) == [victim])
+        #expect(seen.withLock { $0 } == [diff])
+    }
+
+    /// Another connection's commit (another process's, as far as SQLite can tell) reaches the
+    /// sequence through the polling of `PRAGMA data_version`, and stopping the observation ends it.
+    @Test(.timeLimit(.minutes(1))) func changesCarryAnotherConnectionsCommit() async throws {
+        let world = try World(count: 10, seed: 11)
+        let results = try BatchedResults<WellSummary>(store: world.store, request: Self.byDate, sectionKey: .status)
+        try results.performFetch()
+        var changes = results.changes.makeAsyncIterator()
+        results.startObserving(interval: .milliseconds(20)) { _ in }
+        let victim = try results.id(at: ResultsIndexPath(section: 0, item: 0))
+        let other = try WellStore(path: world.store.path, mode: .existing)
+        try await other.pool.write { try $0.execute(sql: "DELETE FROM pins WHERE id = ?", arguments: [victim]) }
+        let diff = try #require(await changes.next())
+        #expect(diff.rows(.delete).map(\.id) == [victim])
+        #expect(results.indexPath(for: victim) == nil)
+        results.stopObserving()
+        #expect(await changes.next() == nil)
+    }
+
+    /// Two consumers each get every diff, in the order the delegate heard them, and a released
+    /// controller ends the sequence.
+    @Test func changesFollowTheDelegatesOrder() async throws {
+        final class Recorder: BatchedResultsDelegate {
+            var diffs: [[String]] = []
+            func resultsWillChange<E>(_ results: BatchedResults<E>) { diffs.append([]) }
+            func results<E>(_ results: BatchedResults<E>, didChange id: Int64, at indexPath: ResultsIndexPath?, for type: ChangeType, newIndexPath: ResultsIndexPath?) {
+                diffs[diffs.count - 1].append("\(type) \(id) \(indexPath?.description ?? "-") \(newIndexPath?.description ?? "-")")
+            }
+        }
+        func events(_ diff: ResultsDiff) -> [String] {
+            diff.rowChanges.map { "\($0.type) \($0.id) \($0.indexPath?.description ?? "-") \($0.newIndexPath?.description ?? "-")" }
+        }
+        var world = try World(count: 20, seed: 12)
+        var results: BatchedResults<WellSummary>? = try BatchedResults<WellSummary>(store: world.store, request: Self.byDate, sectionKey: .status)
+        let recorder = Recorder()
+        results!.delegate = recorder
+        try results!.performFetch()
+        var first = results!.changes.makeAsyncIterator(), second = results!.changes.makeAsyncIterator()
+        var returned: [ResultsDiff] = []
+        for _ in 0..<8 {
+            try world.mutate()
+            if let diff = try results!.refresh() { returned.append(diff) }
+        }
+        #expect(returned.count >= 2)
+        results = nil  // ends both sequences after the diffs they hold
+        var firstDiffs: [ResultsDiff] = [], secondDiffs: [ResultsDiff] = []
+        while let diff = await first.next() { firstDiffs.append(diff) }
+        while let diff = await second.next() { secondDiffs.append(diff) }
+        #expect(firstDiffs == returned)
+        #expect(secondDiffs == returned)
+        #expect(firstDiffs.map(events) == recorder.diffs)
+    }
+
+    /// Cancelling the consuming task ends its sequence and forgets the consumer; the others go on.
+    @Test func cancellingTheConsumerEndsItsSequence() async throws {
+        var world = try World(count: 10, seed: 13)
+        let results = try BatchedResults<WellPin>(store: world.store, request: Self.byDate)
+        try results.performFetch()
+        let (subscribed, signal) = AsyncStream.makeStream(of: Void.self)
+        let consumer = Task {
+            var changes = results.changes.makeAsyncIterator()
+            signal.yield()
+            var received = 0
+            while await changes.next() != nil { received += 1 }
+            return received
+        }
+        var remaining = results.changes.makeAsyncIterator()
+        var ready = subscribed.makeAsyncIterator()
+        await ready.next()
+        var diffs = 0
+        while diffs == 0 {
+            try world.mutate()
+            if try results.refresh() != nil { diffs += 1 }
+        }
+        #expect(results.withLock { $0.consumers.count } == 2)
+        consumer.cancel()
+        #expect(await consumer.value <= 1)
+        #expect(results.withLock { $0.consumers.count } == 1)
+        while diffs == 1 {
+            try world.mutate()
+            if try results.refresh() != nil { diffs += 1 }
+        }
+        #expect(await remaining.next() != nil)
+        #expect(await remaining.next() != nil)
     }
 
     /// The lock is not held while the delegate runs: it may read the controller, load rows and

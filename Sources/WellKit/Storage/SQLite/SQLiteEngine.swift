@@ -42,14 +42,41 @@ final class SQLiteEngine: StorageEngine {
     @discardableResult
     func fetch<T>(_ request: WellFetchRequest, _ selection: QueryCompiler.Selection, distanceFrom center: Coordinate? = nil,
                   count: Bool = false, _ body: (Statement) throws -> T) throws -> T {
-        var compiled = try compiler.select(request, selection, distanceFrom: center)
-        if count { compiled = compiler.count(compiled) }
+        let compiled = try compile(request, selection, distanceFrom: center, count: count)
         let clock = ContinuousClock.now
         // One SELECT is atomic by itself, so it needs no transaction around it: `unsafeRead`
         // skips GRDB's BEGIN, schema check and COMMIT, which took half of a city-box fetch.
         let result = try readingUnsafely { try body(compiled.statement($0)) }
-        reportFetch(since: clock, count: (result as? any Collection)?.count ?? (result as? Int) ?? 1)
+        reportFetch(since: clock, of: result)
         return result
+    }
+
+    /// ``fetch(_:_:distanceFrom:count:_:)`` without blocking the caller: GRDB's asynchronous read
+    /// runs `body` on a reader connection's own dispatch queue (never on Swift's cooperative pool)
+    /// and resumes the caller when it is done, waiting without a thread when every reader is busy.
+    /// Cancelling the task interrupts the statement (`CancellationError`).
+    func fetch<T: Sendable>(_ request: WellFetchRequest, _ selection: QueryCompiler.Selection, distanceFrom center: Coordinate? = nil,
+                            count: Bool = false, _ body: @escaping @Sendable (Statement) throws -> T) async throws -> T {
+        let clock = ContinuousClock.now
+        let result = try await StoreError.translating(path: path) {
+            try await pool.unsafeRead { [self] db in
+                try body(compile(request, selection, distanceFrom: center, count: count).statement(db))
+            }
+        }
+        reportFetch(since: clock, of: result)
+        return result
+    }
+
+    /// The compiled SELECT of `request`, or its `count(*)`.
+    private func compile(_ request: WellFetchRequest, _ selection: QueryCompiler.Selection, distanceFrom center: Coordinate?,
+                         count: Bool) throws -> CompiledFetch {
+        let compiled = try compiler.select(request, selection, distanceFrom: center)
+        return count ? compiler.count(compiled) : compiled
+    }
+
+    /// ``reportFetch(since:count:of:)`` for a fetch's result: its rows, or the count it fetched.
+    private func reportFetch<T>(since clock: ContinuousClock.Instant, of result: T) {
+        reportFetch(since: clock, count: (result as? any Collection)?.count ?? (result as? Int) ?? 1)
     }
 
     /// The SQL log's summary line of one fetch: `total fetch execution time: 0.0012s for 96 rows`.
@@ -85,6 +112,24 @@ final class SQLiteEngine: StorageEngine {
 
     func count(_ request: WellFetchRequest) throws -> Int {
         try fetch(request, .ids, count: true) { try Int.fetchOne($0) ?? 0 }
+    }
+
+    // The asynchronous reads of ``WellStore/pins(matching:)`` and its siblings.
+
+    func pins(_ request: WellFetchRequest) async throws -> [WellPin] {
+        try await fetch(request, .pins) { try WellPin.fetchAll($0) }
+    }
+
+    func wells(_ request: WellFetchRequest) async throws -> [Well] {
+        try await fetch(request, .wells) { try Well.fetchAll($0) }
+    }
+
+    func ids(_ request: WellFetchRequest) async throws -> [Int64] {
+        try await fetch(request, .ids) { try Int64.fetchAll($0) }
+    }
+
+    func count(_ request: WellFetchRequest) async throws -> Int {
+        try await fetch(request, .ids, count: true) { try Int.fetchOne($0) ?? 0 }
     }
 
     func dictionaries(_ request: WellFetchRequest, fields: [WellAttribute]) throws -> [[String: WellValue]] {

@@ -47,4 +47,13 @@ extension StoreError {
             throw StoreError(sqlite: error, path: path) ?? error
         }
     }
+
+    /// ``translating(path:_:)`` for an asynchronous `body`.
+    package static func translating<T>(path: String, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as DatabaseError {
+            throw StoreError(sqlite: error, path: path) ?? error
+        }
+    }
 }
