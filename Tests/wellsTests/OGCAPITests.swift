@@ -11,7 +11,7 @@ import WellsTestSupport
 /// `wells serve` as OGC API – Features Part 1 clients see it: its OpenAPI document against the
 /// router and against schemathesis, OWSLib and GDAL walking it, and feature ids (uwis) that
 /// survive `wells optimize`. The Python clients run from Tests/Browser/.venv (`bash .ci/setup`).
-@Suite struct OGCAPITests {
+@Suite(.tags(.server)) struct OGCAPITests {
     static let served = Task { try await ServedStore.make(count: 5_000, seed: 17) }
 
     /// The paths `/api` describes are the router's, GET each: a route added without its

@@ -16,7 +16,7 @@ import WellsTestSupport
 /// `/ready` (in process, with HummingbirdTesting, on the application `wells serve` runs), and
 /// through the real binary the Prometheus metrics (read by prometheus-client's parser), the access
 /// log, `--bind` and the graceful shutdown on SIGTERM.
-@Suite struct ServeOperationsTests {
+@Suite(.tags(.server)) struct ServeOperationsTests {
     /// A store of `count` synthetic wells in a new folder: the store's path.
     static func store(count: Int, seed: UInt64) throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-ops-\(UUID().uuidString)").path
