@@ -442,15 +442,15 @@ import WellsTestSupport
 
     /// Issue 31's fairness, as an order of events that no machine's speed changes: another session
     /// holds `details` locked, so four `items` pages sorted by a detail field wait at the head of the
-    /// line of large work, with 32 whole-store `ids?sortby=name` behind them. `/conformance` and a
-    /// city box (which reads pins only) are answered while all 36 are in flight; the 36 finish once
-    /// the lock goes. Large work never takes the last connection, and small work goes ahead of it.
+    /// line of large work, with 32 whole-store `ids?sortby=name` behind them. `/conformance` is
+    /// answered while all 36 are in flight; once the lock goes, a city box is answered before any
+    /// of the 32 sorts. Large work never takes the last connection, and small work goes ahead of it.
     @Test(.tags(.slow), .timeLimit(.minutes(3))) func aCityBoxIsAnsweredWhileWholeStoreSortsAreInFlight() async throws {
         let url = try PostGIS.makeDatabase()
         let database = String(url.split(separator: "/").last!)
         _ = try WellStore(path: url).load(csvAt: Fixtures.sharedData("tn-oilgas-wells.csv"))
         let served = try await ServedWells(arguments: ["serve", "--db", url, "--port", "0", "--timeout", "120", "--exit-with-stdin"])
-        let holder = Thread { _ = PostGIS.run(["psql", url, "-c", "BEGIN; LOCK TABLE details IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(8); COMMIT;"]) }
+        let holder = Thread { _ = PostGIS.run(["psql", url, "-c", "BEGIN; LOCK TABLE details IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(600); COMMIT;"]) }
         holder.start()
         var locked = false
         for _ in 0..<200 where !locked {
@@ -478,15 +478,29 @@ import WellsTestSupport
             try await Task.sleep(for: .milliseconds(200))
             let conformance = try await served.get("conformance", session: ServedWells.parallel)
             finished.append("conformance")
+            #expect(conformance.status == 200)
+            #expect(try PostGIS.psql(Self.detailsLocked, database: database) != "0", "the lock was gone before the small request was answered")
+            // A city box reads details too (its features' ids are uwis), so it waits for the lock
+            // like the sorts; once the lock goes (when the test says so, not after a time a loaded
+            // machine might outlast), it goes ahead of the 32 whole-store sorts on the connection
+            // they never take.
+            _ = try PostGIS.psql(Self.releaseDetailsLock, database: database)
             let city = try await served.get("collections/wells/items?bbox=-85.6,36.0,-85.3,36.3&limit=20", session: ServedWells.parallel)
             finished.append("city box")
-            #expect(conformance.status == 200 && city.status == 200)
-            #expect(try PostGIS.psql(Self.detailsLocked, database: database) != "0", "the lock was gone before the small requests were answered")
+            #expect(city.status == 200)
             try await group.waitForAll()
         }
         let order = finished.values
-        #expect(order.count == 38 && Array(order.prefix(2)) == ["conformance", "city box"], "finished in the order \(order.prefix(6))…")
+        let city = order.firstIndex(of: "city box") ?? order.count
+        #expect(order.count == 38 && order.first == "conformance" && !order[..<city].contains { $0.hasPrefix("ids") },
+                "finished in the order \(order.prefix(8))…")
     }
+
+    /// Ends the session that holds `details` locked (its transaction rolls back).
+    private static let releaseDetailsLock = """
+        SELECT pg_terminate_backend(l.pid) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+        WHERE c.relname = 'details' AND l.mode = 'AccessExclusiveLock' AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        """
 
     private static let detailsLocked = """
         SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
