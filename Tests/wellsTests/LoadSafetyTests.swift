@@ -41,6 +41,30 @@ import WellsTestSupport
                    stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
     }
 
+    /// A copy of the `wells` binary at `path`, for another user to run: written through a descriptor
+    /// that closes on exec, so that a child another test spawns meanwhile does not inherit it open for
+    /// writing (which makes running the copy fail with "Text file busy" for as long as that child lives).
+    static func installCopy(of binary: String, at path: String) throws {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: binary))
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        guard fd >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        defer { close(fd) }
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        guard written == bytes.count else { throw CocoaError(.fileWriteUnknown) }
+    }
+
+    /// ``wells(_:binary:asNobody:stdin:)`` for a binary just written: one that a process spawned in
+    /// the instant before its descriptor closed may still hold, which execve refuses (ETXTBSY,
+    /// exit 126), is run again.
+    static func wellsCopy(_ arguments: [String], binary: String, asNobody: Bool) throws -> Run {
+        var run = try wells(arguments, binary: binary, asNobody: asNobody)
+        for _ in 0..<50 where run.status == 126 && run.stderr.contains("Text file busy") {
+            usleep(100_000)
+            run = try wells(arguments, binary: binary, asNobody: asNobody)
+        }
+        return run
+    }
+
     static func sha(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
 
     /// The 25-well Alabama list in Data/real.
@@ -178,18 +202,18 @@ import WellsTestSupport
         }
         try withTemporaryDirectory("wells-safety") { directory in
             let binary = directory.appendingPathComponent("wells").path
-            try FileManager.default.copyItem(atPath: InterruptedLoadTests.wells, toPath: binary)
+            try Self.installCopy(of: InterruptedLoadTests.wells, at: binary)
             let store = directory.appendingPathComponent("s.sqlite").path
             #expect(try Self.wells(["load", Self.small, "--db", store, "--quiet"]).status == 0)
             chmod(directory.path, 0o755)
             chmod(store, 0o644)
-            let query = try Self.wells(["bbox", "-89,33,-87,35", "--db", store, "--format", "csv"], binary: binary, asNobody: true)
+            let query = try Self.wellsCopy(["bbox", "-89,33,-87,35", "--db", store, "--format", "csv"], binary: binary, asNobody: true)
             #expect(query.status == 0, "\(query.stderr)")
             #expect(query.stdout.split(separator: "\n").count > 1)
-            let load = try Self.wells(["load", Self.small, "--db", store], binary: binary, asNobody: true)
+            let load = try Self.wellsCopy(["load", Self.small, "--db", store], binary: binary, asNobody: true)
             #expect(load.status == 73)
             #expect(load.stderr.contains("\(store): cannot write the store"))
-            let create = try Self.wells(["load", Self.small, "--db", directory.appendingPathComponent("new.sqlite").path], binary: binary, asNobody: true)
+            let create = try Self.wellsCopy(["load", Self.small, "--db", directory.appendingPathComponent("new.sqlite").path], binary: binary, asNobody: true)
             #expect(create.status == 73 && create.stderr.contains("not writable"))
         }
     }
@@ -212,9 +236,9 @@ import WellsTestSupport
             #expect(FileManager.default.fileExists(atPath: journal))
             if getuid() == 0 {
                 let binary = directory.appendingPathComponent("wells").path
-                try FileManager.default.copyItem(atPath: InterruptedLoadTests.wells, toPath: binary)
+                try Self.installCopy(of: InterruptedLoadTests.wells, at: binary)
                 chmod(directory.path, 0o755)
-                let refused = try Self.wells(["bbox", "-120,49,-110,60", "--db", store], binary: binary, asNobody: true)
+                let refused = try Self.wellsCopy(["bbox", "-120,49,-110,60", "--db", store], binary: binary, asNobody: true)
                 #expect(refused.status == 73)
                 #expect(refused.stderr.contains("the journal of an interrupted load"))
             }
