@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import Synchronization
 import WellKit
 
 /// OGC API – Features, Part 1 Core (https://docs.ogc.org/is/17-069r4/17-069r4.html), over one
@@ -10,7 +9,7 @@ import WellKit
 struct FeaturesAPI: Sendable {
     let configuration: ServerConfiguration
     /// The store's extent and count as of a change token: a pass over every pin, so computed once per version.
-    private let extent = ExtentCache()
+    private let extent = VersionedValue<(box: BoundingBox?, count: Int)>()
 
     init(configuration: ServerConfiguration) {
         self.configuration = configuration
@@ -266,18 +265,6 @@ struct FeaturesAPI: Sendable {
     /// `text` as one segment of a path: everything but unreserved characters percent-escaped.
     static func pathSegment(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .urlPathSegmentAllowed) ?? text
-    }
-}
-
-/// One value kept for the store version it was computed at.
-private final class ExtentCache: Sendable {
-    private let kept = Mutex<(token: StoreVersion, value: (box: BoundingBox?, count: Int))?>(nil)
-
-    func value(for token: StoreVersion?, _ compute: () throws -> (box: BoundingBox?, count: Int)) rethrows -> (box: BoundingBox?, count: Int) {
-        if let token, let kept = kept.withLock({ $0 }), kept.token == token { return kept.value }
-        let value = try compute()
-        if let token { kept.withLock { $0 = (token, value) } }
-        return value
     }
 }
 

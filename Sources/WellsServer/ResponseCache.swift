@@ -74,3 +74,17 @@ final class ResponseCache: Sendable {
         state.withLock { ($0.bytes, $0.entries.count) }
     }
 }
+
+/// One value kept for the store version it was computed at: the collection's extent (a pass over
+/// every pin) and the tiles' flagged pin ids are read once per version, not once per request.
+final class VersionedValue<Value: Sendable>: Sendable {
+    private let kept = Mutex<(token: StoreVersion, value: Value)?>(nil)
+
+    /// The value kept for `token`, else `compute()`'s, kept for `token` (nothing is kept without one).
+    func value(for token: StoreVersion?, _ compute: () throws -> Value) rethrows -> Value {
+        if let token, let kept = kept.withLock({ $0 }), kept.token == token { return kept.value }
+        let value = try compute()
+        if let token { kept.withLock { $0 = (token, value) } }
+        return value
+    }
+}

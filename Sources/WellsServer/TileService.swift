@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WellKit
 
 /// `tiles/{z}/{x}/{y}.mvt` and `.geojson`: the wells of a tile, clustered at low zooms, encoded.
@@ -19,7 +18,7 @@ final class TileService: Sendable {
     private let configuration: ServerConfiguration
     /// The pin ids loads flagged as suspect, with the store version they were read at: read once per
     /// version rather than once per tile (the flags change only with the store).
-    private let flagged = Mutex<(version: StoreVersion, ids: Set<Int64>)?>(nil)
+    private let flagged = VersionedValue<Set<Int64>>()
 
     init(configuration: ServerConfiguration) {
         self.configuration = configuration
@@ -78,9 +77,6 @@ final class TileService: Sendable {
 
     /// The flagged pin ids of `store` at `version`, read now unless already read for it.
     private func suspects(_ store: WellStore, version: StoreVersion?) throws -> Set<Int64> {
-        if let version, let kept = flagged.withLock({ $0 }), kept.version == version { return kept.ids }
-        let ids = Set(try store.suspects().map(\.id))
-        if let version { flagged.withLock { $0 = (version, ids) } }
-        return ids
+        try flagged.value(for: version) { Set(try store.suspects().map(\.id)) }
     }
 }
