@@ -197,6 +197,22 @@ import WellsTestSupport
         #expect(!quiet.server.errorOutput.contains("msg=request"))
     }
 
+    /// The access log's hand-written time and duration fields, against Foundation's formatter and arithmetic.
+    @Test func theAccessLogWritesTimesAndDurationsAsFoundationWould() throws {
+        #expect(AccessLog.milliseconds(.microseconds(412)) == "0.412")
+        #expect(AccessLog.milliseconds(.seconds(2) + .microseconds(5)) == "2000.005")
+        #expect(AccessLog.milliseconds(.nanoseconds(999)) == "0.000")
+        #expect(AccessLog.milliseconds(.milliseconds(10_250)) == "10250.000")
+        let before = Date()
+        let stamp = AccessLog.timestamp()
+        #expect(stamp.count == 24 && stamp.hasSuffix("Z"), "\(stamp)")
+        let parser = ISO8601DateFormatter()
+        parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let parsed = try #require(parser.date(from: stamp), "\(stamp)")
+        #expect(abs(parsed.timeIntervalSince(before)) < 2, "\(stamp) against \(before)")
+        #expect(stamp.prefix(10) == before.formatted(.iso8601.year().month().day()), "\(stamp)")
+    }
+
     /// SIGTERM while a slow request runs: the listener closes (a new connection is refused), the
     /// request still gets its whole answer, and the process exits 0. The signal is sent once
     /// `/metrics` shows the slow request in flight (the gauge counts it and the `/metrics` request
