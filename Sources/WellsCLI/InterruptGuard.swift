@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Glibc
 import Synchronization
@@ -14,7 +13,8 @@ import WellKit
 /// that holds no committed load, its own or another process's) removes it, as a failed first
 /// load's is (``armLoad(store:existedBefore:)``).
 enum InterruptGuard {
-    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
+    /// The pipe's end the signal handler writes the signal's number to.
+    nonisolated(unsafe) private static var signalled: Int32 = -1
     /// Set once the load has committed: the store it made is then the user's.
     static let committed = Atomic<Bool>(false)
     /// The store a load is writing, and whether it existed before the load.
@@ -22,18 +22,46 @@ enum InterruptGuard {
 
     /// Handles SIGINT and SIGTERM for the rest of the process; ``Wells/run(_:root:)`` calls it
     /// before running any command but `serve`.
+    ///
+    /// The handler is installed before this returns (`signal(2)`), and only writes the signal's
+    /// number to a pipe, which a thread of its own reads and acts on. (A dispatch signal source,
+    /// used before, is registered later on libdispatch's manager thread, and a signal that came
+    /// meanwhile was ignored: on a busy machine, a load signalled while it created its store
+    /// went on and finished.)
     static func arm() {
-        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                TemporaryFiles.removeAll()
-                Terminal.error("wells: interrupted by \(name): " + outcome())
-                _exit(128 + number)
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let readEnd = ends[0]
+        signalled = ends[1]
+        let names = [SIGINT: "SIGINT", SIGTERM: "SIGTERM"]
+        Thread.detachNewThread {
+            var number: UInt8 = 0
+            while read(readEnd, &number, 1) != 1 {}
+            let signal = Int32(number)
+            // Not while this process is creating a store (its temporary file, the store being
+            // opened): wait until that is done, then end holding the gate, so it cannot go on.
+            // A creation that hangs (a dead network file system) holds the signal back 5 s at most.
+            let deadline = ContinuousClock.now + .seconds(5)
+            while ContinuousClock.now < deadline {
+                WellStore.creationGate.withLockIfAvailable { _ in stop(names[signal] ?? "signal \(signal)", signal) }
+                Thread.sleep(forTimeInterval: 0.002)
             }
-            source.resume()
-            sources.append(source)
+            stop(names[signal] ?? "signal \(signal)", signal)
         }
+        for number in [SIGINT, SIGTERM] {
+            _ = signal(number) { number in
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = write(InterruptGuard.signalled, &byte, 1)
+            }
+        }
+    }
+
+    /// Removes what the command leaves, says so, and exits `128 + number`.
+    private static func stop(_ name: String, _ number: Int32) -> Never {
+        TemporaryFiles.removeAll()
+        Terminal.error("wells: interrupted by \(name): " + outcome())
+        _exit(128 + number)
     }
 
     /// Tells the handler which store a load writes, so that a store the load created goes with it.

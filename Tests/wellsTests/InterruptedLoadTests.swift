@@ -76,20 +76,6 @@ import WellsTestSupport
         }
     }
 
-    /// The timed version of ``interrupt(_:with:watching:when:)``: polls `ready` every `interval`
-    /// and signals once it holds, whatever the process did since. Kept only for
-    /// `HonestEndingTests.anInterruptedFirstLoadRemovesTheStoreItCreated`: signalled at the exact
-    /// first moment its store exists, a load leaves the `.creating-` temporary or the store behind
-    /// (races of the CLI's interrupt handling with the store's creation, not yet fixed).
-    static func interrupt(_ process: Process, with signal: Int32, pollingEvery interval: TimeInterval, when ready: () -> Bool) {
-        let deadline = Date().addingTimeInterval(120)
-        while process.isRunning && Date() < deadline && !ready() { Thread.sleep(forTimeInterval: interval) }
-        #expect(process.isRunning, "the load finished before it could be interrupted")
-        kill(process.processIdentifier, signal)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit && process.terminationStatus == 128 + signal)
-    }
-
     /// Whether the first load into the empty `store`, which commits through a rollback journal, has
     /// begun writing its pages to the store's file: the file has grown past `emptySize`, and its
     /// journal is hot (SQLite writes the journal's header, its first bytes non-zero, just before

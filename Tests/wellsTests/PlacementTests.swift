@@ -310,16 +310,19 @@ import WellKitSynthetic
 /// Endings a script can trust: an interrupted first load leaves no store, a refused one leaves a
 /// foreign file byte for byte, and arguments that are almost certainly a mistake are named.
 @Suite struct HonestEndingTests {
-    @Test(.tags(.slow), arguments: [SIGINT, SIGTERM])
-    func anInterruptedFirstLoadRemovesTheStoreItCreated(signal: Int32) throws {
+    /// Signalled at the first moment its temporary `.creating-` file exists, or the store itself:
+    /// the handler waits for the store's creation to finish (``WellStore/creationGate``), then
+    /// removes the whole store, so nothing named after it is left in either case.
+    @Test(.tags(.slow), arguments: [SIGINT, SIGTERM], [".creating-", ""])
+    func anInterruptedFirstLoadRemovesTheStoreItCreated(signal: Int32, moment: String) throws {
         try withTemporaryDirectory("wells-interrupt") { directory in
             let store = directory.appendingPathComponent("wells.sqlite").path
             let big = directory.appendingPathComponent("big.csv").path
             try WellGenerator(count: 244_292, seed: 7).write(toFileAt: big)
             let process = try InterruptedLoadTests.startLoad(big, into: store)
-            // Interrupted once the new store is in place, mid-load.
-            InterruptedLoadTests.interrupt(process, with: signal, pollingEvery: 0.005) {
-                FileManager.default.fileExists(atPath: store)
+            InterruptedLoadTests.interrupt(process, with: signal, watching: directory.path) {
+                moment.isEmpty ? FileManager.default.fileExists(atPath: store)
+                    : ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).contains { $0.hasPrefix("wells.sqlite" + moment) }
             }
             #expect(process.terminationStatus == 128 + signal)
             let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("wells.sqlite") }

@@ -202,7 +202,21 @@ public final class WellStore: Sendable {
     /// commands creating the same store at once both end up using one complete store, and
     /// neither sees the other's half-made schema.
     private static func openWriter(path: String, exists: Bool, configuration: Configuration, writer: Writer) throws -> any DatabaseWriter {
-        if !exists {
+        if exists { return try openWriter(path: path, created: false, configuration: configuration, writer: writer) }
+        return try creationGate.withLock { _ in
+            try openWriter(path: path, created: true, configuration: configuration, writer: writer)
+        }
+    }
+
+    /// Held while this process creates a store, from its temporary file until the new store is
+    /// open and migrated. A process that stops on a signal takes it first (`wells`' interrupt
+    /// handler): it then sees either no store and no temporary file, or a whole store that it
+    /// can open and remove, never the moment between (a `.creating-` file, a store being opened).
+    package static let creationGate = Mutex<Void>(())
+
+    private static func openWriter(path: String, created: Bool, configuration: Configuration, writer: Writer) throws -> any DatabaseWriter {
+        let exists = !created
+        if created {
             let temporary = path + ".creating-\(UUID().uuidString)"
             defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
             do {
