@@ -122,7 +122,7 @@ def find_duckdb(venv, cli=None, extension=None):
         found = sorted(p for s in packages
                        for p in glob.glob(os.path.join(s, "duckdb_extension_spatial", "extensions", "v*", "spatial.duckdb_extension")))
         extension = found[-1] if found else None
-    setup = f"bash {os.path.relpath(ROOT / 'Benchmarks/duckdb/setup.sh')} (pins duckdb, duckdb-cli and duckdb-extension-spatial=={DUCKDB_VERSION})"
+    setup = f"bash {ROOT / 'Benchmarks/duckdb/setup.sh'} (pins duckdb, duckdb-cli and duckdb-extension-spatial=={DUCKDB_VERSION})"
     if cli is None or extension is None:
         missing = "the CLI (duckdb-cli)" if cli is None else "the spatial extension (duckdb-extension-spatial)"
         return None, f"DuckDB skipped: {missing} is not in {venv}; run {setup}, or pass --venv, --duckdb and --spatial-extension"
@@ -246,7 +246,7 @@ def table(size):
                      f"{tool['storeBytes'] / 1e6:.1f} MB", f"{tool['peakRSSBytes'] / 1e6:.0f} MB",
                      "?" if tool["rows"] is None else f"{tool['rows']:,}"])
     widths = [max(len(row[k]) for row in grid) for k in range(len(grid[0]))]
-    lines = [f"Load of {size['label']} ({rows:,} wells, {size['bytes'] / 1e6:.1f} MB), {size['rounds']} interleaved rounds, medians:"]
+    lines = [f"Load of {size['label']} ({rows:,} wells, {size['bytes'] / 1e6:.1f} MB), {size['rounds']} interleaved round{'s' if size['rounds'] > 1 else ''}, medians:"]
     for index, row in enumerate(grid):
         lines.append("  ".join(cell.ljust(widths[k]) for k, cell in enumerate(row)).rstrip())
         if index == 0:
