@@ -262,13 +262,41 @@ package struct AccessLog: LogHandler {
         guard let mark = target.firstIndex(of: "?") else { return target }
         let query = target[target.index(after: mark)...].split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
-            let name = (String(pair[..<equals]).removingPercentEncoding ?? String(pair[..<equals])).lowercased()
-            let value = String(pair[pair.index(after: equals)...])
-            let decoded = (value.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? value)
+            let name = decoded(pair[..<equals]).lowercased()
             let secretName = ["password", "passwd", "pwd", "secret", "token", "key"].contains { name.contains($0) }
-            let credentials = decoded.range(of: #"://[^/@\s]*:[^/@\s]*@"#, options: .regularExpression) != nil
-            return secretName || credentials ? String(pair[..<equals]) + "=REDACTED" : String(pair)
+            return secretName || hasCredentials(decoded(pair[pair.index(after: equals)...])) ? String(pair[..<equals]) + "=REDACTED" : String(pair)
         }
         return String(target[..<mark]) + "?" + query.joined(separator: "&")
+    }
+
+    /// A query's name or value as sent: `+` as a space and percent-escapes decoded. Foundation's
+    /// decoding only where there is something to decode (most parameters have nothing).
+    private static func decoded(_ text: Substring) -> String {
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return String(text) }
+        let spaced = String(text.map { $0 == "+" ? " " : $0 })
+        return spaced.removingPercentEncoding ?? spaced
+    }
+
+    /// Whether `value` holds `scheme://user:password@` (a database URL with its password): after
+    /// `://`, a `:` then an `@` with no `/`, `@` or white space between. (A regular expression
+    /// through Foundation did this, and was the largest share of a logged request's cost.)
+    static func hasCredentials(_ value: String) -> Bool {
+        let bytes = Array(value.utf8)
+        guard bytes.count >= 5 else { return false }
+        var k = 0
+        while k + 2 < bytes.count {
+            defer { k += 1 }
+            guard bytes[k] == UInt8(ascii: ":"), bytes[k + 1] == UInt8(ascii: "/"), bytes[k + 2] == UInt8(ascii: "/") else { continue }
+            var colon = false
+            for byte in bytes[(k + 3)...] {
+                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") { break }
+                if byte == UInt8(ascii: "@") {
+                    if colon { return true }
+                    break
+                }
+                if byte == UInt8(ascii: ":") { colon = true }
+            }
+        }
+        return false
     }
 }

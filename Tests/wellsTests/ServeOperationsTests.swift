@@ -213,6 +213,19 @@ import WellsTestSupport
         #expect(stamp.prefix(10) == before.formatted(.iso8601.year().month().day()), "\(stamp)")
     }
 
+    /// What the access log redacts: secrets by parameter name, and passwords inside database URLs,
+    /// percent-escaped or not; nothing else.
+    @Test func theAccessLogRedactsSecretsAndNothingElse() {
+        #expect(AccessLog.shown("/items?bbox=1,2,3,4&limit=10") == "/items?bbox=1,2,3,4&limit=10")
+        #expect(AccessLog.shown("/x?API_Key=abc&f=json") == "/x?API_Key=REDACTED&f=json")
+        #expect(AccessLog.shown("/x?db=postgresql://ann:s3cret@db.example/wells") == "/x?db=REDACTED")
+        #expect(AccessLog.shown("/x?db=postgresql%3A%2F%2Fann%3As3cret%40db%2Fwells&a=1") == "/x?db=REDACTED&a=1")
+        #expect(AccessLog.shown("/x?p%61ssword=1") == "/x?p%61ssword=REDACTED")
+        #expect(AccessLog.shown("/x?next=http://host:8080/a@b&q=a+b") == "/x?next=http://host:8080/a@b&q=a+b")
+        #expect(AccessLog.shown("/x?u=ftp://ann@host") == "/x?u=ftp://ann@host")
+        #expect(!AccessLog.hasCredentials("a://b") && AccessLog.hasCredentials("x y://a:b@c"))
+    }
+
     /// SIGTERM while a slow request runs: the listener closes (a new connection is refused), the
     /// request still gets its whole answer, and the process exits 0. The signal is sent once
     /// `/metrics` shows the slow request in flight (the gauge counts it and the `/metrics` request
