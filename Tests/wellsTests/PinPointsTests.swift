@@ -130,11 +130,11 @@ import WellsTestSupport
                 let store = try Self.freshStore(in: directory)
                 // The Tennessee wells again, each moved 0.01° north.
                 let lines = try String(contentsOf: Self.fixtures.appendingPathComponent("tn-200.csv"), encoding: .utf8)
-                    .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                    .split(whereSeparator: \.isNewline).map(String.init)
                 let header = lines[0].split(separator: ",").map(String.init)
                 let latitude = try #require(header.firstIndex { $0.lowercased().hasPrefix("lat") }, "\(header)")
                 var moved = [lines[0]]
-                for line in lines.dropFirst() where !line.isEmpty {
+                for line in lines.dropFirst() {
                     var cells = Self.csvCells(line)
                     if let value = Double(cells[latitude]) { cells[latitude] = String(value + 0.01) }
                     moved.append(cells.map { $0.contains(",") || $0.contains("\"") ? "\"\($0.replacingOccurrences(of: "\"", with: "\"\""))\"" : $0 }
@@ -142,8 +142,9 @@ import WellsTestSupport
                 }
                 let file = directory.appendingPathComponent("tn-moved.csv")
                 try (moved.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
-                let reload = try Self.wells(["load", file.path, "--db", store, "--quiet"])
+                let reload = try Self.wells(["load", file.path, "--db", store, "--format", "json"])
                 #expect(reload.status == 0, "\(reload.err)")
+                #expect(reload.out.contains("\"updated\" : 200"), "\(reload.out)")
                 let check = try Self.wells(["check", "--db", store, "--format", "json"])
                 #expect(check.status == 0, "\(check.out) \(check.err)")
                 #expect(check.out.contains("\"points\""), "\(check.out)")
