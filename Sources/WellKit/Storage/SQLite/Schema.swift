@@ -156,11 +156,17 @@ enum WellsLayer {
             + DetailColumn.all.map { "d.\($0.name.quotedDatabaseIdentifier) AS \($0.name.quotedDatabaseIdentifier)" }
     }
 
-    /// Creates the view and registers it, replacing an earlier definition: a migration that changes
-    /// `details` calls it again.
-    static func create(_ db: Database) throws {
+    /// Removes the view and its registration. A migration that rebuilds `details` or `pins` calls it
+    /// first (SQLite refuses to rename a table into place while a view names a table that is gone),
+    /// then ``create(_:)``.
+    static func drop(_ db: Database) throws {
         try db.execute(sql: "DELETE FROM views_geometry_columns WHERE view_name = ?", arguments: [name])
         try db.execute(sql: "DROP VIEW IF EXISTS \(name.quotedDatabaseIdentifier)")
+    }
+
+    /// Creates the view and registers it, replacing an earlier definition.
+    static func create(_ db: Database) throws {
+        try drop(db)
         try db.execute(sql: """
             CREATE VIEW \(name.quotedDatabaseIdentifier) AS
             SELECT g.id AS id, \(fields.joined(separator: ", ")), g.geom AS geom
