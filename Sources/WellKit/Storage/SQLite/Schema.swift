@@ -106,7 +106,7 @@ extension Schema {
     /// Runs inside the migration's transaction: a store is upgraded whole or not at all. Each point is
     /// made from the pin's `lat` and `lon`, as the loader makes it, so the geometry, the R*Tree and the
     /// columns that queries read agree. SpatiaLite's functions report failure by returning 0, not by
-    /// an SQL error, so each call's result is checked. `ALTER TABLE … DROP COLUMN` rebuilds `pins`.
+    /// an SQL error, so each call's result is checked.
     static func movePointsOutOfPins(_ db: Database) throws {
         func spatiaLite(_ call: String) throws {
             guard try Int.fetchOne(db, sql: "SELECT \(call)") == 1 else {
@@ -129,7 +129,19 @@ extension Schema {
             for table in ["geometry_columns_statistics", "geometry_columns_field_infos", "geometry_columns_time", "geometry_columns_auth"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE lower(f_table_name) = 'pins' AND lower(f_geometry_column) = 'geom'")
             }
-            try db.execute(sql: "ALTER TABLE pins DROP COLUMN geom")
+            // A rebuild, not `DROP COLUMN`: that rewrites each row in place and leaves the pages as many
+            // as before, half empty (30.0 MB of pins for 244,292 wells, against 14.5 MB rebuilt in id order).
+            // With foreign keys off, `details` and `suspects` refer to the new table by its name.
+            try db.execute(sql: """
+                CREATE TABLE pins_v3(
+                  id INTEGER PRIMARY KEY,
+                  name TEXT,
+                  lat REAL NOT NULL CHECK (lat BETWEEN -90 AND 90),
+                  lon REAL NOT NULL CHECK (lon BETWEEN -180 AND 180));
+                INSERT INTO pins_v3(id, name, lat, lon) SELECT id, name, lat, lon FROM pins ORDER BY id;
+                DROP TABLE pins;
+                ALTER TABLE pins_v3 RENAME TO pins;
+                """)
         }
     }
 }
