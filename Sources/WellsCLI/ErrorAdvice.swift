@@ -25,7 +25,7 @@ extension Terminal {
         case .createStore: "create one with `wells load FILE --db \(path)`"
         case .chooseStore: "pass a new or existing WellKit store to --db"
         case .chooseNewFile: "choose a new file for --db"
-        case .upgradeStore(let version): "open it for writing once, for example with `wells optimize --db \(path)`, to upgrade it to version \(version)"
+        case .upgradeStore(let version): "open it for writing once, with `wells optimize --db \(path)` or any command that writes (such as `wells load`), to upgrade it to version \(version)"
         case .upgradeWellKit(let known):
             "but this wells \(wellKitVersion) knows up to version \(known); upgrade WellKit to open it"
         case .rollBackJournal: "run `wells optimize --db \(path)` as that user"

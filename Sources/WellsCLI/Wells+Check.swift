@@ -9,8 +9,8 @@ extension Wells {
             abstract: "Check a store for damage: SQLite's integrity check (amcheck on PostgreSQL) and WellKit's own invariants.",
             discussion: """
                 Reads only. Runs PRAGMA integrity_check (quick_check with --quick) on a store file, or amcheck on a \
-                PostgreSQL store where the extension is installed, then WellKit's invariants: every pin has one detail \
-                and one spatial index entry whose box holds it, every detail's load is recorded, and each load keeps \
+                PostgreSQL store where the extension is installed, then WellKit's invariants: every pin has one detail, \
+                one point (a POINT in EPSG:4326 at its coordinates, for GIS tools) and one spatial index entry whose box holds it, every detail's load is recorded, and each load keeps \
                 the rejected rows it counts. Damage in pages the store does not use (free pages) is beyond its reach.
 
                 Exit status: 0 sound, 65 damaged (each finding is listed), other codes as for every command.

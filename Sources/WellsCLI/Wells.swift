@@ -12,7 +12,7 @@ package struct Wells: AsyncParsableCommand {
         abstract: "Load public well lists into a SpatiaLite store and query them.",
         discussion: """
             Start with `wells load FILE --db wells.sqlite`, then query with bbox, near, find or show. \
-            The store is a SpatiaLite file: QGIS and ogrinfo open its pins layer. For a store that a team \
+            The store is a SpatiaLite file: QGIS and ogrinfo open its layer `wells`, one point per well with every field. For a store that a team \
             shares, --db (or $WELLS_DB) takes a PostgreSQL/PostGIS database instead, as \
             postgresql://user@host/db (TLS, passwords and timeouts as libpq reads them; see the README).
             """,

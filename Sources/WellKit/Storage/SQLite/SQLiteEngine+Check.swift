@@ -17,6 +17,8 @@ extension SQLiteEngine {
             } catch let error as DatabaseError {
                 report.findings.append(StoreCheck.Finding(check: pragma, problem: Self.failure(error)))
             }
+            // The points' check reads their geometry with SpatiaLite's functions.
+            try SpatiaLite.ensureInitialized(db)
             report.run(Self.spatialIndexInvariants + StoreInvariants.all) { sql in
                 do {
                     return try Int.fetchOne(db, sql: sql.text, arguments: sql.rendered.arguments) ?? 0
@@ -28,16 +30,26 @@ extension SQLiteEngine {
         return report
     }
 
-    /// The R*Tree of SpatiaLite's `idx_pins_geom` against the pins: one entry per pin, whose box
-    /// (float32, rounded outwards, so never smaller than the point) holds the pin's coordinates.
+    /// The points of `pin_points` and the R*Tree `idx_pin_points_geom` against the pins: one point
+    /// per pin, a POINT in EPSG:4326 at the pin's coordinates (read with SpatiaLite), and one R*Tree
+    /// entry per pin, whose box (float32, rounded outwards, so never smaller than the point) holds them.
     static let spatialIndexInvariants: [StoreInvariants.Invariant] = [
+        .init(check: "points", problem: { "\($0) pins have no point" },
+              sql: "SELECT count(*) FROM pins p WHERE NOT EXISTS (SELECT 1 FROM pin_points g WHERE g.id = p.id)"),
+        .init(check: "points", problem: { "\($0) points have no pin" },
+              sql: "SELECT count(*) FROM pin_points g WHERE NOT EXISTS (SELECT 1 FROM pins p WHERE p.id = g.id)"),
+        .init(check: "points", problem: { "\($0) points are not a POINT in EPSG:4326 at their pin's coordinates" },
+              sql: """
+                SELECT count(*) FROM pins p JOIN pin_points g ON g.id = p.id
+                WHERE NOT coalesce(GeometryType(g.geom) = 'POINT' AND ST_SRID(g.geom) = 4326 AND ST_X(g.geom) = p.lon AND ST_Y(g.geom) = p.lat, 0)
+                """),
         .init(check: "spatial-index", problem: { "\($0) pins have no spatial index entry" },
-              sql: "SELECT count(*) FROM pins p WHERE NOT EXISTS (SELECT 1 FROM idx_pins_geom r WHERE r.pkid = p.id)"),
+              sql: "SELECT count(*) FROM pins p WHERE NOT EXISTS (SELECT 1 FROM idx_pin_points_geom r WHERE r.pkid = p.id)"),
         .init(check: "spatial-index", problem: { "\($0) spatial index entries have no pin" },
-              sql: "SELECT count(*) FROM idx_pins_geom r WHERE NOT EXISTS (SELECT 1 FROM pins p WHERE p.id = r.pkid)"),
+              sql: "SELECT count(*) FROM idx_pin_points_geom r WHERE NOT EXISTS (SELECT 1 FROM pins p WHERE p.id = r.pkid)"),
         .init(check: "spatial-index", problem: { "\($0) spatial index boxes do not hold their pin" },
               sql: """
-                SELECT count(*) FROM pins p JOIN idx_pins_geom r ON r.pkid = p.id
+                SELECT count(*) FROM pins p JOIN idx_pin_points_geom r ON r.pkid = p.id
                 WHERE NOT (r.xmin <= p.lon AND p.lon <= r.xmax AND r.ymin <= p.lat AND p.lat <= r.ymax)
                 """),
     ]

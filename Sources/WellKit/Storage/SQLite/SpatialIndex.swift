@@ -2,10 +2,11 @@ import Foundation
 import GRDB
 import GRDBSQLite
 
-/// The pins' spatial index: SpatiaLite's R*Tree `idx_pins_geom`, bulk-packed after a load.
+/// The pins' spatial index: SpatiaLite's R*Tree `idx_pin_points_geom` over the points of
+/// ``Schema/pointTable``, keyed by pin id, bulk-packed after a load.
 ///
-/// SpatiaLite keeps `idx_pins_geom` in step with `pins.geom` through triggers, one R*Tree
-/// insert per row. For 244,292 wells that costs about 4 s. A load suspends the pins triggers,
+/// SpatiaLite keeps the R*Tree in step with `pin_points.geom` through triggers, one R*Tree
+/// insert per row. For 244,292 wells that costs about 4 s. A load suspends the points' triggers,
 /// writes the rows, restores the triggers and then writes the R*Tree's node tables directly
 /// from Hilbert-sorted points (about 0.3 s), as GDAL does for GeoPackage since 3.8.
 /// The node format is SQLite's, from `ext/rtree/rtree.c`
@@ -14,16 +15,16 @@ import GRDBSQLite
 /// (xmin, xmax, ymin, ymax), rounded outwards. Later inserts and deletes through the rtree
 /// module work on the packed tree; tests check it with `rtreecheck()`.
 package enum SpatialIndex {
-    static let rtree = "idx_pins_geom"
+    static let rtree = "idx_\(Schema.pointTable)_geom"
 
     // MARK: - Triggers
 
-    /// Drops the triggers on `pins` and returns their SQL so that ``restoreTriggers(_:in:)`` can recreate them.
+    /// Drops the triggers on the points' table (SpatiaLite's) and returns their SQL so that ``restoreTriggers(_:in:)`` can recreate them.
     ///
     /// DDL is transactional in SQLite: if the load fails, the rollback brings the triggers back.
     static func suspendTriggers(_ db: Database) throws -> [String] {
         let triggers = try Row.fetchAll(
-            db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'pins' ORDER BY name")
+            db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? ORDER BY name", arguments: [Schema.pointTable])
         for trigger in triggers {
             try db.execute(sql: "DROP TRIGGER \((trigger["name"] as String).quotedDatabaseIdentifier)")
         }
