@@ -40,7 +40,7 @@ private struct World {
     /// One random write: an insert, a delete, or an update of a plain field, the sort key or the section key.
     mutating func mutate() throws {
         let ids = try ids()
-        let rareIDs = try store.pool.read { try Int64.fetchAll($0, sql: "SELECT pin_id FROM details WHERE status IN ('Cancelled', 'Drilling')") }
+        let rareIDs = try store.fetchIDs(WellFetchRequest(predicate: .in(.status, ["Cancelled", "Drilling"])))
         let kind = ids.isEmpty ? 0 : Int.random(in: 0..<6, using: &random)
         // Half the writes to an existing well hit one in a rare section, to empty it.
         let id = (Bool.random(using: &random) ? rareIDs.randomElement(using: &random) : nil) ?? ids.randomElement(using: &random) ?? 0
@@ -192,7 +192,11 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
     @Test func idQueryReadsDetailsAloneWhenItCan() throws {
         let world = try World(count: 3, seed: 1)
         let detailsOnly = try BatchedResults<WellPin>(store: world.store, request: Self.byDate, sectionKey: .status)
-        #expect(try world.store.pool.read { try detailsOnly.idQuery().build($0) }.sql == #"SELECT d.pin_id, d."status" FROM details d ORDER BY d."status" ASC, d."spud_date" DESC, d.pin_id"#)
+        // The statuses are codes of `lookup_status`, which drives the join in name order (schema version 3).
+        #expect(try world.store.pool.read { try detailsOnly.idQuery().build($0) }.sql == #"""
+            SELECT d.pin_id, l.value FROM lookup_status l JOIN details d ON d."status" = l.code \#
+            ORDER BY l.value ASC, d."spud_date" DESC, d.pin_id
+            """#)
         let joined = try BatchedResults<WellPin>(store: world.store, request: WellFetchRequest(sortDescriptors: [WellSortDescriptor(.name)]), sectionKey: .status)
         #expect(try world.store.pool.read { try joined.idQuery().build($0) }.sql.contains("FROM pins p JOIN details d"))
     }
