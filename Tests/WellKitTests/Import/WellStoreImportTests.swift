@@ -141,7 +141,9 @@ import Testing
         let summary = try reloaded.load(csvAt: try Fixtures.file(new))
         #expect((summary.inserted, summary.updated, summary.badValues) == (0, 2, 1))
         _ = try fresh.load(csvAt: try Fixtures.file(new))
-        let columns = (["p.name", "p.lat", "p.lon"] + WellDetail.columns.filter { $0 != "load_id" }.map { "d.\($0)" }).joined(separator: ", ")
+        // Each value as it reads back (names and dates decoded: the stores' codes may differ).
+        let columns = (["p.name", "p.lat", "p.lon"] + zip(DetailColumn.all, DetailColumn.sqliteSelection).filter { $0.0.content != .loadID }.map(\.1))
+            .joined(separator: ", ")
         func wells(_ store: WellStore) throws -> [[String]] {
             try store.pool.read { db in
                 try Row.fetchAll(db, sql: "SELECT \(columns) FROM pins p JOIN details d ON d.pin_id = p.id ORDER BY d.uwi")

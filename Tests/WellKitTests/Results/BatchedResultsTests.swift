@@ -47,17 +47,26 @@ private struct World {
         let status = (Self.statuses + Self.rare).randomElement(using: &random)!, date = Self.dates.randomElement(using: &random)!
         serial += 1
         let serial = serial
+        // The store keeps names as codes of their lookups and dates as day numbers (schema version 3).
+        let day = date.flatMap { ValueParsing.days(iso: $0) }
+        func code(_ field: WellField, _ name: String?, _ db: Database) throws -> Int64 {
+            guard let name else { return Schema.nullCode }
+            let table = field.lookupTable!
+            if let code = try Int64.fetchOne(db, sql: "SELECT code FROM \(table) WHERE value = ?", arguments: [name]) { return code }
+            try db.execute(sql: "INSERT INTO \(table)(code, value) SELECT max(code) + 1, ? FROM \(table)", arguments: [name])
+            return db.lastInsertedRowID
+        }
         try store.pool.write { db in
             switch kind {
             case 0:
                 try db.execute(sql: "INSERT INTO pins(name, lat, lon, geom) VALUES (?, 49.5, -113.5, MakePoint(-113.5, 49.5, 4326))", arguments: ["New \(serial)"])
                 try db.execute(sql: "INSERT INTO details(pin_id, uwi, status, spud_date, total_depth) VALUES (?, ?, ?, ?, 500)",
-                               arguments: [db.lastInsertedRowID, "N-\(serial)", status, date])
+                               arguments: [db.lastInsertedRowID, "N-\(serial)", try code(.status, status, db), day])
             case 1: try db.execute(sql: "DELETE FROM pins WHERE id = ?", arguments: [id])
-            case 2: try db.execute(sql: "UPDATE details SET operator = ? WHERE pin_id = ?", arguments: ["Op \(serial)", id])
+            case 2: try db.execute(sql: "UPDATE details SET operator = ? WHERE pin_id = ?", arguments: [try code(.operator, "Op \(serial)", db), id])
             case 3: try db.execute(sql: "UPDATE pins SET name = ? WHERE id = ?", arguments: ["Renamed \(serial)", id])
-            case 4: try db.execute(sql: "UPDATE details SET spud_date = ? WHERE pin_id = ?", arguments: [date, id])
-            default: try db.execute(sql: "UPDATE details SET status = ? WHERE pin_id = ?", arguments: [status, id])
+            case 4: try db.execute(sql: "UPDATE details SET spud_date = ? WHERE pin_id = ?", arguments: [day, id])
+            default: try db.execute(sql: "UPDATE details SET status = ? WHERE pin_id = ?", arguments: [try code(.status, status, db), id])
             }
         }
     }
