@@ -10,8 +10,9 @@ extension Wells {
             discussion: """
                 Reads only. Runs PRAGMA integrity_check (quick_check with --quick) on a store file, or amcheck on a \
                 PostgreSQL store where the extension is installed, then WellKit's invariants: every pin has one detail, \
-                one point (a POINT in EPSG:4326 at its coordinates, for GIS tools) and one spatial index entry whose box holds it, every detail's load is recorded, and each load keeps \
-                the rejected rows it counts. Damage in pages the store does not use (free pages) is beyond its reach.
+                one point (a POINT in EPSG:4326 at its coordinates, for GIS tools) and one spatial index entry whose box holds it, every detail's load is recorded, \
+                each load keeps the rejected rows it counts, and in a store file every name code has its row in its lookup table, \
+                every date is a day number and every extra value has its column's name in extra_keys. Damage in pages the store does not use (free pages) is beyond its reach.
 
                 Exit status: 0 sound, 65 damaged (each finding is listed), other codes as for every command.
                 A damaged file: copy what SQLite can read into a new one with `sqlite3 wells.sqlite .recover | sqlite3 recovered.sqlite`, \

@@ -31,6 +31,9 @@ package final class RowBatch: @unchecked Sendable {
     var cells: [Cell] = []
     /// Text made for this batch's rows.
     var arena: [UInt8] = []
+    /// The names new to a SQLite store's lookups that this batch's rows refer to (``CompactDetails``):
+    /// the writer stores them before the rows.
+    var newNames: [(slot: Int, code: Int64, name: String)] = []
 
     init() {
         cells.reserveCapacity(Self.capacity * Column.width)
@@ -41,6 +44,7 @@ package final class RowBatch: @unchecked Sendable {
         self.rows = rows
         cells.removeAll(keepingCapacity: true)
         arena.removeAll(keepingCapacity: true)
+        newNames.removeAll(keepingCapacity: true)
     }
 
     /// The cells of the `k`-th row of the batch.
@@ -60,6 +64,7 @@ package final class RowBatch: @unchecked Sendable {
         switch cell.kind {
         case .null: return nil
         case .real: return String(Double(bitPattern: cell.payload))
+        case .integer: return String(Int64(bitPattern: cell.payload))
         case .mappedText, .arenaText: return withText(cell) { String(decoding: $0, as: UTF8.self) }
         }
     }
@@ -98,6 +103,8 @@ package struct BindableRows {
                 sqlite3_bind_null(statement, index)
             case .real:
                 sqlite3_bind_double(statement, index, Double(bitPattern: cell.payload))
+            case .integer:
+                sqlite3_bind_int64(statement, index, Int64(bitPattern: cell.payload))
             case .mappedText:
                 sqlite3_bind_text(statement, index, UnsafeRawPointer(bitPattern: UInt(cell.payload))?.assumingMemoryBound(to: CChar.self),
                                   cell.count, SQLITE_STATIC)
@@ -110,21 +117,24 @@ package struct BindableRows {
     }
 }
 
-/// One value of a row: null, a real, or UTF-8 text in the mapped file or a batch's arena.
+/// One value of a row: null, a real, an integer (a SQLite store's day numbers and codes), or
+/// UTF-8 text in the mapped file or a batch's arena.
 package struct Cell: Sendable {
     package enum Kind: UInt8, Sendable {
-        case null, real, mappedText, arenaText
+        case null, real, integer, mappedText, arenaText
     }
 
     package var kind: Kind
     /// The text's length in bytes.
     package var count: Int32
-    /// The real's bits, the address of mapped text, or the offset of arena text.
+    /// The real's or integer's bits, the address of mapped text, or the offset of arena text.
     package var payload: UInt64
 
     static let null = Cell(kind: .null, count: 0, payload: 0)
 
     @inline(__always) static func real(_ value: Double) -> Cell { Cell(kind: .real, count: 0, payload: value.bitPattern) }
+
+    @inline(__always) static func integer(_ value: Int64) -> Cell { Cell(kind: .integer, count: 0, payload: UInt64(bitPattern: value)) }
 
     @inline(__always) static func mapped(_ bytes: UnsafeBufferPointer<UInt8>) -> Cell {
         Cell(kind: .mappedText, count: Int32(bytes.count), payload: UInt64(UInt(bitPattern: bytes.baseAddress)))
@@ -145,14 +155,19 @@ package final class RowBuilder: @unchecked Sendable {
     private let scanner: CSVScanner
     private var spans: [FieldSpan] = []
     private var extra = ExtraJSON()
+    /// A SQLite store's compact row (schema version 3): dates as days, names as codes, extras as an
+    /// array by position; nil for text rows (PostgreSQL's, previews').
+    private let compact: CompactDetails?
+    private var extraArray = ExtraArray()
     /// The header names as UTF-8, the keys of the JSON.
     private let keys: [[UInt8]]
     private let crsNames: [[UInt8]]
     /// Per detail field (as in ``WellField/detailValueFields``), how many values did not parse.
     package private(set) var badValues: [Int]
 
-    init(validator: RecordValidator, file: MappedFile, delimiter: UInt8) {
+    init(validator: RecordValidator, file: MappedFile, delimiter: UInt8, compact: CompactDetails? = nil) {
         self.validator = validator
+        self.compact = compact
         self.buffer = file.bytes
         self.scanner = CSVScanner(delimiter: delimiter)
         self.keys = validator.header.map { Array($0.utf8) }
@@ -176,9 +191,10 @@ package final class RowBuilder: @unchecked Sendable {
             batch.cells.append(generated.withUTF8 { batch.arenaText($0) })
         }
         extra.reset()
+        extraArray.reset()
         for (slot, (field, index)) in validator.detailSlots.enumerated() {
             guard let index, !fields.isEmpty(index) else {
-                batch.cells.append(.null)
+                batch.cells.append(compact?.hasLookup(slot) == true ? .integer(Schema.nullCode) : .null)
                 continue
             }
             var cell: Cell?
@@ -187,14 +203,20 @@ package final class RowBuilder: @unchecked Sendable {
                 cell = (validator.decimalComma ? fields.withBytes(index, ValueParsing.decimalComma) : fields.withBytes(index, ValueParsing.number)).map(Cell.real)
             case .date:
                 switch fields.withBytes(index, ValueParsing.date) {
+                case .iso where compact != nil: cell = .integer(fields.withBytes(index, ValueParsing.days(iso:)))
                 case .iso: cell = text(fields, index, batch)
+                case .other(let year, let month, let day) where compact != nil: cell = .integer(ValueParsing.days(year: year, month: month, day: day))
                 case .other(let year, let month, let day):
                     var iso = ValueParsing.iso(year: year, month: month, day: day)
                     cell = iso.withUTF8 { batch.arenaText($0) }
                 case nil: cell = nil
                 }
             case .text, .integer:
-                cell = text(fields, index, batch)
+                if let compact, compact.hasLookup(slot) {
+                    cell = fields.withText(index) { .integer(compact.code(slot, $0, batch)) }
+                } else {
+                    cell = text(fields, index, batch)
+                }
             }
             if let cell {
                 batch.cells.append(cell)
@@ -214,7 +236,7 @@ package final class RowBuilder: @unchecked Sendable {
         } else {
             batch.cells.append(contentsOf: repeatElement(.null, count: 3))
         }
-        batch.cells.append(extra.withFinished { $0.map(batch.arenaText) } ?? .null)
+        batch.cells.append((compact == nil ? extra.withFinished { $0.map(batch.arenaText) } : extraArray.withFinished { $0.map(batch.arenaText) }) ?? .null)
     }
 
     /// A text cell for a non-empty field: in place in the file when its bytes are the text, else made in the arena.
@@ -229,6 +251,10 @@ package final class RowBuilder: @unchecked Sendable {
     }
 
     private func appendExtra(_ fields: RecordFields, _ index: Int) {
+        if let compact {
+            fields.withText(index) { extraArray.append(position: compact.extraPositions[index], value: $0) }
+            return
+        }
         keys[index].withUnsafeBufferPointer { key in
             fields.withText(index) { extra.append(key: key, value: $0) }
         }

@@ -169,6 +169,34 @@ enum ValueParsing {
         "\(year)-\(month < 10 ? "0" : "")\(month)-\(day < 10 ? "0" : "")\(day)"
     }
 
+    /// The days from 1970-01-01 to a date of the proleptic Gregorian calendar (negative before):
+    /// how a SQLite store (schema version 3) keeps dates, in 2–3 bytes rather than 10 of text,
+    /// in the same order. SQLite reads one back as text with `date(days * 86400, 'unixepoch')`.
+    static func days(year: Int, month: Int, day: Int) -> Int64 {
+        // Howard Hinnant's days_from_civil: years start in March, so the leap day ends one.
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return Int64(era * 146_097 + dayOfEra - 719_468)
+    }
+
+    /// The days of an ISO `yyyy-mm-dd` date (UTF-8, already checked by ``date(_:)-(UnsafeBufferPointer<UInt8>)``).
+    static func days(iso bytes: UnsafeBufferPointer<UInt8>) -> Int64 {
+        func number(_ range: Range<Int>) -> Int { range.reduce(0) { $0 * 10 + Int(bytes[$1] - 48) } }
+        return days(year: number(0..<4), month: number(5..<7), day: number(8..<10))
+    }
+
+    /// The days of an ISO `yyyy-mm-dd` date, or nil for other text.
+    static func days(iso text: String) -> Int64? {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.count == 10, date(bytes) == .iso else { return nil }
+            return days(iso: bytes)
+        }
+    }
+
     @inline(__always)
     static func isDigit(_ b: UInt8) -> Bool { b >= 48 && b <= 57 }
 
@@ -189,7 +217,52 @@ enum ValueParsing {
 
 // MARK: - JSON
 
-/// Builds the JSON object of unmapped and bad values kept in `details.extra`.
+/// Builds the JSON array of a row's unmapped and bad values in a SQLite store's `details.extra`
+/// (schema version 3): at index k the value of the column at position k of the store's
+/// `extra_keys`, null where the row has none, up to its last value. The store names each column
+/// once instead of every row repeating its key (67 bytes a row for three columns).
+package struct ExtraArray {
+    /// The row's values, each at its position: where its quoted text lies in ``text``.
+    private var members: [(position: Int, range: Range<Int>)] = []
+    private var text: [UInt8] = []
+
+    /// Empties the array, keeping its storage for the next record.
+    mutating func reset() {
+        members.removeAll(keepingCapacity: true)
+        text.removeAll(keepingCapacity: true)
+    }
+
+    /// Adds `value` (UTF-8) at `position`. A column named twice keeps its first value, as a JSON
+    /// object's first member is the one read.
+    mutating func append(position: Int, value: UnsafeBufferPointer<UInt8>) {
+        guard !members.contains(where: { $0.position == position }) else { return }
+        let start = text.count
+        ExtraJSON.appendQuoted(value, to: &text)
+        members.append((position, start..<text.count))
+    }
+
+    /// Calls `body` with the array's UTF-8 text, or nil when the row has no value.
+    func withFinished<R>(_ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
+        guard !members.isEmpty else { return body(nil) }
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        out.reserveCapacity(text.count + 2 * members.count + 8)
+        var next = 0
+        for member in members.sorted(by: { $0.position < $1.position }) {
+            while next < member.position {
+                out += Array(next == 0 ? "null".utf8 : ",null".utf8)
+                next += 1
+            }
+            if next > 0 { out.append(UInt8(ascii: ",")) }
+            out += text[member.range]
+            next += 1
+        }
+        out.append(UInt8(ascii: "]"))
+        return out.withUnsafeBufferPointer { body($0) }
+    }
+}
+
+/// Builds the JSON object of unmapped and bad values kept in a PostgreSQL store's `details.extra`
+/// (a SQLite store keeps an ``ExtraArray``), and in `--dry-run`'s preview.
 ///
 /// Hand-written because it runs once per row on the load's hot path and writes only a flat
 /// object of strings; `JSONSerialization` would allocate a dictionary and bridge each value.

@@ -241,7 +241,14 @@ package struct ScannedFile {
         return fieldText(file.bytes, span)
     }
 
-    package func makeBuilder() -> RowBuilder { RowBuilder(validator: validator, file: file, delimiter: delimiter) }
+    /// A builder of text rows, or of a SQLite store's compact rows with `compact`.
+    package func makeBuilder(compact: CompactDetails? = nil) -> RowBuilder {
+        RowBuilder(validator: validator, file: file, delimiter: delimiter, compact: compact)
+    }
+
+    /// The columns whose values may be kept in `details.extra`: the unmapped ones, then those of
+    /// the detail fields (a value that does not parse).
+    var extraColumns: [Int] { validator.extraIndices + validator.detailSlots.compactMap(\.index) }
 
     /// Keeps one record per identifier, by `rule`, and rejects the others with their raw text.
     ///

@@ -77,6 +77,26 @@ public enum PredicateValue: Sendable, Equatable, ExpressibleByStringLiteral, Exp
         }
     }
 
+    /// The value as `field` is stored in `dialect`: ``bound(for:)``, but a date of a SQLite store
+    /// (schema version 3) is its day number, compared with the column's (``WellAttribute/key(_:qualified:)``).
+    /// A year or a month compares as an ISO prefix, before every date it begins and after every
+    /// earlier one (`spud_date >= 2001`, `spud_date < 2001-07`, never equal): so it is bound as
+    /// half a day before its first day, which orders the same against every day number.
+    func bound(for field: WellAttribute, _ dialect: SQLDialect) -> DatabaseValue {
+        guard dialect == .sqlite, field.kind == .date else { return bound(for: field) }
+        let text = text(for: field)
+        if let days = ValueParsing.days(iso: text) { return days.databaseValue }
+        let bytes = Array(text.utf8)
+        let number = { (range: Range<Int>) -> Int? in
+            range.allSatisfy { ValueParsing.isDigit(bytes[$0]) } ? bytes[range].reduce(0) { $0 * 10 + Int($1 - 48) } : nil
+        }
+        if bytes.count == 4 || (bytes.count == 7 && bytes[4] == UInt8(ascii: "-")), let year = number(0..<4),
+           let month = bytes.count == 7 ? number(5..<7) : 1 {
+            return (Double(ValueParsing.days(year: year, month: month, day: 1)) - 0.5).databaseValue
+        }
+        return text.databaseValue   // not a date: validate() refuses it first
+    }
+
     /// The value as text for a text or date field.
     private func text(for field: WellAttribute) -> String {
         let text: String = switch self {
@@ -191,7 +211,7 @@ extension WellPredicate {
     func sql(_ dialect: SQLDialect = .sqlite) -> BoundSQL {
         switch self {
         case .compare(let field, let op, let value):
-            return "\(field.sql(dialect)) \(sql: op.rawValue) \(value.bound(for: field))"
+            return "\(field.key(dialect)) \(sql: op.rawValue) \(value.bound(for: field, dialect))"
         case .string(let field, let op, let text, let options):
             let column = Self.folded(field.sql(dialect), options, dialect)
             let value = { Self.folded("\(text)", options, dialect) }
@@ -207,13 +227,13 @@ extension WellPredicate {
             case (.notEquals, _): return "\(column) != \(value())"
             }
         case .between(let field, let low, let high):
-            return "\(field.sql(dialect)) BETWEEN \(low.bound(for: field)) AND \(high.bound(for: field))"
+            return "\(field.key(dialect)) BETWEEN \(low.bound(for: field, dialect)) AND \(high.bound(for: field, dialect))"
         case .in(let field, let values):
             guard !values.isEmpty else { return BoundSQL(sql: dialect.truth(false)) }
-            let list: [BoundSQL] = values.map { "\($0.bound(for: field))" }
-            return "\(field.sql(dialect)) IN (\(list.joined(separator: ", ")))"
+            let list: [BoundSQL] = values.map { "\($0.bound(for: field, dialect))" }
+            return "\(field.key(dialect)) IN (\(list.joined(separator: ", ")))"
         case .isNull(let field):
-            return "\(field.sql(dialect)) IS NULL"
+            return "\(field.key(dialect)) IS NULL"
         case .and(let predicates):
             return predicates.isEmpty ? BoundSQL(sql: dialect.truth(true)) : Self.group(predicates, "AND", dialect)
         case .or(let predicates):

@@ -77,35 +77,39 @@ public struct WellAttribute: Hashable, Sendable, CustomStringConvertible {
 
     /// The attribute's value as an SQL expression in `dialect`, the one place that renders it.
     ///
-    /// A field is its column (`d."status"`, or `"status"` unqualified for a query of `details`
-    /// alone). An extra column is read from the JSON object with its name bound, never in the text:
-    /// - SQLite: `json_extract(d."extra", ?)` with the JSON path `$."NAME"`, NAME escaped as the
-    ///   loader writes the object's keys (`\` as `\\`, control characters as `\n` or `\u00XX`): SQLite
-    ///   3.40 compares a quoted path label with the key's escaped JSON text, later versions compare
-    ///   both decoded, so the path finds the key on either. A quoted label ends at the first `"`, with
-    ///   no escape for it (3.40 and 3.45 alike), so a name holding a `"` is read by its exact key
-    ///   instead: `(SELECT value FROM json_each(d."extra") WHERE key = ?)` (about 2× json_extract's
-    ///   cost: 0.18 s against 0.08 s to filter the 46,754 Pennsylvania wells).
+    /// A field is its value as text or number: PostgreSQL's column (`d."status"`, or `"status"`
+    /// unqualified for a query of `details` alone); in SQLite's compact layout (schema version 3)
+    /// the same value decoded from its column (``WellField/sqliteValue(_:)``): a looked-up name or
+    /// a date as `yyyy-mm-dd`. An extra column is read with its name bound, never in the text:
+    /// - SQLite: `details.extra` is a JSON array of values by position, the positions named once in
+    ///   `extra_keys`: `json_extract(d."extra", (SELECT '$[' || position || ']' FROM extra_keys WHERE name = ?))`,
+    ///   the name compared exactly as a key (quotes and all) and looked up once per statement; null
+    ///   when the store has no such column or the row no value for it.
     /// - PostgreSQL: `(d."extra" ->> ?) COLLATE "C"`, the key bound as text; `COLLATE "C"` so that
     ///   it compares and sorts bytes as the text columns do (SQLite's BINARY).
     func sql(_ dialect: SQLDialect, qualified: Bool = true) -> BoundSQL {
         let prefix = qualified ? (table == .pins ? "p." : "d.") : ""
         switch storage {
         case .field(let field):
-            return BoundSQL(sql: prefix + field.column.quotedDatabaseIdentifier)
+            let column = prefix + field.column.quotedDatabaseIdentifier
+            return BoundSQL(sql: dialect == .sqlite ? field.sqliteValue(column) : column)
         case .extra(let name):
             let column = prefix + "\"extra\""
             switch dialect {
             case .postgres:
                 return "(\(sql: column) ->> \(name)) COLLATE \"C\""
-            case .sqlite where name.contains("\""):
-                return "(SELECT value FROM json_each(\(sql: column)) WHERE key = \(name))"
             case .sqlite:
-                var path = "$."
-                ExtraJSON.appendQuoted(name, to: &path)
-                return "json_extract(\(sql: column), \(path))"
+                return "json_extract(\(sql: column), (SELECT '$[' || position || ']' FROM extra_keys WHERE name = \(name)))"
             }
         }
+    }
+
+    /// The attribute as an SQL expression that sorts and compares as its value but is cheaper to
+    /// read, or that an index serves: a SQLite date's day number (the days sort as the dates do;
+    /// ``PredicateValue`` binds dates as days for it). Every other attribute is its value (``sql(_:qualified:)``).
+    func key(_ dialect: SQLDialect, qualified: Bool = true) -> BoundSQL {
+        guard dialect == .sqlite, kind == .date, let field else { return sql(dialect, qualified: qualified) }
+        return BoundSQL(sql: (qualified ? "d." : "") + field.column.quotedDatabaseIdentifier)
     }
 
     // MARK: - Fields

@@ -54,6 +54,25 @@ public enum WellField: String, CaseIterable, Sendable, Codable {
     /// The column name in ``table``. It equals the public name.
     public var column: String { rawValue }
 
+    /// The lookup table of a SQLite store (schema version 3) that keeps each distinct value of this
+    /// field once, `lookup_FIELD(code INTEGER PRIMARY KEY, value TEXT NOT NULL UNIQUE)`, the detail
+    /// row holding the value's code: names repeated on many rows (operators, statuses, fields…).
+    /// Nil for a field stored in its row.
+    package var lookupTable: String? {
+        switch self {
+        case .operator, .status, .type, .fluid, .field, .formation, .county, .state: "lookup_" + rawValue
+        default: nil
+        }
+    }
+
+    /// The field's value as SQL reads it back from `column` (its SQL text, such as `d."status"`) of a
+    /// SQLite store's compact layout (schema version 3): a code's name from ``lookupTable``, a day
+    /// number (``ValueParsing/days(year:month:day:)``) as `yyyy-mm-dd`; any other field is its column.
+    package func sqliteValue(_ column: String) -> String {
+        if let lookupTable { return "(SELECT value FROM \(lookupTable) WHERE code = \(column))" }
+        return kind == .date ? "date(\(column) * 86400, 'unixepoch')" : column
+    }
+
     /// The fields that live in `details`, in column order.
     public static let detailFields: [WellField] = allCases.filter { $0.table == .details }
     /// The detail fields after the identifier, in column order: the typed values of a detail row.

@@ -132,8 +132,8 @@ import Testing
                                                              firstRecord: rows[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)) + ":9"
         try store.pool.read { (db: Database) throws -> Void in
             #expect(try String.fetchOne(db, sql: "SELECT uwi FROM details JOIN pins ON pins.id = pin_id WHERE name = 'W 7'") == generated)
-            #expect(try String.fetchOne(db, sql: "SELECT json_extract(extra, '$.\"Well API\"') FROM details WHERE uwi = ?", arguments: [generated]) == "4.21236E+13")
         }
+        #expect(try store.well(identifier: generated)?.detail.extra["Well API"] == "4.21236E+13")
         // Loading again updates, and --id makes the column a key again.
         #expect(try store.load(csvAt: path).updated == 300)
         var options = LoadOptions()

@@ -36,21 +36,13 @@ import Testing
     @Test func tennesseeKeepsZeroPaddedIdentifiersAsText() throws {
         let store = try Fixtures.makeStore()
         _ = try store.load(csvAt: Fixtures.sharedData("tn-oilgas-wells.csv"))
-        let extra = try store.pool.read { db in
-            try String.fetchOne(db, sql: "SELECT extra FROM details WHERE uwi = '41-133-21968'")
-        }
-        let json = try JSONSerialization.jsonObject(with: Data((extra ?? "{}").utf8)) as? [String: String]
-        #expect(json?["other_id"] == "0010446")
+        #expect(try store.well(identifier: "41-133-21968")?.detail.extra["other_id"] == "0010446")
     }
 
     @Test func alabamaKeepsMultiLineCommentsIntact() throws {
         let store = try Fixtures.makeStore()
         _ = try store.load(csvAt: Fixtures.sharedData("al-sogb-wells-multiline.csv"))
-        let extra = try store.pool.read { db in
-            try String.fetchOne(db, sql: "SELECT extra FROM details WHERE uwi = '01-075-20948-00-00'")
-        }
-        let json = try JSONSerialization.jsonObject(with: Data((extra ?? "{}").utf8)) as? [String: String]
-        #expect(json?["Comment"] == "BOARD ORDERS: 2001-5 Est Field, 1/12/01; 2001-7 Reform 40-ac to 80-ac PR unit, 1/12/01; \r\n*AR LOGS NOT RECEIVED UNTIL 4/28/00 JTP")
+        #expect(try store.well(identifier: "01-075-20948-00-00")?.detail.extra["Comment"] == "BOARD ORDERS: 2001-5 Est Field, 1/12/01; 2001-7 Reform 40-ac to 80-ac PR unit, 1/12/01; \r\n*AR LOGS NOT RECEIVED UNTIL 4/28/00 JTP")
     }
 
     @Test func indianaUTMOnlyFileFailsClearly() throws {
@@ -149,7 +141,9 @@ import Testing
         let summary = try reloaded.load(csvAt: try Fixtures.file(new))
         #expect((summary.inserted, summary.updated, summary.badValues) == (0, 2, 1))
         _ = try fresh.load(csvAt: try Fixtures.file(new))
-        let columns = (["p.name", "p.lat", "p.lon"] + WellDetail.columns.filter { $0 != "load_id" }.map { "d.\($0)" }).joined(separator: ", ")
+        // Each value as it reads back (names and dates decoded: the stores' codes may differ).
+        let columns = (["p.name", "p.lat", "p.lon"] + zip(DetailColumn.all, DetailColumn.sqliteSelection).filter { $0.0.content != .loadID }.map(\.1))
+            .joined(separator: ", ")
         func wells(_ store: WellStore) throws -> [[String]] {
             try store.pool.read { db in
                 try Row.fetchAll(db, sql: "SELECT \(columns) FROM pins p JOIN details d ON d.pin_id = p.id ORDER BY d.uwi")
@@ -215,9 +209,7 @@ import Testing
             #expect(row["column"] == column)
             #expect((row["reason"] as String).contains(reason), "line \(line): \(row["reason"] as String)")
         }
-        let extra = try store.pool.read { try String.fetchOne($0, sql: "SELECT extra FROM details WHERE uwi = 'W9'") }
-        let json = try JSONSerialization.jsonObject(with: Data((extra ?? "{}").utf8)) as? [String: String]
-        #expect(json == ["total_depth": "NA", "spud_date": "2001-13-45"])
+        #expect(try store.well(identifier: "W9")?.detail.extra == ["total_depth": "NA", "spud_date": "2001-13-45"])
     }
 
     @Test func duplicateRuleLastKeepsTheLaterRow() throws {
@@ -267,9 +259,9 @@ import Testing
         options.mapping = ["uwi": "ID", "lat": "SURF_Y", "lon": "SURF_X", "operator": "Company"]
         let store = try Fixtures.makeStore()
         _ = try store.load(csvAt: file, options: options)
-        let row = try store.pool.read { try Row.fetchOne($0, sql: "SELECT uwi, \"operator\", lat, lon FROM details JOIN pins ON id = pin_id") }
-        #expect(row?["uwi"] == "A")
-        #expect(row?["operator"] == "Acme")
-        #expect(row?["lat"] == 51.0)
+        let well = try store.fetchWells(WellFetchRequest()).first
+        #expect(well?.detail.identifier == "A")
+        #expect(well?.detail[.operator] == "Acme")
+        #expect(well?.pin.latitude == 51.0)
     }
 }

@@ -40,25 +40,34 @@ private struct World {
     /// One random write: an insert, a delete, or an update of a plain field, the sort key or the section key.
     mutating func mutate() throws {
         let ids = try ids()
-        let rareIDs = try store.pool.read { try Int64.fetchAll($0, sql: "SELECT pin_id FROM details WHERE status IN ('Cancelled', 'Drilling')") }
+        let rareIDs = try store.fetchIDs(WellFetchRequest(predicate: .in(.status, ["Cancelled", "Drilling"])))
         let kind = ids.isEmpty ? 0 : Int.random(in: 0..<6, using: &random)
         // Half the writes to an existing well hit one in a rare section, to empty it.
         let id = (Bool.random(using: &random) ? rareIDs.randomElement(using: &random) : nil) ?? ids.randomElement(using: &random) ?? 0
         let status = (Self.statuses + Self.rare).randomElement(using: &random)!, date = Self.dates.randomElement(using: &random)!
         serial += 1
         let serial = serial
+        // The store keeps names as codes of their lookups and dates as day numbers (schema version 3).
+        let day = date.flatMap { ValueParsing.days(iso: $0) }
+        func code(_ field: WellField, _ name: String?, _ db: Database) throws -> Int64 {
+            guard let name else { return Schema.nullCode }
+            let table = field.lookupTable!
+            if let code = try Int64.fetchOne(db, sql: "SELECT code FROM \(table) WHERE value = ?", arguments: [name]) { return code }
+            try db.execute(sql: "INSERT INTO \(table)(code, value) SELECT max(code) + 1, ? FROM \(table)", arguments: [name])
+            return db.lastInsertedRowID
+        }
         try store.pool.write { db in
             switch kind {
             case 0:
                 try db.execute(sql: "INSERT INTO pins(name, lat, lon) VALUES (?, 49.5, -113.5)", arguments: ["New \(serial)"])
                 try db.execute(sql: "INSERT INTO pin_points(id, geom) VALUES (?, MakePoint(-113.5, 49.5, 4326))", arguments: [db.lastInsertedRowID])
                 try db.execute(sql: "INSERT INTO details(pin_id, uwi, status, spud_date, total_depth) VALUES (?, ?, ?, ?, 500)",
-                               arguments: [db.lastInsertedRowID, "N-\(serial)", status, date])
+                               arguments: [db.lastInsertedRowID, "N-\(serial)", try code(.status, status, db), day])
             case 1: try db.execute(sql: "DELETE FROM pins WHERE id = ?", arguments: [id])
-            case 2: try db.execute(sql: "UPDATE details SET operator = ? WHERE pin_id = ?", arguments: ["Op \(serial)", id])
+            case 2: try db.execute(sql: "UPDATE details SET operator = ? WHERE pin_id = ?", arguments: [try code(.operator, "Op \(serial)", db), id])
             case 3: try db.execute(sql: "UPDATE pins SET name = ? WHERE id = ?", arguments: ["Renamed \(serial)", id])
-            case 4: try db.execute(sql: "UPDATE details SET spud_date = ? WHERE pin_id = ?", arguments: [date, id])
-            default: try db.execute(sql: "UPDATE details SET status = ? WHERE pin_id = ?", arguments: [status, id])
+            case 4: try db.execute(sql: "UPDATE details SET spud_date = ? WHERE pin_id = ?", arguments: [day, id])
+            default: try db.execute(sql: "UPDATE details SET status = ? WHERE pin_id = ?", arguments: [try code(.status, status, db), id])
             }
         }
     }
@@ -193,7 +202,11 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
     @Test func idQueryReadsDetailsAloneWhenItCan() throws {
         let world = try World(count: 3, seed: 1)
         let detailsOnly = try BatchedResults<WellPin>(store: world.store, request: Self.byDate, sectionKey: .status)
-        #expect(try world.store.pool.read { try detailsOnly.idQuery().build($0) }.sql == #"SELECT d.pin_id, d."status" FROM details d ORDER BY d."status" ASC, d."spud_date" DESC, d.pin_id"#)
+        // The statuses are codes of `lookup_status`, which drives the join in name order (schema version 3).
+        #expect(try world.store.pool.read { try detailsOnly.idQuery().build($0) }.sql == #"""
+            SELECT d.pin_id, l.value FROM lookup_status l JOIN details d ON d."status" = l.code \#
+            ORDER BY l.value ASC, d."spud_date" DESC, d.pin_id
+            """#)
         let joined = try BatchedResults<WellPin>(store: world.store, request: WellFetchRequest(sortDescriptors: [WellSortDescriptor(.name)]), sectionKey: .status)
         #expect(try world.store.pool.read { try joined.idQuery().build($0) }.sql.contains("FROM pins p JOIN details d"))
     }

@@ -68,7 +68,7 @@ struct BulkWriter {
             WHERE pin_id = ?1 AND uwi = ?2
             """)
         let loadID = try nextLoadID()
-        let builder = scan.makeBuilder()
+        let builder = scan.makeBuilder(compact: try CompactDetails(db, header: scan.validator.header, extraColumns: scan.extraColumns))
         let (insertPin, insertDetail, updatePin, updateDetail) = (insertPinStatement.sqliteStatement, insertDetailStatement.sqliteStatement,
                                                                   updatePinStatement.sqliteStatement, updateDetailStatement.sqliteStatement)
         let (insertPoint, updatePoint) = (insertPointStatement.sqliteStatement, updatePointStatement.sqliteStatement)
@@ -83,6 +83,7 @@ struct BulkWriter {
         try RowPipeline.run(records, count: written, order: { [newOnes, updates] in
             $0 < newOnes.count ? newOnes[$0].index : updates[$0 - newOnes.count].index
         }, builder: builder) { batch in
+            try CompactDetails.insert(batch.newNames, into: db)
             try batch.withRows { rows in
                 for (k, position) in batch.rows.enumerated() {
                     let isNew = position < newOnes.count

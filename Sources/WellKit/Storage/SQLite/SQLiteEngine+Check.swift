@@ -19,7 +19,7 @@ extension SQLiteEngine {
             }
             // The points' check reads their geometry with SpatiaLite's functions.
             try SpatiaLite.ensureInitialized(db)
-            report.run(Self.spatialIndexInvariants + StoreInvariants.all) { sql in
+            report.run(Self.spatialIndexInvariants + Self.compactDetailInvariants + StoreInvariants.all) { sql in
                 do {
                     return try Int.fetchOne(db, sql: sql.text, arguments: sql.rendered.arguments) ?? 0
                 } catch let error as DatabaseError {
@@ -51,6 +51,32 @@ extension SQLiteEngine {
               sql: """
                 SELECT count(*) FROM pins p JOIN idx_pin_points_geom r ON r.pkid = p.id
                 WHERE NOT (r.xmin <= p.lon AND p.lon <= r.xmax AND r.ymin <= p.lat AND p.lat <= r.ymax)
+                """),
+    ]
+
+    /// The compact details of schema version 3 (``CompactDetails``): every code names a row of its
+    /// lookup, whose code 0 alone has no value; dates are day numbers; each `extra` is a JSON array
+    /// whose values all have a name in `extra_keys`.
+    static let compactDetailInvariants: [StoreInvariants.Invariant] = WellField.detailValueFields.flatMap { field -> [StoreInvariants.Invariant] in
+        let column = field.column.quotedDatabaseIdentifier
+        if let table = field.lookupTable {
+            return [
+                .init(check: "lookups", problem: { "\($0) details have a \(field.rawValue) code with no row in \(table)" },
+                      sql: BoundSQL(sql: "SELECT count(*) FROM details d WHERE NOT EXISTS (SELECT 1 FROM \(table) l WHERE l.code = d.\(column))")),
+                .init(check: "lookups", problem: { "\($0) rows of \(table) have no value but code \(Schema.nullCode), or code \(Schema.nullCode) a value" },
+                      sql: BoundSQL(sql: "SELECT count(*) FROM \(table) WHERE (code = \(Schema.nullCode)) <> (value IS NULL)")),
+            ]
+        }
+        guard field.kind == .date else { return [] }
+        return [.init(check: "dates", problem: { "\($0) details have a \(field.rawValue) that is not a day number" },
+                      sql: BoundSQL(sql: "SELECT count(*) FROM details WHERE typeof(\(column)) NOT IN ('integer', 'null')"))]
+    } + [
+        .init(check: "extras", problem: { "\($0) details have extra values that are not a JSON array" },
+              sql: "SELECT count(*) FROM details WHERE \"extra\" IS NOT NULL AND CASE WHEN json_valid(\"extra\") THEN json_type(\"extra\") <> 'array' ELSE 1 END"),
+        .init(check: "extras", problem: { "\($0) extra values have no name in extra_keys" },
+              sql: """
+                SELECT count(*) FROM details d, json_each(CASE WHEN json_valid(d."extra") THEN d."extra" END) j
+                WHERE j.type <> 'null' AND NOT EXISTS (SELECT 1 FROM extra_keys k WHERE k.position = j.key)
                 """),
     ]
 

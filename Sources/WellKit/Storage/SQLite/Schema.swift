@@ -22,11 +22,20 @@ import GRDB
 ///   (``SpatialIndex``);
 /// - the view `wells` (``WellsLayer``), registered in `views_geometry_columns`: one point layer with
 ///   every field, which GDAL, QGIS and SpatiaLite open.
+///
+/// Version 3 (migration "v3-details"), compact details (``CompactDetails``):
+/// - dates as day numbers since 1970-01-01 (`INTEGER`), in the order of their `yyyy-mm-dd` text;
+/// - operator, status, type, fluid, field, formation, county and state as codes (`INTEGER NOT NULL`)
+///   of the tables `lookup_FIELD(code INTEGER PRIMARY KEY, value TEXT UNIQUE)`, whose code 0
+///   (``nullCode``) has no value;
+/// - `extra` as a JSON array of values by position, named once in `extra_keys(position INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)`.
 enum Schema {
     /// `PRAGMA application_id` of a WellKit store: "WELL" in ASCII.
     static let applicationID: Int32 = 0x5745_4C4C
     /// The schema version this build writes, kept in `PRAGMA user_version`.
     static let version: Int32 = 3
+    /// The code of a lookup table's row without a value: a detail row's code when the field has none.
+    static let nullCode: Int64 = 0
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -92,6 +101,14 @@ enum Schema {
             try WellsLayer.create(db)
             try db.execute(sql: "PRAGMA user_version = 3")
         }
+        // Version 3: the detail rows in compact form, rewritten in the migration's transaction.
+        // The layer names `details`, which is replaced: it goes first and comes back over the new table.
+        migrator.registerMigration("v3-details") { db in
+            try WellsLayer.drop(db)
+            try compactDetails(db)
+            try WellsLayer.create(db)
+            try db.execute(sql: "PRAGMA user_version = 3")
+        }
         return migrator
     }
 }
@@ -144,6 +161,77 @@ extension Schema {
                 """)
         }
     }
+
+    /// Rewrites a version 2 store's `details` in the compact form of version 3: fills the lookups
+    /// (codes in text order) and `extra_keys` (in the order of first use), copies the rows into a
+    /// new table with codes and day numbers, rewrites each `extra` object as an array by position
+    /// (``ExtraArray``, as the loader writes it), then replaces the table and its identifier index.
+    ///
+    /// - Throws: ``StoreError`` when a stored date is not `yyyy-mm-dd` (no day number would read it
+    ///   back the same); the migration's transaction is then rolled back, leaving the store as it was.
+    static func compactDetails(_ db: Database) throws {
+        var columns: [String] = ["pin_id"]
+        for column in DetailColumn.all {
+            let name = column.name.quotedDatabaseIdentifier
+            switch column.content {
+            case .value(let field) where field.lookupTable != nil:
+                let table = field.lookupTable!
+                try db.execute(sql: """
+                    CREATE TABLE \(table)(code INTEGER PRIMARY KEY, value TEXT UNIQUE);
+                    INSERT INTO \(table)(code, value) VALUES (\(nullCode), NULL);
+                    INSERT INTO \(table)(code, value)
+                      SELECT \(nullCode) + row_number() OVER (ORDER BY v), v FROM (SELECT DISTINCT \(name) AS v FROM details WHERE \(name) IS NOT NULL);
+                    """)
+                columns.append("coalesce((SELECT code FROM \(table) WHERE value = d.\(name)), \(nullCode))")
+            case .value(let field) where field.kind == .date:
+                let days = "CAST(julianday(d.\(name)) - 2440587.5 AS INTEGER)"
+                let unreadable = try Int.fetchOne(db, sql: """
+                    SELECT count(*) FROM details d WHERE d.\(name) IS NOT NULL AND (\(days) IS NULL OR \(field.sqliteValue(days)) IS NOT d.\(name))
+                    """) ?? 0
+                guard unreadable == 0 else {
+                    throw StoreError(.damaged, "\(unreadable) wells have a \(field.rawValue) that is not a date written yyyy-mm-dd; the store was not upgraded")
+                }
+                columns.append(days)
+            default:
+                columns.append("d." + name)
+            }
+        }
+        try db.execute(sql: """
+            CREATE TABLE extra_keys(position INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+            INSERT INTO extra_keys(position, name)
+              SELECT row_number() OVER (ORDER BY min(d.pin_id * 4096 + j.id)) - 1, j.key FROM details d, json_each(d."extra") j GROUP BY j.key;
+            \(DetailColumn.createTable(named: "details_v3", compact: true))
+            INSERT INTO details_v3 SELECT \(columns.joined(separator: ", ")) FROM details d;
+            """)
+        var positions: [String: Int] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT position, name FROM extra_keys") { positions[row[1]] = row[0] }
+        let update = try db.makeStatement(sql: "UPDATE details_v3 SET \"extra\" = ? WHERE pin_id = ?")
+        let members = try Row.fetchCursor(db, sql: """
+            SELECT d.pin_id, j.key, j.value FROM details d, json_each(d."extra") j ORDER BY d.pin_id, j.id
+            """)
+        var array = ExtraArray(), pin: Int64? = nil
+        func flush() throws {
+            guard let pin else { return }
+            let text = array.withFinished { $0.map { String(decoding: $0, as: UTF8.self) } }
+            try update.execute(arguments: [text, pin])
+        }
+        while let row = try members.next() {
+            let id: Int64 = row[0]
+            if id != pin {
+                try flush()
+                pin = id
+                array.reset()
+            }
+            var value: String = row[2]
+            value.withUTF8 { array.append(position: positions[row[1]]!, value: $0) }
+        }
+        try flush()
+        try db.execute(sql: """
+            DROP TABLE details;
+            ALTER TABLE details_v3 RENAME TO details;
+            CREATE UNIQUE INDEX details_uwi ON details(uwi);
+            """)
+    }
 }
 
 /// The GIS layer `wells`: a SpatiaLite view of every well as one point with every field, over the
@@ -165,7 +253,7 @@ enum WellsLayer {
     /// stored column reads as a field of the layer.
     static var fields: [String] {
         ["p.name AS name", "p.lat AS lat", "p.lon AS lon"]
-            + DetailColumn.all.map { "d.\($0.name.quotedDatabaseIdentifier) AS \($0.name.quotedDatabaseIdentifier)" }
+            + zip(DetailColumn.all, DetailColumn.sqliteSelection).map { column, value in "\(value) AS \(column.name.quotedDatabaseIdentifier)" }
     }
 
     /// Removes the view and its registration. A migration that rebuilds `details` or `pins` calls it
@@ -233,6 +321,38 @@ package struct DetailColumn: Sendable, Equatable {
     /// The position of the column that holds `content` in ``all``.
     static func index(of content: Content) -> Int {
         all.firstIndex { $0.content == content }!
+    }
+
+    /// The column's type in the compact layout of schema version 3 (``Schema/compactDetails(_:)``):
+    /// a looked-up name's code, a date's day number; the others as in ``declaration``.
+    var compactDeclaration: String {
+        switch content {
+        case .value(let field) where field.lookupTable != nil: "INTEGER NOT NULL DEFAULT \(Schema.nullCode)"
+        case .value(let field) where field.kind == .date: "INTEGER"
+        default: declaration
+        }
+    }
+
+    /// `CREATE TABLE name(…);` with the compact layout's types, on one line.
+    static func createTable(named name: String, compact: Bool) -> String {
+        "CREATE TABLE \(name)(pin_id INTEGER PRIMARY KEY REFERENCES pins(id) ON DELETE CASCADE, "
+            + all.map { "\($0.name.quotedDatabaseIdentifier) \(compact ? $0.compactDeclaration : $0.declaration)" }.joined(separator: ", ") + ");"
+    }
+
+    /// The columns a SQLite store's full fetch selects, each read back as version 2 stored it:
+    /// looked-up names and dates as text (``WellField/sqliteValue(_:)``), the extra values as a
+    /// JSON object of their names (no object when the row has none).
+    static let sqliteSelection: [String] = all.map { column in
+        let qualified = "d." + column.name.quotedDatabaseIdentifier
+        switch column.content {
+        case .value(let field): return field.sqliteValue(qualified)
+        case .extra:
+            return """
+                CASE WHEN \(qualified) IS NOT NULL THEN (SELECT json_group_object(k.name, j.value) FROM json_each(\(qualified)) j \
+                JOIN extra_keys k ON k.position = j.key WHERE j.type != 'null') END
+                """
+        default: return qualified
+        }
     }
 
     /// `CREATE TABLE details(…);` as the v1 migration has always written it. Only the layout is

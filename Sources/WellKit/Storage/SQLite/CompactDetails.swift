@@ -1,0 +1,83 @@
+import GRDB
+
+/// What a SQLite store's compact detail rows (schema version 3) refer to, as the loader's
+/// ``RowBuilder`` writes them: the codes of the lookup tables' names and the positions of
+/// `extra_keys`.
+///
+/// A row keeps a date as its day number (``ValueParsing/days(year:month:day:)``), a repeated name
+/// (``WellField/lookupTable``) as its code, with ``Schema/nullCode`` for none, and its unmapped
+/// values as a JSON array by position (``ExtraArray``), so that no row repeats a name or a key.
+/// Readers get the text back through ``WellField/sqliteValue(_:)`` and ``DetailColumn/sqliteSelection``.
+///
+/// The builder's thread asks for codes while the writer's binds the rows before: a name new to
+/// the store gets the next code here and rides in its batch (``RowBatch/newNames``) to the writer,
+/// which stores it (``insert(_:into:)``) before the batch's rows.
+// @unchecked Sendable: used by the one builder thread of a load (RowPipeline), then dropped.
+package final class CompactDetails: @unchecked Sendable {
+    /// Per detail value field (``WellField/detailValueFields``): the lookup's codes by name, nil
+    /// for a field kept in its row.
+    private var codes: [[String: Int64]?]
+    private var nextCode: [Int64]
+    /// Per column of the file: its position in `extra_keys` (-1 for a column that never holds an extra value).
+    let extraPositions: [Int]
+
+    /// Reads the store's lookups and extra keys, and adds to `extra_keys` the names of the file's
+    /// columns `extraColumns` (those that may hold a value no field takes), in the order a row
+    /// lists them, so that a store loaded once lists each row's values in the order of the file.
+    init(_ db: Database, header: [String], extraColumns: [Int]) throws {
+        codes = []
+        nextCode = []
+        for field in WellField.detailValueFields {
+            guard let table = field.lookupTable else {
+                codes.append(nil)
+                nextCode.append(0)
+                continue
+            }
+            var names: [String: Int64] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT code, value FROM \(table) WHERE value IS NOT NULL") {
+                names[row[1]] = row[0]
+            }
+            codes.append(names)
+            nextCode.append((try Int64.fetchOne(db, sql: "SELECT max(code) FROM \(table)") ?? Schema.nullCode) + 1)
+        }
+        var positions: [String: Int] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT position, name FROM extra_keys") { positions[row[1]] = row[0] }
+        var next = (try Int.fetchOne(db, sql: "SELECT max(position) FROM extra_keys") ?? -1) + 1
+        let insert = try db.makeStatement(sql: "INSERT INTO extra_keys(position, name) VALUES (?, ?)")
+        var columnPositions = Array(repeating: -1, count: header.count)
+        for column in extraColumns {
+            let name = header[column]
+            if let position = positions[name] {
+                columnPositions[column] = position
+                continue
+            }
+            try insert.execute(arguments: [next, name])
+            positions[name] = next
+            columnPositions[column] = next
+            next += 1
+        }
+        extraPositions = columnPositions
+    }
+
+    /// Whether the field of detail value `slot` is kept as a code.
+    @inline(__always) func hasLookup(_ slot: Int) -> Bool { codes[slot] != nil }
+
+    /// The code of the name `bytes` (UTF-8) of detail value `slot`, a new one noted in `batch`.
+    func code(_ slot: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ batch: RowBatch) -> Int64 {
+        let name = String(decoding: bytes, as: UTF8.self)
+        if let code = codes[slot]![name] { return code }
+        let code = nextCode[slot]
+        nextCode[slot] += 1
+        codes[slot]![name] = code
+        batch.newNames.append((slot, code, name))
+        return code
+    }
+
+    /// Stores the names new in a batch, before its rows refer to them.
+    static func insert(_ names: [(slot: Int, code: Int64, name: String)], into db: Database) throws {
+        for (slot, code, name) in names {
+            let table = WellField.detailValueFields[slot].lookupTable!
+            try db.execute(sql: "INSERT INTO \(table)(code, value) VALUES (?, ?)", arguments: [code, name])
+        }
+    }
+}
