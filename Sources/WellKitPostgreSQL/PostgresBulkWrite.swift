@@ -9,7 +9,7 @@ import PostgresNIO
 /// shared ``WellStore/prepareLoad(csvAt:options:)``. The rows are built by the same
 /// ``RowPipeline`` as the file's, encoded as COPY text on a thread of their own and streamed to
 /// the server by the load's task, so building and sending overlap. The load runs on a connection
-/// leased from the engine's pool, in one transaction (`withTransaction`).
+/// leased from the engine's pool, in one transaction (``PostgresEngine/inTransaction(_:on:_:)``).
 ///
 /// - A **first load** (an empty store) copies straight into `details` and `pins`, the new wells
 ///   numbered in Hilbert order as in a file, so the table is in spatial order. Its primary and
@@ -37,12 +37,10 @@ struct PostgresBulkWrite {
         let file = summary.file
         do {
             summary = try await engine.pool.withConnection { connection in
-                try await connection.withTransaction(logger: .wellKitPostgres) { connection in
-                    try await transaction(load, summary, on: connection)
-                }
+                try await engine.inTransaction(on: connection) { try await transaction(load, summary, on: connection) }
             }
         } catch {
-            // A server that closed the connection has rolled the transaction back itself.
+            // The transaction was rolled back: the connection was closed (see inTransaction), or the server closed it.
             let translated = PostgresEngine.translate((error as? CallerError)?.error ?? error, engine.location, during: "loading \(file)")
             if var storeError = translated as? StoreError {
                 storeError = StoreError(storeError.code, storeError.reason + "; the load was rolled back and the store is unchanged",
@@ -59,7 +57,7 @@ struct PostgresBulkWrite {
         return summary
     }
 
-    /// The load's work inside its transaction, which `withTransaction` commits: the summary with the load's id.
+    /// The load's work inside its transaction: the summary with the load's id.
     private func transaction(_ load: PreparedLoad, _ summary: LoadSummary, on connection: PostgresConnection) async throws -> LoadSummary {
         let scan = load.scan, options = load.options
         var summary = summary

@@ -65,10 +65,13 @@ final class PostgresEngine: StorageEngine {
     }
 
     /// Sets a setting of the sessions, on every pooled connection (each makes it at its next
-    /// lease), and makes it now on one, so that a value the server refuses is told here.
+    /// lease), and makes it now on one, so that a value the server refuses is told here. A
+    /// connection found lost meanwhile is no failure: the next lease makes the setting.
     func setSessionSetting(_ name: String, _ value: String) throws {
         pool.set(name, value)
-        try bridge.wait { try await withConnection { _ in } }
+        do {
+            try bridge.wait { try await withConnection { _ in } }
+        } catch let error as StoreError where error.code == .connectionLost {}
     }
 
     var poolStatistics: StorePoolStatistics? { pool.statistics }
@@ -163,6 +166,22 @@ final class PostgresEngine: StorageEngine {
         try bridge.wait { try await all(literal, decode) }
     }
 
+    /// Runs `body` in a transaction on `connection`: `begin`, then `COMMIT`. When anything fails,
+    /// the connection is closed, which rolls the transaction back on the server, rather than sent
+    /// a `ROLLBACK`: a query on a connection the server has closed may never answer (a load whose
+    /// connection was killed hung on it). The pool replaces the connection.
+    func inTransaction<T>(_ begin: String = "BEGIN", on connection: PostgresConnection, _ body: () async throws -> T) async throws -> T {
+        do {
+            try await execute(begin, on: connection)
+            let result = try await body()
+            try await execute("COMMIT", on: connection)
+            return result
+        } catch {
+            connection.closeNow()
+            throw error
+        }
+    }
+
     /// Runs one statement, without arguments, for its effect.
     func execute(_ sql: String, on connection: PostgresConnection) async throws {
         trace?(sql)
@@ -240,7 +259,7 @@ final class PostgresEngine: StorageEngine {
     /// creating the store at once make it once.
     private func createSchema(on connection: PostgresConnection) async throws {
         do {
-            try await connection.withTransaction(logger: .wellKitPostgres) { connection in
+            try await inTransaction(on: connection) {
                 try await execute("SELECT pg_advisory_xact_lock(\(PostgresSchema.loadLock))", on: connection)
                 let exists = try await connection.query("SELECT to_regclass('wellkit_meta') IS NOT NULL", logger: .wellKitPostgres)
                     .collect().first?.decode(Bool.self) ?? false
@@ -383,7 +402,6 @@ final class PostgresEngine: StorageEngine {
         let reload = ids.isEmpty ? nil : try loadQuery(ids, as: type)
         // One snapshot of the database for both reads, as the file's read transaction.
         let read: (PostgresConnection) async throws -> UncheckedBox<(ResultsSnapshot, [Int64: Element])> = { connection in
-            try await self.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", on: connection)
             let snapshot = try await self.snapshot(literal, sectioned: sectionKey != nil, on: connection)
             var rows: [Int64: Element] = [:]
             if let reload { rows = try await self.load(reload.literal, width: reload.width, as: type, on: connection) }
@@ -391,7 +409,7 @@ final class PostgresEngine: StorageEngine {
         }
         return try bridge.wait {
             try await withConnection { connection in
-                try await connection.withTransaction(logger: .wellKitPostgres) { try await read($0) }
+                try await inTransaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", on: connection) { try await read(connection) }
             }
         }.value
     }
