@@ -235,7 +235,7 @@ import WellKitSynthetic
         #expect(inferred["title"]?.contains("Oklahoma Corporation Commission - Well Data Export") == true)
         #expect(summary.warnings.contains { $0.contains("fewer fields than the header (the first on line 9)") })
         let first = try store.pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT name, lat, lon, operator FROM pins JOIN details ON details.pin_id = pins.id WHERE uwi = '35-000000'")
+            try Row.fetchOne(db, sql: "SELECT name, lat, lon, operator FROM wells WHERE uwi = '35-000000'")
         }
         let key = try String(contentsOfFile: Self.fixture("ok-lost-sign.csv"), encoding: .utf8).split(separator: "\n")[1].split(separator: ",")
         #expect(first?["name"] == "\u{201C}Smith\u{201D} \u{2013} 0" && first?["operator"] == "Acme \u{2013} Oil")
