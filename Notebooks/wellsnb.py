@@ -158,11 +158,11 @@ def save_figure(figure, name: str) -> Path:
 
 
 def read_wells(db: Path) -> pd.DataFrame:
-    """Every well as one row: pins JOIN details, read read-only with Python's sqlite3 (no SpatiaLite needed)."""
+    """Every well as one row: the store's layer `wells` (pins, points and details with names and dates as
+    text), read read-only with Python's sqlite3 (no SpatiaLite needed)."""
     sql = """
-        SELECT p.id, p.name, p.lat, p.lon, d.uwi, d.operator, d.status, d.type, d.county, d.state,
-               d.spud_date, d.total_depth
-        FROM pins p JOIN details d ON d.pin_id = p.id
+        SELECT id, name, lat, lon, uwi, operator, status, type, county, state, spud_date, total_depth
+        FROM wells
     """
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
         return pd.read_sql_query(sql, connection)

@@ -125,8 +125,7 @@ import Testing
 
         let stored = try store.pool.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT d.uwi, p.name, p.lat, p.lon, d.operator, d.spud_date, d.total_depth, d.extra
-                FROM pins p JOIN details d ON d.pin_id = p.id
+                SELECT uwi, name, lat, lon, operator, spud_date, total_depth, extra FROM wells
                 """)
         }
         #expect(stored.count == expected.count)
