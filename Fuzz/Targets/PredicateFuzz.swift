@@ -7,7 +7,12 @@ import GRDB  // the stand-in of Fuzz/Shims/GRDB.swift
 // argument per `?` and every value of the predicate among the arguments, an `extra.NAME` column's
 // name among them too (its JSON path, or the key itself when the name holds a quote).
 
-private let columns = (WellField.allCases.map(\.qualifiedColumn) + [#"d."extra""#]).sorted { $0.count > $1.count }
+// The SQL text that the compiler renders for each attribute (WellAttribute.sql and .key, the one
+// place that does): a field's decoded column, a date's day-number column and an extra column's
+// lookup, whose name is bound, never written.
+private let columns = (WellField.allCases.flatMap { [WellAttribute($0).sql(.sqlite).text, WellAttribute($0).key(.sqlite).text] }
+    + [WellAttribute.extra("x").sql(.sqlite).text])
+    .sorted { $0.count > $1.count }
 private let keywords: Set<String> = ["AND", "OR", "NOT", "IN", "BETWEEN", "IS", "NULL", "instr", "substr", "length", "wellkit_fold",
                                      "json_extract", "SELECT", "value", "FROM", "json_each", "WHERE", "key"]
 
@@ -45,7 +50,7 @@ public func predicateFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 }
 
 private func check(_ value: PredicateValue, _ field: WellAttribute, _ arguments: StatementArguments) {
-    precondition(arguments.values.contains(value.bound(for: field)), "WellPredicate.sql: \(value) not an argument")
+    precondition(arguments.values.contains(value.bound(for: field, .sqlite)), "WellPredicate.sql: \(value) not an argument")
 }
 
 /// An extra column's name is an argument: the key, or its JSON path (which holds the name).

@@ -1,3 +1,5 @@
+import WellKit
+
 extension WellGenerator {
     // MARK: - Math
 
@@ -75,14 +77,10 @@ extension WellGenerator {
 
     /// Proleptic Gregorian dates as day numbers since 1970-01-01 (Howard Hinnant's algorithms).
     enum CivilDate {
-        /// Day number of `year-month-day`.
+        /// Day number of `year-month-day`: the loader's own (``ValueParsing/days(year:month:day:)``),
+        /// which stores dates as these numbers.
         static func days(year: Int, month: Int, day: Int) -> Int {
-            let y = month <= 2 ? year - 1 : year
-            let era = (y >= 0 ? y : y - 399) / 400
-            let yoe = y - era * 400
-            let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-            let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-            return era * 146_097 + doe - 719_468
+            Int(ValueParsing.days(year: year, month: month, day: day))
         }
 
         /// `(year, month, day)` of a day number.

@@ -2,7 +2,7 @@
 ///
 /// The parsers are strict: a value either parses completely or is reported as bad, and the
 /// loader keeps a bad value's raw text in `details.extra` rather than guessing.
-enum ValueParsing {
+package enum ValueParsing {
     /// Parses a decimal number such as `"1234.5"`, `"-85.26"` or `"1,234.5"`; nil if it is not one.
     static func number(_ text: String) -> Double? {
         var text = text
@@ -172,7 +172,7 @@ enum ValueParsing {
     /// The days from 1970-01-01 to a date of the proleptic Gregorian calendar (negative before):
     /// how a SQLite store (schema version 3) keeps dates, in 2–3 bytes rather than 10 of text,
     /// in the same order. SQLite reads one back as text with `date(days * 86400, 'unixepoch')`.
-    static func days(year: Int, month: Int, day: Int) -> Int64 {
+    package static func days(year: Int, month: Int, day: Int) -> Int64 {
         // Howard Hinnant's days_from_civil: years start in March, so the leap day ends one.
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400

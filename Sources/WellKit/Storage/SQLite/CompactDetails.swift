@@ -38,11 +38,11 @@ package final class CompactDetails: @unchecked Sendable {
                 names[row[1]] = row[0]
             }
             codes.append(names)
-            nextCode.append((try Int64.fetchOne(db, sql: "SELECT max(code) FROM \(table)") ?? Schema.nullCode) + 1)
+            nextCode.append((names.values.max() ?? Schema.nullCode) + 1)
         }
         var positions: [String: Int] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT position, name FROM extra_keys") { positions[row[1]] = row[0] }
-        var next = (try Int.fetchOne(db, sql: "SELECT max(position) FROM extra_keys") ?? -1) + 1
+        var next = (positions.values.max() ?? -1) + 1
         let insert = try db.makeStatement(sql: "INSERT INTO extra_keys(position, name) VALUES (?, ?)")
         var columnPositions = Array(repeating: -1, count: header.count)
         for column in extraColumns {
