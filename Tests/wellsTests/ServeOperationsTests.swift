@@ -232,7 +232,7 @@ import WellsTestSupport
     /// itself), not after a guessed delay.
     @Test(.timeLimit(.minutes(3))) func sigtermFinishesTheRequestsInFlightAndExitsZero() async throws {
         let s = try await ServedStore.make(count: 20_000, seed: 15)
-        let port = try #require(Int(s.url.split(separator: ":").last?.dropLast() ?? ""))
+        let port = try #require(Self.port(of: s.url))
         #expect(Self.connects(port: port))
         // A request is caught in flight when the gauge counts it beside the /metrics request; one
         // that finished before it was seen is sent again (a loaded machine can delay the polls).
@@ -269,9 +269,7 @@ import WellsTestSupport
         #expect(answer.status == 200)
         let page = try JSONSerialization.jsonObject(with: answer.body) as? [String: Any]
         #expect((page?["features"] as? [Any])?.count == limit)
-        let process = s.server.process
-        try await runBlocking { process.waitUntilExit() }
-        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        try await Self.expectExitZero(s.server.process)
     }
 
     /// SIGTERM while 16 keep-alive connections keep the server busy loses no request it accepted:
@@ -285,7 +283,7 @@ import WellsTestSupport
     /// machine loaded by parallel tests from answering 503 (CI once did at 10 s with 5,000).
     @Test(.timeLimit(.minutes(3))) func sigtermUnderLoadLosesNoAcceptedRequest() async throws {
         let s = try await ServedStore.make(count: 20_000, seed: 17, arguments: ["--timeout", "120"])
-        let port = String(s.url.split(separator: ":").last?.dropLast() ?? "")
+        let port = String(try #require(Self.port(of: s.url)))
         let path = "/collections/wells/items?limit=1000&properties=*&sortby=name"
         #expect(try await HTTP.get(s.url + path.dropFirst()).status == 200)
         let probe = try await Tool.execute("/usr/bin/env", ["python3", Self.repository + "/Tests/Support/shutdown_probe.py", "--port", port,
@@ -299,9 +297,7 @@ import WellsTestSupport
         #expect((counts["errors"] as? [String])?.isEmpty == true, "\(counts)")
         let statuses = counts["statuses"] as? [String: Int] ?? [:]
         #expect(Set(statuses.keys) == ["200"] && (statuses["200"] ?? 0) > 0, "\(counts)")
-        let process = s.server.process
-        try await runBlocking { process.waitUntilExit() }
-        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        try await Self.expectExitZero(s.server.process)
     }
 
     /// --bind ADDRESS:PORT, with a warning for an address other machines reach; a bad one is a usage error.
@@ -311,13 +307,24 @@ import WellsTestSupport
         #expect(!local.server.errorOutput.contains("no authentication"))
         let open = try await ServedStore.make(count: 50, seed: 16, arguments: ["--bind", "0.0.0.0:0"])
         #expect(open.server.errorOutput.contains("warning: listening on 0.0.0.0, not only loopback: the server has no authentication"))
-        let port = try #require(open.url.split(separator: ":").last?.dropLast())
+        let port = try #require(Self.port(of: open.url))
         #expect(try await HTTP.get("http://127.0.0.1:\(port)/health").status == 200)
         let bad = try await Tool.execute(WellsExecutable.path, ["serve", "--db", local.path, "--bind", "127.0.0.1:http"])
         #expect(bad.status == 64 && bad.output.contains("--bind takes ADDRESS or ADDRESS:PORT"), "\(bad.output)")
     }
 
     // MARK: - Helpers
+
+    /// The port of a served store's URL (`http://127.0.0.1:PORT/`).
+    static func port(of url: String) -> Int? {
+        url.split(separator: ":").last.flatMap { Int($0.dropLast()) }
+    }
+
+    /// Waits for a server sent SIGTERM to exit, and expects it to exit 0.
+    static func expectExitZero(_ process: Process) async throws {
+        try await runBlocking { process.waitUntilExit() }
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+    }
 
     /// Whether a request's task has finished, read from another task.
     final class Finished: Sendable { let value = Mutex(false) }
