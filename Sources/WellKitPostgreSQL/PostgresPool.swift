@@ -22,7 +22,8 @@ import Synchronization
 /// - **Statistics** for a server's metrics (``statistics``).
 final class PostgresPool: Sendable {
     let client: PostgresClient
-    /// `client.run()`, for the pool's lifetime; cancelled by ``close()``.
+    /// `client.run()`, for the pool's lifetime; cancelled by ``close()``, which does not wait for it
+    /// to end (see there).
     private let running: Task<Void, Never>
     /// The calls in progress, which ``interrupt()`` stops. Guards their lifetime: a call leaves it
     /// before its task ends, so an interrupt that finds it may cancel its task.
@@ -47,16 +48,30 @@ final class PostgresPool: Sendable {
         running.cancel()
     }
 
-    /// Closes the connections and ends the pool; waits until they are closed. Later calls fail.
+    /// Closes the connections and ends the pool; waits until the connections it lent are closed.
+    /// Later calls fail.
+    ///
+    /// Cancelling `client.run()` closes every connection at once (a lent one fails its call) and
+    /// fails the calls waiting for a lease; each connection closes on its event loop, which this
+    /// waits for. It does not wait for `run()` itself to end: `run()` returns only once each of the
+    /// pool's timers (a connection's keep-alive and idle timeout) has ended, and a timer is a
+    /// `Task.sleep`, whose cancellation is run by Swift's cooperative pool, whatever the task's
+    /// executor. The synchronous seam's callers block cooperative threads (a test, a server's
+    /// request: ``EventLoopBridge``), two on two cores: when every cooperative thread waited in
+    /// `close()` for `run()`, the timers never ended and the closes never returned (PostGISTests
+    /// and PostgresTLSTests hung so, with every connection closed). `run()` ends on its own once a
+    /// cooperative thread is free. (A connection still connecting when the pool closes is closed
+    /// by the pool when it is made, unwaited.)
     func close() async {
         running.cancel()
-        await running.value
+        let lent = sessions.withLock { $0.connections.values.map(\.connection) }
+        for connection in lent { try? await connection.closeFuture.get() }
     }
 
     /// What the pool lent and holds, and the session settings (see ``set(_:_:)``).
     private struct Sessions {
         /// Each open connection lent so far, with the ``generation`` of settings it has.
-        var connections: [PostgresConnection.ID: Int] = [:]
+        var connections: [PostgresConnection.ID: (connection: PostgresConnection, generation: Int)] = [:]
         var settings: [(name: String, value: String)] = []
         /// Advances with each change of `settings`.
         var generation = 0
@@ -141,10 +156,10 @@ final class PostgresPool: Sendable {
     private func prepare(_ connection: PostgresConnection) async throws {
         let id = connection.id
         let (known, settings, generation) = sessions.withLock { sessions in
-            (sessions.connections[id], sessions.settings, sessions.generation)
+            (sessions.connections[id]?.generation, sessions.settings, sessions.generation)
         }
         if known == nil {
-            sessions.withLock { $0.connections[id] = 0 }
+            sessions.withLock { $0.connections[id] = (connection, 0) }
             connection.closeFuture.whenComplete { [weak self] _ in self?.sessions.withLock { _ = $0.connections.removeValue(forKey: id) } }
         }
         guard (known ?? 0) != generation else { return }
@@ -152,7 +167,7 @@ final class PostgresPool: Sendable {
             try await connection.query("SELECT set_config(\(setting.name), \(setting.value), false)", logger: .wellKitPostgres)
         }
         sessions.withLock { sessions in
-            if sessions.connections[id] != nil { sessions.connections[id] = generation }
+            if sessions.connections[id] != nil { sessions.connections[id]?.generation = generation }
         }
     }
 

@@ -123,6 +123,54 @@ import WellsTestSupport
         }
     }
 
+    /// Stores closed at once on every one of Swift's cooperative threads (a synchronous caller
+    /// blocks its thread: a test, a server's request) close, each just after a load (three
+    /// connections lent at once: the load's and its two ANALYZE's, each with its pool timers), and
+    /// fail their calls after. `close()` once waited for postgres-nio's `run()`, which ends only
+    /// when its timers' `Task.sleep`s do, and those are ended by the cooperative pool: with every
+    /// cooperative thread waiting in `close()`, no close returned.
+    @Test(.timeLimit(.minutes(1))) func closesOnEveryCooperativeThreadAtOnceReturn() async throws {
+        let url = try await runBlocking { try PostGIS.makeDatabase() }
+        _ = try await runBlocking { try WellStore(path: url) }
+        let csv = try Fixtures.file("uwi,name,lat,lon\nA,One,50,-114\nB,Two,51,-115\n")
+        let threads = ProcessInfo.processInfo.activeProcessorCount
+        // Every cooperative thread holds a loaded store before any closes (or, with fewer threads
+        // than cores, waits a while for the others, then closes holding its thread all the same).
+        let loaded = DispatchGroup()
+        for _ in 0..<threads { loaded.enter() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<threads {
+                group.addTask {
+                    let store = try WellStore(path: url)
+                    _ = try store.load(csvAt: csv)
+                    loaded.leave()
+                    _ = loaded.wait(timeout: .now() + 3)
+                    try store.close()
+                    #expect(throws: StoreError.self) { try store.fetchCount(WellFetchRequest()) }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// `close()` returns while the store listens for commits (``PostgresEngine/observeCommits(onError:_:)``
+    /// holds a connection for as long as it listens), and the listener is told its connection went.
+    @Test(.timeLimit(.minutes(1))) func closeReturnsWhileListening() async throws {
+        try await runBlocking {
+            let url = try PostGIS.makeDatabase()
+            let store = try WellStore(path: url)
+            _ = try store.load(csvAt: try Fixtures.file("uwi,lat,lon\nA,50,-114\n"))
+            let commits = Atomic<Int>(0)
+            let stop = try store.engine.observeCommits(onError: { _ in }) { commits.add(1, ordering: .relaxed) }
+            _ = try store.load(csvAt: try Fixtures.file("uwi,lat,lon\nB,51,-115\n"))
+            for _ in 0..<500 where commits.load(ordering: .relaxed) == 0 { Thread.sleep(forTimeInterval: 0.01) }
+            #expect(commits.load(ordering: .relaxed) > 0, "the listener heard the load's commit")
+            try store.close()
+            stop()
+            #expect(throws: StoreError.self) { try store.fetchCount(WellFetchRequest()) }
+        }
+    }
+
     /// The async fetches answer what the synchronous ones do, awaiting the pool from many tasks at once.
     @Test func asyncFetchesAwaitThePool() async throws {
         let url = try PostGIS.makeDatabase()
