@@ -138,7 +138,15 @@ final class PostgresPool: Sendable {
                     self.sessions.withLock { $0.leased += 1 }
                     defer { self.sessions.withLock { $0.leased -= 1 } }
                     try await self.prepare(connection)
-                    return UncheckedBox(try await body(connection))
+                    do {
+                        return UncheckedBox(try await body(connection))
+                    } catch {
+                        // The server closed it (a terminated backend, a restart): the connection
+                        // may be back in the pool before its channel has seen the close, and be
+                        // lent again at once. Closed here, it never is.
+                        if Self.closedByServer(error) { try? await connection.close() }
+                        throw error
+                    }
                 }
                 let operation: () async throws -> UncheckedBox<T> = { try await self.client.withConnection { try await lent($0) } }
                 return try await withTaskCancellationHandler(operation: operation, onCancel: { call.stop(interrupted: false) }).value
@@ -148,6 +156,20 @@ final class PostgresPool: Sendable {
             if interrupted { throw interruptedError }
             if cancelled { throw CancellationError() }
             throw error
+        }
+    }
+
+    /// Whether `error` says that the server closed the connection or that it broke: a lost
+    /// connection's errors (``PostgresEngine/translate(_:_:connecting:during:)``), not a query's.
+    static func closedByServer(_ error: any Error) -> Bool {
+        if let transaction = error as? PostgresTransactionError, let cause = transaction.cause { return closedByServer(cause) }
+        guard let psql = error as? PSQLError else { return false }
+        switch psql.code {
+        case .serverClosedConnection, .uncleanShutdown, .connectionError: return true
+        case .server:
+            let state = psql.serverInfo?[.sqlState] ?? ""
+            return state.hasPrefix("57P0") || state.hasPrefix("08")
+        default: return false
         }
     }
 
