@@ -488,13 +488,23 @@ import WellsTestSupport
             #expect(conformance.status == 200)
             #expect(try PostGIS.psql(Self.detailsLocked, database: database) != "0", "the lock was gone before the small request was answered")
             // A city box reads details too (its features' ids are uwis), so it waits for the lock
-            // like the sorts; once the lock goes (when the test says so, not after a time a loaded
-            // machine might outlast), it goes ahead of the 32 whole-store sorts on the connection
-            // they never take.
+            // like the sorts, on the connection that large work never takes: it is sent while the
+            // lock is held, and the lock goes once the city box's query waits for it (when the
+            // test sees it wait, not after a time a loaded machine might outlast). It then runs
+            // beside the sorted pages it finds running, and ahead of every whole-store sort.
+            let waitingBefore = Int(try PostGIS.psql(Self.waitingForDetails, database: database)) ?? -1
+            group.addTask {
+                let city = try await served.get("collections/wells/items?bbox=-85.6,36.0,-85.3,36.3&limit=20", timeout: 150, session: ServedWells.parallel)
+                finished.append("city box")
+                #expect(city.status == 200)
+            }
+            var waiting = waitingBefore
+            for _ in 0..<1_000 where waiting <= waitingBefore {
+                try await Task.sleep(for: .milliseconds(10))
+                waiting = Int(try PostGIS.psql(Self.waitingForDetails, database: database)) ?? -1
+            }
+            #expect(waitingBefore >= 1 && waiting == waitingBefore + 1, "queries waiting for the lock: \(waitingBefore), then \(waiting)")
             _ = try PostGIS.psql(Self.releaseDetailsLock, database: database)
-            let city = try await served.get("collections/wells/items?bbox=-85.6,36.0,-85.3,36.3&limit=20", session: ServedWells.parallel)
-            finished.append("city box")
-            #expect(city.status == 200)
             try await group.waitForAll()
         }
         let order = finished.values
@@ -507,6 +517,12 @@ import WellsTestSupport
     private static let releaseDetailsLock = """
         SELECT pg_terminate_backend(l.pid) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
         WHERE c.relname = 'details' AND l.mode = 'AccessExclusiveLock' AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        """
+
+    /// The queries waiting for a lock on `details`.
+    private static let waitingForDetails = """
+        SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+        WHERE c.relname = 'details' AND NOT l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
         """
 
     private static let detailsLocked = """
