@@ -7,8 +7,9 @@ import PostgresNIO
 ///
 /// Everything before it (reading, inference, validation, CRS, duplicates, rejects) is the
 /// shared ``WellStore/prepareLoad(csvAt:options:)``. The rows are built by the same
-/// ``RowPipeline`` as the file's, encoded as COPY text on this thread and streamed to the server
-/// by a task on the connection's event loop, so building and sending overlap.
+/// ``RowPipeline`` as the file's, encoded as COPY text on a thread of their own and streamed to
+/// the server by the load's task, so building and sending overlap. The load runs on a connection
+/// leased from the engine's pool, in one transaction (``PostgresEngine/inTransaction(_:on:_:)``).
 ///
 /// - A **first load** (an empty store) copies straight into `details` and `pins`, the new wells
 ///   numbered in Hilbert order as in a file, so the table is in spatial order. Its primary and
@@ -27,110 +28,20 @@ struct PostgresBulkWrite {
     static let chunkBytes = 1 << 20
 
     func write(_ load: PreparedLoad) throws -> LoadSummary {
-        let scan = load.scan, options = load.options, clock = load.clock
-        var summary = scan.summary
+        try engine.bridge.wait { try await write(load) }
+    }
+
+    private func write(_ load: PreparedLoad) async throws -> LoadSummary {
+        var summary = load.scan.summary
         summary.journal = "postgresql"
-        let location = engine.location
-        let connection = try PostgresEngine.connect(location, on: engine.bridge.loop, bridge: engine.bridge)
-        defer { PostgresEngine.close(connection) }
-        let sql = { (text: String) in try engine.bridge.wait { try await engine.execute(text, on: connection) } }
+        let file = summary.file
         do {
-            try sql("BEGIN")
-            try sql("SELECT pg_advisory_xact_lock(\(PostgresSchema.loadLock))")
-            let (empty, maxID, maxLoad) = try engine.bridge.wait {
-                try await connection.query("""
-                    SELECT NOT EXISTS (SELECT 1 FROM pins), coalesce((SELECT max(id) FROM pins), 0), coalesce((SELECT max(id) FROM loads), 0)
-                    """, logger: .wellKitPostgres).collect()[0].decode((Bool, Int64, Int64).self)
+            summary = try await engine.pool.withConnection { connection in
+                try await engine.inTransaction(on: connection) { try await transaction(load, summary, on: connection) }
             }
-            let loadID = maxLoad + 1
-            try sql("""
-                INSERT INTO loads(id, file, sha256, started_at, seconds, records, inserted, updated, rejected, bad_values,
-                  duplicates, generated_ids, mapping, crs) VALUES (\(loadID), '', '', '', 0, 0, 0, 0, 0, 0, 0, 0, '{}', 'EPSG:4326')
-                """)
-            let records = scan.records
-            // Wells in Hilbert order: new ones take their ids in it, after the largest in use.
-            var order: [(UInt64, Int)] = records.indices.map { (SpatialIndex.hilbertKey(longitude: records[$0].lon, latitude: records[$0].lat), $0) }
-            order.sort { (a: (UInt64, Int), b: (UInt64, Int)) in a.0 < b.0 || (a.0 == b.0 && a.1 < b.1) }
-            let builder = scan.makeBuilder()
-            let rowsClock = ContinuousClock.now
-            if empty {
-                for statement in PostgresSchema.firstLoadDrops { try sql(statement) }
-                var pins = ByteBuffer()
-                try copy(into: "details", on: connection, records: records, order: order, builder: builder, progress: options.progress) { rows, k, position, out in
-                    let id = maxID + 1 + Int64(position)
-                    out.writeString(String(id))
-                    rows.appendCopyText(row: k, RowBatch.Column.detail..<RowBatch.Column.width, to: &out)
-                    out.writeString("\t\(loadID)\n")
-                    pins.writeString(String(id))
-                    rows.appendCopyText(row: k, 0..<RowBatch.Column.detail, to: &pins)
-                    pins.writeInteger(UInt8(ascii: "\n"))
-                }
-                let pinsBuffer = pins
-                try engine.bridge.wait {
-                    try await connection.copyFrom(table: "pins", columns: ["id", "name", "lat", "lon"], logger: .wellKitPostgres) { writer in
-                        try await writer.write(pinsBuffer)
-                    }
-                }
-                summary.phases["rows"] = (ContinuousClock.now - rowsClock).seconds
-                options.progress?(LoadProgress(phase: .indexing, done: 0, total: 3))
-                let indexClock = ContinuousClock.now
-                for statement in PostgresSchema.firstLoadRestores { try sql(statement) }
-                for index in PostgresSchema.indexes { try sql(index) }
-                summary.phases["index"] = (ContinuousClock.now - indexClock).seconds
-                summary.inserted = records.count
-                summary.updated = 0
-            } else {
-                let detailColumns = DetailColumn.all.filter { $0.content != .loadID }.map(\.name.quotedDatabaseIdentifier)
-                try sql("""
-                    CREATE TEMPORARY TABLE wellkit_incoming(seq bigint, name text COLLATE "C", lat double precision, lon double precision,
-                      \(DetailColumn.all.filter { $0.content != .loadID }.map { "\($0.name.quotedDatabaseIdentifier) \(PostgresSchema.type(of: $0.content))" }.joined(separator: ", "))) ON COMMIT DROP
-                    """)
-                try copy(into: "wellkit_incoming", on: connection, records: records, order: order, builder: builder, progress: options.progress) { rows, k, position, out in
-                    out.writeString(String(position))
-                    rows.appendCopyText(row: k, 0..<RowBatch.Column.width, to: &out)
-                    out.writeInteger(UInt8(ascii: "\n"))
-                }
-                summary.phases["rows"] = (ContinuousClock.now - rowsClock).seconds
-                options.progress?(LoadProgress(phase: .indexing, done: 0, total: 3))
-                let upsertClock = ContinuousClock.now
-                // Stored wells keep their ids; new ones are numbered in the copy's (Hilbert) order.
-                let updated = detailColumns.dropFirst().map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
-                try sql("""
-                    CREATE TEMPORARY TABLE wellkit_rows ON COMMIT DROP AS
-                      SELECT coalesce(d.pin_id, \(maxID) + row_number() OVER (PARTITION BY d.pin_id IS NULL ORDER BY i.seq)) AS id,
-                             d.pin_id IS NOT NULL AS stored, i.*
-                      FROM wellkit_incoming i LEFT JOIN details d ON d.uwi = i.uwi
-                    """)
-                try sql("""
-                    INSERT INTO pins(id, name, lat, lon) SELECT id, name, lat, lon FROM wellkit_rows ORDER BY id
-                      ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, lat = EXCLUDED.lat, lon = EXCLUDED.lon
-                    """)
-                try sql("""
-                    INSERT INTO details(pin_id, \(detailColumns.joined(separator: ", ")), load_id)
-                      SELECT id, \(detailColumns.joined(separator: ", ")), \(loadID) FROM wellkit_rows ORDER BY id
-                      ON CONFLICT (pin_id) DO UPDATE SET \(updated), load_id = EXCLUDED.load_id
-                    """)
-                let (stored, new) = try engine.bridge.wait {
-                    try await connection.query("SELECT count(*) FILTER (WHERE stored), count(*) FILTER (WHERE NOT stored) FROM wellkit_rows",
-                                               logger: .wellKitPostgres).collect()[0].decode((Int, Int).self)
-                }
-                summary.inserted = new
-                summary.updated = stored
-                summary.phases["upsert"] = (ContinuousClock.now - upsertClock).seconds
-            }
-            summary.count(badValues: builder.badValues)
-            options.progress?(LoadProgress(phase: .indexing, done: 1, total: 3))
-            try record(summary, loadID: loadID, startedAt: load.startedAt, rejects: scan.rejects, on: connection)
-            options.progress?(LoadProgress(phase: .indexing, done: 2, total: 3))
-            let commitClock = ContinuousClock.now
-            try sql("COMMIT")
-            summary.phases["commit"] = (ContinuousClock.now - commitClock).seconds
-            summary.loadID = loadID
         } catch {
-            let translated = PostgresEngine.translate(error, location, during: "loading \(summary.file)")
-            // A server that closed the connection has rolled the transaction back itself, and a
-            // query on a closed connection may never answer: the ROLLBACK gets a few seconds.
-            _ = engine.bridge.start { try await connection.query("ROLLBACK", logger: .wellKitPostgres) }.wait(seconds: 5)
+            // The transaction was rolled back: the connection was closed (see inTransaction), or the server closed it.
+            let translated = PostgresEngine.translate((error as? CallerError)?.error ?? error, engine.location, during: "loading \(file)")
             if var storeError = translated as? StoreError {
                 storeError = StoreError(storeError.code, storeError.reason + "; the load was rolled back and the store is unchanged",
                                         remedy: storeError.remedy, path: storeError.path)
@@ -139,63 +50,155 @@ struct PostgresBulkWrite {
             throw translated
         }
         let analyzeClock = ContinuousClock.now
-        analyze(on: connection)
+        await analyze()
         summary.phases["analyze"] = (ContinuousClock.now - analyzeClock).seconds
-        options.progress?(LoadProgress(phase: .indexing, done: 3, total: 3))
-        summary.seconds = (ContinuousClock.now - clock).seconds
+        load.options.progress?(LoadProgress(phase: .indexing, done: 3, total: 3))
+        summary.seconds = (ContinuousClock.now - load.clock).seconds
+        return summary
+    }
+
+    /// The load's work inside its transaction: the summary with the load's id.
+    private func transaction(_ load: PreparedLoad, _ summary: LoadSummary, on connection: PostgresConnection) async throws -> LoadSummary {
+        let scan = load.scan, options = load.options
+        var summary = summary
+        let sql = { (text: String) in try await engine.execute(text, on: connection) }
+        // The store's session settings (a server's statement_timeout) are for queries, not loads.
+        try await sql("SET LOCAL statement_timeout TO 0")
+        try await sql("SELECT pg_advisory_xact_lock(\(PostgresSchema.loadLock))")
+        let (empty, maxID, maxLoad) = try await connection.query("""
+            SELECT NOT EXISTS (SELECT 1 FROM pins), coalesce((SELECT max(id) FROM pins), 0), coalesce((SELECT max(id) FROM loads), 0)
+            """, logger: .wellKitPostgres).collect()[0].decode((Bool, Int64, Int64).self)
+        let loadID = maxLoad + 1
+        try await sql("""
+            INSERT INTO loads(id, file, sha256, started_at, seconds, records, inserted, updated, rejected, bad_values,
+              duplicates, generated_ids, mapping, crs) VALUES (\(loadID), '', '', '', 0, 0, 0, 0, 0, 0, 0, 0, '{}', 'EPSG:4326')
+            """)
+        let records = scan.records
+        // Wells in Hilbert order: new ones take their ids in it, after the largest in use.
+        var order: [(UInt64, Int)] = records.indices.map { (SpatialIndex.hilbertKey(longitude: records[$0].lon, latitude: records[$0].lat), $0) }
+        order.sort { (a: (UInt64, Int), b: (UInt64, Int)) in a.0 < b.0 || (a.0 == b.0 && a.1 < b.1) }
+        let builder = scan.makeBuilder()
+        let rowsClock = ContinuousClock.now
+        if empty {
+            for statement in PostgresSchema.firstLoadDrops { try await sql(statement) }
+            let pins = UncheckedBox(ByteBuffer())
+            try await copy(into: "details", on: connection, records: records, order: order, builder: builder, progress: options.progress) { rows, k, position, out in
+                let id = maxID + 1 + Int64(position)
+                out.writeString(String(id))
+                rows.appendCopyText(row: k, RowBatch.Column.detail..<RowBatch.Column.width, to: &out)
+                out.writeString("\t\(loadID)\n")
+                pins.value.writeString(String(id))
+                rows.appendCopyText(row: k, 0..<RowBatch.Column.detail, to: &pins.value)
+                pins.value.writeInteger(UInt8(ascii: "\n"))
+            }
+            let pinsBuffer = pins.value
+            try await connection.copyFrom(table: "pins", columns: ["id", "name", "lat", "lon"], logger: .wellKitPostgres) { writer in
+                try await writer.write(pinsBuffer)
+            }
+            summary.phases["rows"] = (ContinuousClock.now - rowsClock).seconds
+            options.progress?(LoadProgress(phase: .indexing, done: 0, total: 3))
+            let indexClock = ContinuousClock.now
+            for statement in PostgresSchema.firstLoadRestores { try await sql(statement) }
+            for index in PostgresSchema.indexes { try await sql(index) }
+            summary.phases["index"] = (ContinuousClock.now - indexClock).seconds
+            summary.inserted = records.count
+            summary.updated = 0
+        } else {
+            let detailColumns = DetailColumn.all.filter { $0.content != .loadID }.map(\.name.quotedDatabaseIdentifier)
+            try await sql("""
+                CREATE TEMPORARY TABLE wellkit_incoming(seq bigint, name text COLLATE "C", lat double precision, lon double precision,
+                  \(DetailColumn.all.filter { $0.content != .loadID }.map { "\($0.name.quotedDatabaseIdentifier) \(PostgresSchema.type(of: $0.content))" }.joined(separator: ", "))) ON COMMIT DROP
+                """)
+            try await copy(into: "wellkit_incoming", on: connection, records: records, order: order, builder: builder, progress: options.progress) { rows, k, position, out in
+                out.writeString(String(position))
+                rows.appendCopyText(row: k, 0..<RowBatch.Column.width, to: &out)
+                out.writeInteger(UInt8(ascii: "\n"))
+            }
+            summary.phases["rows"] = (ContinuousClock.now - rowsClock).seconds
+            options.progress?(LoadProgress(phase: .indexing, done: 0, total: 3))
+            let upsertClock = ContinuousClock.now
+            // Stored wells keep their ids; new ones are numbered in the copy's (Hilbert) order.
+            let updated = detailColumns.dropFirst().map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
+            try await sql("""
+                CREATE TEMPORARY TABLE wellkit_rows ON COMMIT DROP AS
+                  SELECT coalesce(d.pin_id, \(maxID) + row_number() OVER (PARTITION BY d.pin_id IS NULL ORDER BY i.seq)) AS id,
+                         d.pin_id IS NOT NULL AS stored, i.*
+                  FROM wellkit_incoming i LEFT JOIN details d ON d.uwi = i.uwi
+                """)
+            try await sql("""
+                INSERT INTO pins(id, name, lat, lon) SELECT id, name, lat, lon FROM wellkit_rows ORDER BY id
+                  ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, lat = EXCLUDED.lat, lon = EXCLUDED.lon
+                """)
+            try await sql("""
+                INSERT INTO details(pin_id, \(detailColumns.joined(separator: ", ")), load_id)
+                  SELECT id, \(detailColumns.joined(separator: ", ")), \(loadID) FROM wellkit_rows ORDER BY id
+                  ON CONFLICT (pin_id) DO UPDATE SET \(updated), load_id = EXCLUDED.load_id
+                """)
+            let (stored, new) = try await connection.query("SELECT count(*) FILTER (WHERE stored), count(*) FILTER (WHERE NOT stored) FROM wellkit_rows",
+                                                           logger: .wellKitPostgres).collect()[0].decode((Int, Int).self)
+            summary.inserted = new
+            summary.updated = stored
+            summary.phases["upsert"] = (ContinuousClock.now - upsertClock).seconds
+        }
+        summary.count(badValues: builder.badValues)
+        options.progress?(LoadProgress(phase: .indexing, done: 1, total: 3))
+        try await record(summary, loadID: loadID, startedAt: load.startedAt, rejects: scan.rejects, on: connection)
+        options.progress?(LoadProgress(phase: .indexing, done: 2, total: 3))
+        summary.loadID = loadID
         return summary
     }
 
     /// Refreshes the planner's statistics of both tables once the load has committed, the two at
-    /// once on two connections: ANALYZE changes no rows, so it need not be inside the load's
-    /// transaction, and apart the two overlap (pins 0.16–0.22 s beside details 0.33–0.40 s on
-    /// 244,292 wells). The load waits for them, so the queries after it are planned with the new
-    /// rows. A failure here leaves the committed load as it is (autovacuum analyzes later) and
+    /// once on two of the pool's connections: ANALYZE changes no rows, so it need not be inside
+    /// the load's transaction, and apart the two overlap (pins 0.16–0.22 s beside details 0.33–0.40 s
+    /// on 244,292 wells). The load waits for them, so the queries after it are planned with the
+    /// new rows. A failure here leaves the committed load as it is (autovacuum analyzes later) and
     /// goes to the SQL log.
-    /// (Without a second connection, postgres-nio queues both on the first, in turn.)
-    private func analyze(on connection: PostgresConnection) {
-        let bridge = engine.bridge
-        let second = try? PostgresEngine.connect(engine.location, on: bridge.loop, bridge: bridge)
-        defer { second.map(PostgresEngine.close) }
-        let running = [("details", second ?? connection), ("pins", connection)].map { table, on in
-            (table, bridge.start { try await engine.execute("ANALYZE \(table)", on: on) })
-        }
-        for (table, pending) in running {
-            do { try pending.wait() } catch { engine.trace?("ANALYZE \(table) failed after the load committed: \(error)") }
+    private func analyze() async {
+        async let details: Void = analyze("details")
+        async let pins: Void = analyze("pins")
+        _ = await (details, pins)
+    }
+
+    private func analyze(_ table: String) async {
+        do {
+            try await engine.pool.withConnection { try await engine.execute("ANALYZE \(table)", on: $0) }
+        } catch {
+            engine.trace?("ANALYZE \(table) failed after the load committed: \(error)")
         }
     }
 
-    /// Streams `records` in `order` into `table` by COPY: this thread builds and encodes the rows
-    /// (`encode` appends row `k` of a batch, the `position`-th in order, to the chunk) while a
-    /// task on the event loop sends the chunks.
+    /// Streams `records` in `order` into `table` by COPY: a thread of its own builds and encodes
+    /// the rows (`encode` appends row `k` of a batch, the `position`-th in order, to the chunk)
+    /// while this task sends the chunks.
+    ///
+    /// At most 8 chunks (8 MB) wait to be sent: the builder waits for the network rather than fill
+    /// memory, on a semaphore that each chunk sent signals (made at 0 and signalled: libdispatch
+    /// traps when a semaphore made with a value is released below it). It checks every 50 ms
+    /// whether the sender has stopped (a lost connection, a server error: that is the cause to
+    /// report). The builder is synchronous work (``RowPipeline`` runs on its caller's thread), so
+    /// it runs on a thread, never on an event loop or Swift's pool.
     private func copy(into table: String, on connection: PostgresConnection, records: [ScannedRecord], order: [(UInt64, Int)],
                       builder: RowBuilder, progress: (@Sendable (LoadProgress) -> Void)?,
-                      encode: (BindableRows, Int, Int, inout ByteBuffer) -> Void) throws {
+                      encode: @escaping (BindableRows, Int, Int, inout ByteBuffer) -> Void) async throws {
         let (chunks, continuation) = AsyncStream<ByteBuffer>.makeStream()
-        // At most 8 chunks (8 MB) wait to be sent: the builder waits for the network rather than fill memory.
-        // (Made at 0 and signalled: libdispatch traps when a semaphore made with a value is released below it.)
+        let (built, finished) = AsyncStream<Result<Void, any Error>>.makeStream()
         let room = DispatchSemaphore(value: 0)
         for _ in 0..<8 { room.signal() }
-        let sending = engine.bridge.start {
-            try await connection.copyFrom(table: table, logger: .wellKitPostgres) { writer in
-                for await chunk in chunks {
-                    room.signal()
-                    try await writer.write(chunk)
-                }
-            }
-        }
-        var chunk = ByteBuffer()
-        chunk.reserveCapacity(Self.chunkBytes + 4096)
-        /// Hands the chunk to the sender, waiting for room; throws when the sender has stopped (its error is the one to report).
-        func send() throws {
-            while room.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
-                if sending.isFinished { throw CancellationError() }
-            }
-            continuation.yield(chunk)
-            chunk = ByteBuffer()
+        let sent = StopFlag()
+        let build = UncheckedBox {
+            var chunk = ByteBuffer()
             chunk.reserveCapacity(Self.chunkBytes + 4096)
-        }
-        do {
+            /// Hands the chunk to the sender, waiting for room; throws when the sender has stopped.
+            func send() throws {
+                while room.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
+                    if sent.flag.load(ordering: .acquiring) { throw CancellationError() }
+                }
+                continuation.yield(chunk)
+                chunk = ByteBuffer()
+                chunk.reserveCapacity(Self.chunkBytes + 4096)
+            }
+            defer { continuation.finish() }
             try RowPipeline.run(records, count: records.count, order: { [order] in order[$0].1 }, builder: builder) { batch in
                 try batch.withRows { rows in
                     for (k, position) in batch.rows.enumerated() {
@@ -206,18 +209,29 @@ struct PostgresBulkWrite {
                 progress?(LoadProgress(phase: .writing, done: batch.rows.upperBound, total: records.count))
             }
             if chunk.readableBytes > 0 { try send() }
+        }
+        Thread.detachNewThread {
+            finished.yield(Result { try build.value() })
+            finished.finish()
+        }
+        do {
+            try await connection.copyFrom(table: table, logger: .wellKitPostgres) { writer in
+                for await chunk in chunks {
+                    room.signal()
+                    try await writer.write(chunk)
+                }
+            }
         } catch {
-            continuation.finish()
-            // The sender's failure (a lost connection, a server error) is the cause to report.
-            try sending.wait()
+            sent.flag.store(true, ordering: .releasing)
+            for await _ in built {}
             throw error
         }
-        continuation.finish()
-        try sending.wait()
+        sent.flag.store(true, ordering: .releasing)
+        for await outcome in built { try outcome.get() }
     }
 
     /// Fills in the load's row, and writes its rejects and suspects, as the file's writer does.
-    private func record(_ summary: LoadSummary, loadID id: Int64, startedAt: Date, rejects: [Reject], on connection: PostgresConnection) throws {
+    private func record(_ summary: LoadSummary, loadID id: Int64, startedAt: Date, rejects: [Reject], on connection: PostgresConnection) async throws {
         let mappingJSON = try String(decoding: JSONEncoder.sorted.encode(summary.mapping), as: UTF8.self)
         let inferences = summary.inferences.isEmpty ? nil : String(decoding: try JSONEncoder.sorted.encode(summary.inferences), as: UTF8.self)
         let update: BoundSQL = """
@@ -231,39 +245,38 @@ struct PostgresBulkWrite {
               inferences = \(inferences), suspects = \(summary.suspects.count)
             WHERE id = \(id)
             """
-        try engine.bridge.wait {
-            try await connection.query(PostgresEngine.query(update), logger: .wellKitPostgres)
-            if !rejects.isEmpty {
-                var text = ByteBuffer()
-                for reject in rejects {
-                    text.writeString("\(id)\t\(reject.line)\t")
-                    if let column = reject.column { text.appendCopyEscaped(column) } else { text.writeString("\\N") }
-                    text.writeString("\t")
-                    text.appendCopyEscaped(reject.reason)
-                    text.writeString("\t")
-                    text.appendCopyEscaped(reject.raw)
-                    text.writeString("\n")
-                }
-                try await connection.copyFrom(table: "rejects", columns: ["load_id", "line", "column", "reason", "raw"], logger: .wellKitPostgres) {
-                    try await $0.write(text)
-                }
+        try await connection.query(PostgresEngine.query(update), logger: .wellKitPostgres)
+        if !rejects.isEmpty {
+            var text = ByteBuffer()
+            for reject in rejects {
+                text.writeString("\(id)\t\(reject.line)\t")
+                if let column = reject.column { text.appendCopyEscaped(column) } else { text.writeString("\\N") }
+                text.writeString("\t")
+                text.appendCopyEscaped(reject.reason)
+                text.writeString("\t")
+                text.appendCopyEscaped(reject.raw)
+                text.writeString("\n")
             }
-            // A well's flag belongs to the load that last wrote it, as in the file.
-            if summary.updated > 0 {
-                try await connection.query("DELETE FROM suspects s USING details d WHERE d.pin_id = s.pin_id AND d.load_id = \(id)",
-                                           logger: .wellKitPostgres)
+            let rows = text
+            try await connection.copyFrom(table: "rejects", columns: ["load_id", "line", "column", "reason", "raw"], logger: .wellKitPostgres) {
+                try await $0.write(rows)
             }
-            if !summary.suspects.isEmpty {
-                let suspects = summary.suspects
-                try await connection.query("""
-                    INSERT INTO suspects(pin_id, load_id, line, reason, detail)
-                    SELECT d.pin_id, \(id), s.line, s.reason, s.detail
-                    FROM unnest(\(suspects.map { Int64($0.line) }), \(suspects.map(\.reason)), \(suspects.map(\.detail)), \(suspects.map(\.identifier)))
-                      AS s(line, reason, detail, uwi)
-                    JOIN details d ON d.uwi = s.uwi
-                    ON CONFLICT (pin_id) DO UPDATE SET load_id = EXCLUDED.load_id, line = EXCLUDED.line, reason = EXCLUDED.reason, detail = EXCLUDED.detail
-                    """, logger: .wellKitPostgres)
-            }
+        }
+        // A well's flag belongs to the load that last wrote it, as in the file.
+        if summary.updated > 0 {
+            try await connection.query("DELETE FROM suspects s USING details d WHERE d.pin_id = s.pin_id AND d.load_id = \(id)",
+                                       logger: .wellKitPostgres)
+        }
+        if !summary.suspects.isEmpty {
+            let suspects = summary.suspects
+            try await connection.query("""
+                INSERT INTO suspects(pin_id, load_id, line, reason, detail)
+                SELECT d.pin_id, \(id), s.line, s.reason, s.detail
+                FROM unnest(\(suspects.map { Int64($0.line) }), \(suspects.map(\.reason)), \(suspects.map(\.detail)), \(suspects.map(\.identifier)))
+                  AS s(line, reason, detail, uwi)
+                JOIN details d ON d.uwi = s.uwi
+                ON CONFLICT (pin_id) DO UPDATE SET load_id = EXCLUDED.load_id, line = EXCLUDED.line, reason = EXCLUDED.reason, detail = EXCLUDED.detail
+                """, logger: .wellKitPostgres)
         }
     }
 }

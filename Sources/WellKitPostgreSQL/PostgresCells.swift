@@ -5,14 +5,10 @@ import PostgresNIO
 /// A row's cells in order, each read as the type the query selected: the one place the engine
 /// decodes what the server sends.
 ///
-/// Two reasons for it over postgres-nio's `row.decode((Int64, String?, …).self)`:
-/// - Speed. The tuple decoding goes through variadic generics that look up type metadata at run
-///   time for every row: `perf` put it at a quarter of the client's CPU for a city box. The
-///   common types are read here straight from their binary form.
-/// - Prepared statements. postgres-nio asks for every result column in binary (its Bind message
-///   says so for all), but a statement prepared with `PostgresDatabase.prepare(query:)` keeps the
-///   server's description, which says text, and its cells then claim `.text` for binary bytes.
-///   Every cell is therefore read as binary, which is what the server sent.
+/// Over postgres-nio's `row.decode((Int64, String?, …).self)` for speed: the tuple decoding goes
+/// through variadic generics that look up type metadata at run time for every row (`perf` put it
+/// at a quarter of the client's CPU for a city box). The common types are read here straight
+/// from their binary form, which postgres-nio asks the server for in every column.
 struct PostgresCells {
     private var iterator: PostgresRow.Iterator
 

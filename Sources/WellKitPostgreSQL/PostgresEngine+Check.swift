@@ -6,9 +6,9 @@ extension PostgresEngine {
     /// then ``StoreInvariants``. A check that fails is a finding; the rest still run.
     func check(quick: Bool) throws -> StoreCheck {
         var report = StoreCheck(quick: quick, engine: "postgresql", checks: [], skipped: [], findings: [], seconds: 0)
-        if try all("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'amcheck')", { try $0.bool() }).first == true {
+        if try allBlocking("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'amcheck')", { try $0.bool() }).first == true {
             report.checks.append("amcheck")
-            let indexes = try all("""
+            let indexes = try allBlocking("""
                 SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
                   JOIN pg_class t ON t.oid = i.indrelid
                 WHERE a.amname = 'btree' AND t.relnamespace = current_schema()::regnamespace
@@ -17,7 +17,7 @@ extension PostgresEngine {
             for index in indexes {
                 do {
                     // heapallindexed: every row of the table is in the index (the full check only).
-                    _ = try all("SELECT bt_index_check(\(index)::regclass, \(sql: quick ? "false" : "true"))::text", { try $0.string() })
+                    _ = try allBlocking("SELECT bt_index_check(\(index)::regclass, \(sql: quick ? "false" : "true"))::text", { try $0.string() })
                 } catch {
                     report.findings.append(StoreCheck.Finding(check: "amcheck", problem: "index \(index): \(error)"))
                 }
@@ -25,7 +25,7 @@ extension PostgresEngine {
         } else {
             report.skipped.append("amcheck: the extension is not installed in this database; a superuser can CREATE EXTENSION amcheck, or run pg_amcheck")
         }
-        report.run(StoreInvariants.all) { sql in try all(sql, { try $0.int() }).first ?? 0 }
+        report.run(StoreInvariants.all) { sql in try allBlocking(sql, { try $0.int() }).first ?? 0 }
         return report
     }
 }

@@ -11,6 +11,9 @@ import Foundation
 /// TLS follows libpq's `sslmode` (``TLSMode``), with `sslrootcert`, `sslcert` and `sslkey` (or
 /// `$PGSSLMODE`, `$PGSSLROOTCERT`, `$PGSSLCERT`, `$PGSSLKEY`, and libpq's files in `~/.postgresql`).
 ///
+/// `max_connections` bounds the store's connection pool (``maximumConnections``), a WellKit
+/// parameter that libpq does not have.
+///
 /// Its ``description`` never holds the password: it is what errors, the SQL log and the
 /// `loads` table name the store by.
 struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
@@ -33,7 +36,7 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
 
     /// The parameters a URL may have.
     static let parameters = ["host", "port", "user", "password", "dbname", "application_name", "connect_timeout",
-                             "sslmode", "sslrootcert", "sslcert", "sslkey"]
+                             "sslmode", "sslrootcert", "sslcert", "sslkey", "max_connections"]
 
     /// A TCP host name or address; nil with ``socketDirectory``.
     var host: String?
@@ -54,6 +57,9 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     /// A client certificate (PEM) and its key, for servers that authenticate by certificate.
     var clientCertificate: String?
     var clientKey: String?
+    /// The most connections the store's pool opens at once: `max_connections`, 8 by default.
+    /// Calls beyond it wait for a connection to be returned.
+    var maximumConnections: Int
 
     /// Whether `text` names a PostgreSQL store rather than a file.
     static func isURL(_ text: String) -> Bool {
@@ -95,6 +101,11 @@ struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         guard let timeout = Int(query["connect_timeout"] ?? environment["PGCONNECT_TIMEOUT"] ?? "10"), timeout >= 0 else {
             throw StoreError(.invalidArgument, "connect_timeout must be a whole number of seconds (0 waits without limit)", path: Self.redacted(text))
         }
+        guard let maximum = Int(query["max_connections"] ?? "8"), (1...1_000).contains(maximum) else {
+            throw StoreError(.invalidArgument, "max_connections must be a whole number from 1 to 1000 (the store's pool opens at most that many connections; 8 by default)",
+                             path: Self.redacted(text))
+        }
+        maximumConnections = maximum
         // libpq takes anything under 2 seconds as 2.
         connectTimeout = timeout == 0 ? nil : .seconds(max(timeout, 2))
         // libpq's order: the URL's host, then $PGHOST, then the Unix socket in /var/run/postgresql

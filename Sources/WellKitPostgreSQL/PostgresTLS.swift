@@ -6,21 +6,56 @@ import PostgresNIO
 /// TLS to PostgreSQL, as libpq's `sslmode` sets it (``PostgresLocation/TLSMode``), on postgres-nio's
 /// own TLS (NIOSSL).
 extension PostgresLocation {
-    /// postgres-nio's TLS for this location: `.disable` on a Unix socket (libpq ignores `sslmode` there).
+    /// What TLS a connection uses: none, TLS if the server offers it, or TLS or no connection;
+    /// for the store's first connection (``connection``) and the pool's (``client``) alike.
+    enum TLSUse: Sendable {
+        case disable
+        case prefer(TLSConfiguration, NIOSSLContext)
+        case require(TLSConfiguration, NIOSSLContext)
+
+        /// For `PostgresConnection.connect`.
+        var connection: PostgresConnection.Configuration.TLS {
+            switch self {
+            case .disable: .disable
+            case .prefer(_, let context): .prefer(context)
+            case .require(_, let context): .require(context)
+            }
+        }
+
+        /// For the pool, `PostgresClient`.
+        var client: PostgresClient.Configuration.TLS {
+            switch self {
+            case .disable: .disable
+            case .prefer(let configuration, _): .prefer(configuration)
+            case .require(let configuration, _): .require(configuration)
+            }
+        }
+    }
+
+    /// The TLS for this location: `.disable` on a Unix socket (libpq ignores `sslmode` there).
     ///
     /// - Parameter retry: for `allow`, the second attempt, made after the server refused one without TLS.
     /// - Throws: ``StoreError`` (`invalidArgument`) for a certificate or key that is missing or
     ///   unreadable, or a verifying mode without a root certificate.
-    func tls(retry: Bool = false) throws -> PostgresConnection.Configuration.TLS {
+    func tls(retry: Bool = false) throws -> TLSUse {
         if socketDirectory != nil { return .disable }
         switch tlsMode {
         case .disable: return .disable
-        case .allow: return retry ? .require(try tlsContext(.none)) : .disable
-        case .prefer: return .prefer(try tlsContext(.none))
-        case .require: return .require(try tlsContext(rootCertificate == nil ? .none : .noHostnameVerification))
-        case .verifyCA: return .require(try tlsContext(.noHostnameVerification))
-        case .verifyFull: return .require(try tlsContext(.fullVerification))
+        case .allow:
+            if retry { return try require(.none) }
+            return .disable
+        case .prefer:
+            let (configuration, context) = try tlsConfiguration(.none)
+            return .prefer(configuration, context)
+        case .require: return try require(rootCertificate == nil ? .none : .noHostnameVerification)
+        case .verifyCA: return try require(.noHostnameVerification)
+        case .verifyFull: return try require(.fullVerification)
         }
+    }
+
+    private func require(_ verification: CertificateVerification) throws -> TLSUse {
+        let (configuration, context) = try tlsConfiguration(verification)
+        return .require(configuration, context)
     }
 
     /// What `sslmode` asks of the server's certificate, in words, for messages.
@@ -32,7 +67,9 @@ extension PostgresLocation {
         }
     }
 
-    private func tlsContext(_ verification: CertificateVerification) throws -> NIOSSLContext {
+    /// The TLS configuration for `verification`, with its context made from it: a configuration
+    /// that cannot make one is told here, at the open.
+    private func tlsConfiguration(_ verification: CertificateVerification) throws -> (TLSConfiguration, NIOSSLContext) {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.certificateVerification = verification
         if verification != .none {
@@ -56,7 +93,7 @@ extension PostgresLocation {
             }
         }
         do {
-            return try NIOSSLContext(configuration: configuration)
+            return (configuration, try NIOSSLContext(configuration: configuration))
         } catch {
             throw StoreError(.invalidArgument, "cannot set up TLS for \(tlsVerification): \(error)", path: description)
         }

@@ -30,7 +30,9 @@ extension Wells {
 
                 Operations: /health answers 200 while the process runs; /ready answers 200 when the store answers, else 503; \
                 /metrics is Prometheus' text format (wells_http_requests_total{route,status}, wells_http_request_duration_seconds, \
-                wells_cache_hits_total, wells_cache_misses_total, wells_store_queries_total, wells_unavailable_total, wells_http_requests_in_flight). \
+                wells_cache_hits_total, wells_cache_misses_total, wells_store_queries_total, wells_unavailable_total, wells_http_requests_in_flight; \
+                for a postgresql:// store its connection pools' use: wells_postgres_connections{state="open|leased"}, wells_postgres_leases_total, \
+                wells_postgres_lease_waits_total). \
                 JSON, GeoJSON and MVT bodies of 1 KB or more are gzipped (or deflated) when Accept-Encoding asks. \
                 Every request writes one logfmt line to standard error at level info (method, path with its query, \
                 passwords and tokens redacted, status, bytes, duration_ms, request_id, also sent as X-Request-Id); \

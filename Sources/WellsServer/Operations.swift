@@ -5,6 +5,7 @@ import Hummingbird
 import Logging
 import Prometheus
 import Synchronization
+import WellKit
 
 // What a team running `wells serve` watches it by: the access log, the Prometheus metrics at
 // `/metrics`, `/health` and `/ready`. The request-level pieces wrap the whole responder (see
@@ -20,7 +21,10 @@ import Synchronization
 /// - `wells_cache_hits_total` and `wells_cache_misses_total`: ``ResponseCache`` lookups of tiles and `items` pages;
 /// - `wells_store_queries_total`: bodies read from the store (a cache hit or a `304` reads none);
 /// - `wells_unavailable_total`: 503 answers (overload: a full queue, a request over its time, a store that is gone);
-/// - `wells_http_requests_in_flight`: requests being answered now (this `/metrics` request among them).
+/// - `wells_http_requests_in_flight`: requests being answered now (this `/metrics` request among them);
+/// - for a PostgreSQL store, its pools' use, read at each scrape (``publish(pool:)``):
+///   `wells_postgres_connections{state="open|leased"}`, `wells_postgres_leases_total` and
+///   `wells_postgres_lease_waits_total` (leases that found every open connection lent).
 final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
@@ -67,6 +71,21 @@ final class ServerMetrics: Sendable {
         requests.increment()
         latency.record(duration: duration)
         if status == .serviceUnavailable { unavailable.increment() }
+    }
+
+    /// The pool figures last published, whose growth the counters were incremented by.
+    private let publishedPool = Mutex(StorePoolStatistics(open: 0, leased: 0, leases: 0, waits: 0))
+
+    /// Sets the PostgreSQL pool's gauges to `pool` and advances its counters to its totals.
+    func publish(pool: StorePoolStatistics) {
+        CoreMetrics.Gauge(label: "wells_postgres_connections", dimensions: [("state", "open")], factory: factory).record(pool.open)
+        CoreMetrics.Gauge(label: "wells_postgres_connections", dimensions: [("state", "leased")], factory: factory).record(pool.leased)
+        let last = publishedPool.withLock { last in
+            defer { last = pool }
+            return last
+        }
+        CoreMetrics.Counter(label: "wells_postgres_leases_total", factory: factory).increment(by: max(0, pool.leases - last.leases))
+        CoreMetrics.Counter(label: "wells_postgres_lease_waits_total", factory: factory).increment(by: max(0, pool.waits - last.waits))
     }
 
     /// The metrics as Prometheus' text format 0.0.4.
@@ -134,7 +153,7 @@ extension WellsServer {
     /// - `/health`: the process answers, `200` always (a liveness probe).
     /// - `/ready`: the store answers (its version is read now), `200`; else the `503` problem
     ///   document that an API request would get (a readiness probe: take the instance out of rotation).
-    /// - `/metrics`: ``ServerMetrics`` in Prometheus' text format.
+    /// - `/metrics`: ``ServerMetrics`` in Prometheus' text format, with a PostgreSQL store's pool use read now.
     func addOperationsRoutes(to router: Router<BasicRequestContext>) {
         router.get(.init(Route.health.path)) { _, _ in
             Self.status("up")
@@ -144,7 +163,8 @@ extension WellsServer {
             return Self.status("ready")
         }
         router.get(.init(Route.metrics.path)) { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+            if let pool = readers.poolStatistics { metrics.publish(pool: pool) }
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
                      body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.text)))
         }
     }

@@ -153,6 +153,15 @@ final class StoreReaders: Sendable {
         }
     }
 
+    /// The connection pools of a PostgreSQL store's connections that new work gets (each
+    /// connection of an ``Opening`` is a ``WellStore`` with a pool of its own), added up; nil for
+    /// a store file.
+    var poolStatistics: StorePoolStatistics? {
+        guard let opening = watch.withLock({ $0.opening }) else { return nil }
+        let pools = (opening.stores + [opening.tokenStore].compactMap { $0 }).compactMap(\.poolStatistics)
+        return pools.isEmpty ? nil : pools.dropFirst().reduce(pools[0], +)
+    }
+
     /// The pieces of work waiting for a connection (the server's tests wait on it).
     var waiting: Int {
         line.withLock { $0.small.count + $0.large.count }

@@ -60,8 +60,8 @@ extension Bench {
                 nearest-neighbour form, ORDER BY p.geom <-> point LIMIT 10 (planar order on the GiST index, with the \
                 geodesic distance selected), is a second reference for nearest.
 
-                3. Throughput for 1, 2, 4 and 8 clients (--clients), city boxes: WellKit with one thread per client, each \
-                with its own read-only WellStore (one connection), queries/s over --throughput-seconds; and pgbench -c N \
+                3. Throughput for 1, 2, 4 and 8 clients (--clients), city boxes: WellKit with one thread per client, all \
+                sharing one read-only WellStore (its pool lends each a connection), queries/s over --throughput-seconds; and pgbench -c N \
                 -j N -M prepared on WellKit's box SQL, tps.
 
                 Examples:
@@ -688,7 +688,7 @@ struct PostGISBenchmark {
         }
         if !report.throughput.isEmpty {
             lines.append("")
-            lines.append("Throughput, city boxes, \(report.throughputSeconds) s per run: WellKit one thread and one read-only WellStore per client; pgbench -c N -j N -M prepared, WellKit's box SQL:")
+            lines.append("Throughput, city boxes, \(report.throughputSeconds) s per run: WellKit one thread per client, one read-only WellStore (its pool); pgbench -c N -j N -M prepared, WellKit's box SQL:")
             lines += BenchTables.grid([["clients", "WellKit q/s", "pgbench tps", "WellKit ÷ pgbench"]] + report.throughput.map {
                 ["\($0.clients)", String(format: "%.0f", $0.wellKitQueriesPerSecond), String(format: "%.0f", $0.pgbenchTPS),
                  String(format: "%.2f", $0.wellKitQueriesPerSecond / max($0.pgbenchTPS, 1e-9))]

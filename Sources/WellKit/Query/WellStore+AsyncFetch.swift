@@ -21,38 +21,29 @@ extension WellStore {
     /// thread (also for a reader, when every one is busy). Cancelling the task interrupts the
     /// query, which throws `CancellationError`.
     ///
-    /// A PostgreSQL store's engine is synchronous (it waits for postgres-nio's futures), so its
-    /// query runs on a thread of its own, which waits for the server; cancelling does not stop it.
+    /// A PostgreSQL store's query runs on a connection leased from the store's pool, while the
+    /// task waits without a thread (also for a connection, when every one is lent). Cancelling
+    /// the task closes that connection (or stops the wait for one), and the query throws
+    /// `CancellationError`; the pool connects anew for the next.
     public func pins(matching request: WellFetchRequest) async throws -> [WellPin] {
-        try await read { try await $0.pins(request) } otherwise: { try $0.pins(request) }
+        try await engine.pins(request)
     }
 
     /// Whole wells, pin and detail, read without blocking: ``fetchWells(_:)`` for async code
     /// (see ``pins(matching:)`` for where the query runs).
     public func wells(matching request: WellFetchRequest) async throws -> [Well] {
-        try await read { try await $0.wells(request) } otherwise: { try $0.wells(request) }
+        try await engine.wells(request)
     }
 
     /// The ids in request order, read without blocking: ``fetchIDs(_:)`` for async code
     /// (see ``pins(matching:)`` for where the query runs).
     public func ids(matching request: WellFetchRequest) async throws -> [Int64] {
-        try await read { try await $0.ids(request) } otherwise: { try $0.ids(request) }
+        try await engine.ids(request)
     }
 
     /// The number of wells the request matches (limit and offset apply), counted without
     /// blocking: ``fetchCount(_:)`` for async code (see ``pins(matching:)`` for where the query runs).
     public func count(matching request: WellFetchRequest) async throws -> Int {
-        try await read { try await $0.count(request) } otherwise: { try $0.count(request) }
-    }
-
-    /// Runs `sqlite` on a store file's engine, whose reads are asynchronous, or `otherwise` on a
-    /// thread of its own for an engine whose calls block.
-    private func read<T: Sendable>(_ sqlite: (SQLiteEngine) async throws -> T,
-                                   otherwise blocking: @escaping @Sendable (any StorageEngine) throws -> T) async throws -> T {
-        if let engine = engine as? SQLiteEngine { return try await sqlite(engine) }
-        let engine = engine
-        return try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try blocking(engine) }) }
-        }
+        try await engine.count(request)
     }
 }

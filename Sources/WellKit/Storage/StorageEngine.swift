@@ -47,6 +47,16 @@ package protocol StorageEngine: Sendable {
     /// The keys of every well's `extra` object, each once, in no particular order (``WellStore/extraColumnNames()``).
     func extraColumnNames() throws -> [String]
 
+    // MARK: Async queries
+
+    // What ``WellStore``'s async fetches (``WellStore/pins(matching:)`` and its siblings) await:
+    // the same answers as the synchronous queries above, with no thread blocked while the engine
+    // waits (SQLite: GRDB's asynchronous reads; PostgreSQL: the pool's connections).
+    func pins(_ request: WellFetchRequest) async throws -> [WellPin]
+    func wells(_ request: WellFetchRequest) async throws -> [Well]
+    func ids(_ request: WellFetchRequest) async throws -> [Int64]
+    func count(_ request: WellFetchRequest) async throws -> Int
+
     // MARK: Batched results
 
     /// The ids in request order, with the sections of `sectionKey`.
@@ -91,6 +101,33 @@ package protocol StorageEngine: Sendable {
     /// Calls `onCommit` soon after each commit to pins or details by this process (SQLite) or by
     /// any (PostgreSQL's `NOTIFY`), until the returned closure is called.
     func observeCommits(onError: @escaping @Sendable (any Error) -> Void, _ onCommit: @escaping @Sendable () -> Void) throws -> @Sendable () -> Void
+    /// The engine's connection pool now, for a server's metrics; nil for an engine without one (SQLite).
+    var poolStatistics: StorePoolStatistics? { get }
+}
+
+extension StorageEngine {
+    package var poolStatistics: StorePoolStatistics? { nil }
+}
+
+/// What an engine's connection pool holds and has lent (``WellStore/poolStatistics``).
+package struct StorePoolStatistics: Sendable, Equatable {
+    /// Connections open now.
+    package var open: Int
+    /// Connections lent to a call now.
+    package var leased: Int
+    /// Connections lent so far.
+    package var leases: Int
+    /// Leases that found every open connection lent, and so waited for one to be returned or made.
+    package var waits: Int
+
+    package init(open: Int, leased: Int, leases: Int, waits: Int) {
+        (self.open, self.leased, self.leases, self.waits) = (open, leased, leases, waits)
+    }
+
+    /// Two pools' figures together (a server's connections to one store).
+    package static func + (a: Self, b: Self) -> Self {
+        Self(open: a.open + b.open, leased: a.leased + b.leased, leases: a.leases + b.leases, waits: a.waits + b.waits)
+    }
 }
 
 /// An engine in another module, which ``WellStore/init(path:mode:trace:traceValues:)`` opens for the

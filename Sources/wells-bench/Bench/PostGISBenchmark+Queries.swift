@@ -138,11 +138,12 @@ extension PostGISBenchmark {
         }
     }
 
-    /// City boxes from `clients` threads, each with its own read-only store (one connection), for `seconds`.
+    /// City boxes from `clients` threads sharing one read-only store, whose pool lends each a connection, for `seconds`.
     func wellKitThroughput(url: String, clients: Int, seconds: Double) throws -> (rate: Double, queries: Int) {
-        let stores = try (0..<clients).map { _ in try WellStore(path: url, mode: .readOnly) }
+        // One store for every client: its pool lends each thread a connection of its own.
+        let store = try WellStore(path: url, mode: .readOnly)
         let boxes = self.boxes
-        for (k, store) in stores.enumerated() {
+        for k in 0..<clients {
             for j in 0..<3 { _ = try store.fetchPins(WellFetchRequest(region: .box(boxes[(k * 17 + j) % boxes.count]))) }
         }
         final class Tally: Sendable {
@@ -154,7 +155,7 @@ extension PostGISBenchmark {
         let group = DispatchGroup()
         let start = ContinuousClock.now
         let deadline = start + .milliseconds(Int(seconds * 1000))
-        for (k, store) in stores.enumerated() {
+        for k in 0..<clients {
             group.enter()
             let thread = Thread {
                 var i = k * boxes.count / clients, done = 0

@@ -1,0 +1,233 @@
+import WellKit
+import NIOCore
+import PostgresNIO
+import Synchronization
+
+/// The engine's connections: postgres-nio's `PostgresClient`, a pool run for the engine's
+/// lifetime, with what the engine adds around each lease.
+///
+/// - **Calls at once.** Each call leases a connection of its own (``withConnection(_:)``), so
+///   calls from several threads or tasks run on several connections at once, up to
+///   ``PostgresLocation/maximumConnections``; more wait for a lease. A connection the server
+///   closed (a restart, `pg_terminate_backend`, a failover) fails the call that had it, and the
+///   pool connects anew for the next.
+/// - **Session settings** (``set(_:_:)``, the `statement_timeout` of ``PostgresEngine/stopStatements(after:)``)
+///   are made on each connection at its first lease after they changed, so every connection,
+///   new ones included, has them.
+/// - **Interrupts.** ``interrupt()`` stops every call in progress: a call running a query has
+///   its connection closed (the wait fails; the pool replaces the connection), and a call waiting
+///   for a lease, from the synchronous seam, is cancelled. A server that stopped answering
+///   (`kill -STOP`, a partition) enforces no `statement_timeout`, so this is what bounds a
+///   `wells serve` request then.
+/// - **Statistics** for a server's metrics (``statistics``).
+final class PostgresPool: Sendable {
+    let client: PostgresClient
+    /// `client.run()`, for the pool's lifetime; cancelled by ``close()``, which does not wait for it
+    /// to end (see there).
+    private let running: Task<Void, Never>
+    /// The calls in progress, which ``interrupt()`` stops. Guards their lifetime: a call leaves it
+    /// before its task ends, so an interrupt that finds it may cancel its task.
+    private let calls = Mutex<[ObjectIdentifier: Call]>([:])
+    /// The connections the pool has lent, their settings and the statistics.
+    private let sessions = Mutex(Sessions())
+    /// What an interrupted call throws.
+    let interruptedError: StoreError
+
+    /// Whether the current task is one that ``EventLoopBridge/wait(_:)`` started for a call of the
+    /// synchronous seam, which ``interrupt()`` may cancel (an async caller's own task it never cancels).
+    @TaskLocal static var bridged = false
+
+    init(client: PostgresClient, executor: EventLoopBridge, location: PostgresLocation) {
+        self.client = client
+        running = Task(executorPreference: executor) { await client.run() }
+        interruptedError = StoreError(.connectionLost, "stopped waiting for PostgreSQL at \(location.server): interrupted (a server's request timeout); "
+                                        + "the connection was closed, and the next call connects anew", path: location.description)
+    }
+
+    deinit {
+        running.cancel()
+    }
+
+    /// Closes the connections and ends the pool; waits until the connections it lent are closed.
+    /// Later calls fail.
+    ///
+    /// Cancelling `client.run()` closes every connection at once (a lent one fails its call) and
+    /// fails the calls waiting for a lease; each connection closes on its event loop, which this
+    /// waits for. It does not wait for `run()` itself to end: `run()` returns only once each of the
+    /// pool's timers (a connection's keep-alive and idle timeout) has ended, and a timer is a
+    /// `Task.sleep`, whose cancellation is run by Swift's cooperative pool, whatever the task's
+    /// executor. The synchronous seam's callers block cooperative threads (a test, a server's
+    /// request: ``EventLoopBridge``), two on two cores: when every cooperative thread waited in
+    /// `close()` for `run()`, the timers never ended and the closes never returned (PostGISTests
+    /// and PostgresTLSTests hung so, with every connection closed). `run()` ends on its own once a
+    /// cooperative thread is free. (A connection still connecting when the pool closes is closed
+    /// by the pool when it is made, unwaited.)
+    func close() async {
+        running.cancel()
+        let lent = sessions.withLock { $0.connections.values.map(\.connection) }
+        for connection in lent { try? await connection.closeFuture.get() }
+    }
+
+    /// What the pool lent and holds, and the session settings (see ``set(_:_:)``).
+    private struct Sessions {
+        /// Each open connection lent so far, with the ``generation`` of settings it has.
+        var connections: [PostgresConnection.ID: (connection: PostgresConnection, generation: Int)] = [:]
+        var settings: [(name: String, value: String)] = []
+        /// Advances with each change of `settings`.
+        var generation = 0
+        var leased = 0
+        var leases = 0
+        var waits = 0
+    }
+
+    /// A call in progress: its connection once leased, and whether it was stopped.
+    private final class Call: Sendable {
+        struct State {
+            var connection: PostgresConnection?
+            var interrupted = false
+            var cancelled = false
+        }
+        let state = Mutex(State())
+        /// The call's task, when it is the bridge's own (``PostgresPool/bridged``).
+        let task: TaskHandle?
+
+        init(task: TaskHandle?) { self.task = task }
+
+        /// Keeps `connection` as the call's; false (and the connection closed) if the call was stopped already.
+        func attach(_ connection: PostgresConnection) -> Bool {
+            let stopped = state.withLock { state in
+                if !(state.interrupted || state.cancelled) { state.connection = connection }
+                return state.interrupted || state.cancelled
+            }
+            if stopped { connection.closeNow() }
+            return !stopped
+        }
+
+        /// Marks the call stopped and closes its connection, if it has one; never blocks.
+        func stop(interrupted: Bool) {
+            let connection = state.withLock { state in
+                if interrupted { state.interrupted = true } else { state.cancelled = true }
+                return state.connection
+            }
+            connection?.closeNow()
+        }
+    }
+
+    /// A task that ``interrupt()`` may cancel, valid while its call is in ``calls``.
+    private struct TaskHandle: @unchecked Sendable {
+        let task: UnsafeCurrentTask
+    }
+
+    /// Runs `body` with a connection leased from the pool, as one call that ``interrupt()`` and
+    /// the task's cancellation stop: an interrupted call throws ``interruptedError``, a cancelled
+    /// one `CancellationError`. The connection has the session's settings.
+    func withConnection<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        let call = Call(task: Self.bridged ? withUnsafeCurrentTask { $0.map(TaskHandle.init) } : nil)
+        let key = ObjectIdentifier(call)
+        calls.withLock { $0[key] = call }
+        defer { calls.withLock { _ = $0.removeValue(forKey: key) } }
+        sessions.withLock { sessions in
+            if sessions.leased >= sessions.connections.count { sessions.waits += 1 }
+            sessions.leases += 1
+        }
+        do {
+            return try await withoutActuallyEscaping(body) { body in
+                // Boxed: the pool's `withConnection` hands back its result as `sending`.
+                let lent: (PostgresConnection) async throws -> UncheckedBox<T> = { connection in
+                    guard call.attach(connection) else { throw CancellationError() }
+                    self.sessions.withLock { $0.leased += 1 }
+                    defer { self.sessions.withLock { $0.leased -= 1 } }
+                    try await self.prepare(connection)
+                    do {
+                        return UncheckedBox(try await body(connection))
+                    } catch {
+                        // The server closed it (a terminated backend, a restart): the connection
+                        // may be back in the pool before its channel has seen the close, and be
+                        // lent again at once. Closed here, it never is.
+                        if Self.closedByServer(error) { try? await connection.close() }
+                        throw error
+                    }
+                }
+                let operation: () async throws -> UncheckedBox<T> = { try await self.client.withConnection { try await lent($0) } }
+                return try await withTaskCancellationHandler(operation: operation, onCancel: { call.stop(interrupted: false) }).value
+            }
+        } catch {
+            let (interrupted, cancelled) = call.state.withLock { ($0.interrupted, $0.cancelled) }
+            if interrupted { throw interruptedError }
+            if cancelled { throw CancellationError() }
+            throw error
+        }
+    }
+
+    /// Whether `error` says that the server closed the connection or that it broke: a lost
+    /// connection's errors (``PostgresEngine/translate(_:_:connecting:during:)``), not a query's.
+    static func closedByServer(_ error: any Error) -> Bool {
+        if let transaction = error as? PostgresTransactionError, let cause = transaction.cause { return closedByServer(cause) }
+        guard let psql = error as? PSQLError else { return false }
+        switch psql.code {
+        case .serverClosedConnection, .uncleanShutdown, .connectionError: return true
+        case .server:
+            let state = psql.serverInfo?[.sqlState] ?? ""
+            return state.hasPrefix("57P0") || state.hasPrefix("08")
+        default: return false
+        }
+    }
+
+    /// Makes the session's settings on `connection` if it has not the latest, and keeps track of
+    /// it until it closes.
+    private func prepare(_ connection: PostgresConnection) async throws {
+        let id = connection.id
+        let (known, settings, generation) = sessions.withLock { sessions in
+            (sessions.connections[id]?.generation, sessions.settings, sessions.generation)
+        }
+        if known == nil {
+            sessions.withLock { $0.connections[id] = (connection, 0) }
+            connection.closeFuture.whenComplete { [weak self] _ in self?.sessions.withLock { _ = $0.connections.removeValue(forKey: id) } }
+        }
+        guard (known ?? 0) != generation else { return }
+        for setting in settings {
+            try await connection.query("SELECT set_config(\(setting.name), \(setting.value), false)", logger: .wellKitPostgres)
+        }
+        sessions.withLock { sessions in
+            if sessions.connections[id] != nil { sessions.connections[id]?.generation = generation }
+        }
+    }
+
+    /// Sets a setting of the sessions: each connection makes it at its next lease.
+    func set(_ name: String, _ value: String) {
+        sessions.withLock { sessions in
+            sessions.settings.removeAll { $0.name == name }
+            sessions.settings.append((name, value))
+            sessions.generation += 1
+        }
+    }
+
+    /// Stops every call in progress (see the type's description). From any thread; never blocks.
+    /// With no call in progress it does nothing, so it never stops a later call.
+    func interrupt() {
+        calls.withLock { calls in
+            for call in calls.values {
+                call.stop(interrupted: true)
+                // Under `calls`' lock, so the task is still the call's; its cancellation handler
+                // takes only the call's own lock.
+                call.task?.task.cancel()
+            }
+        }
+    }
+
+    /// Connections open (lent at least once, not yet closed), leased now, leases so far, and the
+    /// leases that found every open connection leased (they waited for one to be returned or made).
+    var statistics: StorePoolStatistics {
+        sessions.withLock { StorePoolStatistics(open: $0.connections.count, leased: $0.leased, leases: $0.leases, waits: $0.waits) }
+    }
+}
+
+extension PostgresConnection {
+    /// Closes the connection without waiting: its channel closes, and every wait on it fails as
+    /// for a connection the server closed. The connection is kept until it has closed (postgres-nio
+    /// asserts that a connection is closed when it goes).
+    func closeNow() {
+        let closed: EventLoopFuture<Void> = close()
+        closed.whenComplete { _ in withExtendedLifetime(self) {} }
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import WellKit
+@testable import WellKitPostgreSQL
+import WellsTestSupport
+
+/// The PostgreSQL engine's connection pool (postgres-nio's `PostgresClient`) against a real
+/// server: calls from several threads run on several connections at once, each with the session's
+/// `statement_timeout`; `max_connections` bounds them; the async fetches await the pool; and
+/// `wells serve` publishes the pool's use at `/metrics`.
+@Suite(.serialized, .tags(.postgres)) struct PostgresPoolTests {
+    /// Sessions of database `database` waiting on a lock: the store's calls held by another session's lock.
+    private static func waitingOnLock(_ database: String) throws -> Int {
+        Int(try PostGIS.psql("SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND wait_event_type = 'Lock'", database: database)) ?? -1
+    }
+
+    /// Holds `pins` locked in another session for `seconds`, from when it returns.
+    private static func lockPins(_ url: String, database: String, seconds: Int) throws -> Thread {
+        let holder = Thread { _ = PostGIS.run(["psql", url, "-c", "BEGIN; LOCK TABLE pins IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(\(seconds)); COMMIT;"]) }
+        holder.start()
+        for _ in 0..<500 {
+            if try PostGIS.psql("""
+                SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+                WHERE c.relname = 'pins' AND l.mode = 'AccessExclusiveLock' AND l.granted
+                """, database: database) != "0" { return holder }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        throw PostGISUnavailable(reason: "the lock on pins was never taken")
+    }
+
+    /// Runs `count` calls of `body` on threads of their own at once; their results in order.
+    private static func atOnce<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) throws -> T) -> [Result<T, any Error>] {
+        let results = Mutex([Result<T, any Error>?](repeating: nil, count: count))
+        let group = DispatchGroup()
+        for k in 0..<count {
+            group.enter()
+            Thread.detachNewThread {
+                let result = Result { try body(k) }
+                results.withLock { $0[k] = result }
+                group.leave()
+            }
+        }
+        group.wait()
+        return results.withLock { $0.map { $0! } }
+    }
+
+    /// Three threads' counts wait on another session's lock on three connections at once (one
+    /// connection behind a lock would have one waiting and two in line); the pool's statistics
+    /// show them lent. Then a `statement_timeout` of 1 ms stops a whole-store sort on every
+    /// pooled connection, those made before it and one made after.
+    @Test(.timeLimit(.minutes(2))) func callsRunOnSeveralConnectionsAtOnceEachWithTheTimeout() async throws {
+        try await runBlocking {
+            let url = try PostGIS.makeDatabase()
+            let database = String(url.split(separator: "/").last!)
+            let store = try WellStore(path: url)
+            _ = try store.load(csvAt: Fixtures.sharedData("tn-oilgas-wells.csv"))
+            let expected = try store.fetchCount(WellFetchRequest())
+            let reader = try WellStore(path: url, mode: .readOnly)
+            let holder = try Self.lockPins(url, database: database, seconds: 3)
+            // While the three wait: the sessions waiting on the lock, and the pool lending three.
+            let seen = Mutex<(waiting: Int, leased: Int)>((0, 0))
+            let sampler = Thread {
+                for _ in 0..<250 {
+                    let waiting = (try? Self.waitingOnLock(database)) ?? 0
+                    let leased = reader.poolStatistics?.leased ?? 0
+                    seen.withLock { $0 = (max($0.waiting, waiting), max($0.leased, leased)) }
+                    if waiting >= 3 && leased >= 3 { return }
+                    Thread.sleep(forTimeInterval: 0.01)
+                }
+            }
+            sampler.start()
+            let counts = Self.atOnce(3) { _ in try reader.fetchCount(WellFetchRequest()) }
+            _ = holder
+            for count in counts { #expect(try count.get() == expected) }
+            let (waiting, leased) = seen.withLock { $0 }
+            #expect(waiting == 3, "sessions of the store waiting on the lock at once: \(waiting)")
+            #expect(leased == 3, "connections lent at once: \(leased)")
+            let statistics = try #require(reader.poolStatistics)
+            #expect(statistics.open >= 3 && statistics.leased == 0 && statistics.leases >= 3, "\(statistics)")
+            #expect(try Fixtures.makeStore().poolStatistics == nil, "a store file has no pool")
+
+            // Every connection has the timeout: the three made above, and a fourth made for a fourth call at once.
+            try reader.stopStatements(after: .milliseconds(1))
+            let sorts = Self.atOnce(4) { _ in try reader.fetchWells(WellFetchRequest(sortDescriptors: [WellSortDescriptor(.name)])) }
+            for sort in sorts {
+                #expect { _ = try sort.get() } throws: { "\($0)".contains("statement timeout") }
+            }
+            try reader.stopStatements(after: .seconds(60))
+            #expect(try reader.fetchCount(WellFetchRequest()) == expected)
+        }
+    }
+
+    /// `max_connections=2`: of three calls at once, two run on the store's two connections and
+    /// the third waits for one of them; a value out of range is refused, naming the parameter.
+    @Test(.timeLimit(.minutes(2))) func maxConnectionsBoundsThePool() async throws {
+        try await runBlocking {
+            let url = try PostGIS.makeDatabase()
+            let database = String(url.split(separator: "/").last!)
+            _ = try WellStore(path: url).load(csvAt: try Fixtures.file("uwi,lat,lon\nA,50,-114\nB,51,-115\n"))
+            let reader = try WellStore(path: url + "?max_connections=2", mode: .readOnly)
+            let holder = try Self.lockPins(url, database: database, seconds: 2)
+            let seen = Mutex(0)
+            let sampler = Thread {
+                for _ in 0..<150 {
+                    let waiting = (try? Self.waitingOnLock(database)) ?? 0
+                    seen.withLock { $0 = max($0, waiting) }
+                    Thread.sleep(forTimeInterval: 0.01)
+                }
+            }
+            sampler.start()
+            let counts = Self.atOnce(3) { _ in try reader.fetchCount(WellFetchRequest()) }
+            _ = holder
+            for count in counts { #expect(try count.get() == 2) }
+            #expect(seen.withLock { $0 } == 2, "at most two sessions at once")
+            let statistics = try #require(reader.poolStatistics)
+            #expect(statistics.open <= 2 && statistics.waits >= 1, "\(statistics)")
+            for bad in ["0", "lots", "1001"] {
+                #expect { _ = try WellStore(path: url + "?max_connections=\(bad)") } throws: {
+                    ($0 as? StoreError)?.code == .invalidArgument && "\($0)".contains("max_connections")
+                }
+            }
+        }
+    }
+
+    /// Stores closed at once on every one of Swift's cooperative threads (a synchronous caller
+    /// blocks its thread: a test, a server's request) close, each just after a load (three
+    /// connections lent at once: the load's and its two ANALYZE's, each with its pool timers), and
+    /// fail their calls after. `close()` once waited for postgres-nio's `run()`, which ends only
+    /// when its timers' `Task.sleep`s do, and those are ended by the cooperative pool: with every
+    /// cooperative thread waiting in `close()`, no close returned.
+    @Test(.timeLimit(.minutes(1))) func closesOnEveryCooperativeThreadAtOnceReturn() async throws {
+        let url = try await runBlocking { try PostGIS.makeDatabase() }
+        _ = try await runBlocking { try WellStore(path: url) }
+        let csv = try Fixtures.file("uwi,name,lat,lon\nA,One,50,-114\nB,Two,51,-115\n")
+        let threads = ProcessInfo.processInfo.activeProcessorCount
+        // Every cooperative thread holds a loaded store before any closes (or, with fewer threads
+        // than cores, waits a while for the others, then closes holding its thread all the same).
+        let loaded = DispatchGroup()
+        for _ in 0..<threads { loaded.enter() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<threads {
+                group.addTask {
+                    let store = try WellStore(path: url)
+                    _ = try store.load(csvAt: csv)
+                    loaded.leave()
+                    _ = loaded.wait(timeout: .now() + 3)
+                    try store.close()
+                    #expect(throws: StoreError.self) { try store.fetchCount(WellFetchRequest()) }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// `close()` returns while the store listens for commits (``PostgresEngine/observeCommits(onError:_:)``
+    /// holds a connection for as long as it listens), and the listener is told its connection went.
+    @Test(.timeLimit(.minutes(1))) func closeReturnsWhileListening() async throws {
+        try await runBlocking {
+            let url = try PostGIS.makeDatabase()
+            let store = try WellStore(path: url)
+            _ = try store.load(csvAt: try Fixtures.file("uwi,lat,lon\nA,50,-114\n"))
+            let commits = Atomic<Int>(0)
+            let stop = try store.engine.observeCommits(onError: { _ in }) { commits.add(1, ordering: .relaxed) }
+            _ = try store.load(csvAt: try Fixtures.file("uwi,lat,lon\nB,51,-115\n"))
+            for _ in 0..<500 where commits.load(ordering: .relaxed) == 0 { Thread.sleep(forTimeInterval: 0.01) }
+            #expect(commits.load(ordering: .relaxed) > 0, "the listener heard the load's commit")
+            try store.close()
+            stop()
+            #expect(throws: StoreError.self) { try store.fetchCount(WellFetchRequest()) }
+        }
+    }
+
+    /// The async fetches answer what the synchronous ones do, awaiting the pool from many tasks at once.
+    @Test func asyncFetchesAwaitThePool() async throws {
+        let url = try PostGIS.makeDatabase()
+        _ = try await runBlocking { try WellStore(path: url).load(csvAt: Fixtures.sharedData("tn-oilgas-wells.csv")) }
+        let store = try await runBlocking { try WellStore(path: url, mode: .readOnly) }
+        let box = WellFetchRequest(region: .box(try BoundingBox(parsing: "-85.6,36.0,-85.3,36.3")))
+        let expected = try await runBlocking { try store.fetchIDs(box) }
+        #expect(!expected.isEmpty)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<16 {
+                group.addTask {
+                    let ids = try await store.ids(matching: box), count = try await store.count(matching: box)
+                    let pins = try await store.pins(matching: box), wells = try await store.wells(matching: box)
+                    #expect(ids == expected && count == expected.count)
+                    #expect(pins.map(\.id).sorted() == expected.sorted() && wells.count == expected.count)
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect((store.poolStatistics?.leases ?? 0) >= 64)
+    }
+
+    /// `wells serve` on a PostgreSQL store: `/metrics` (read by prometheus-client's parser) has the
+    /// pool's connections open and leased, and its leases, which a request for the store advances.
+    @Test func wellsServePublishesThePoolAtMetrics() async throws {
+        let python = Fixtures.repositoryRoot.appendingPathComponent("Tests/Browser/.venv/bin/python").path
+        try #require(FileManager.default.isExecutableFile(atPath: python), "run `bash .ci/setup` to install prometheus-client")
+        let url = try PostGIS.makeDatabase()
+        _ = try await runBlocking { try WellStore(path: url).load(csvAt: try Fixtures.file("uwi,lat,lon\nA,36.1,-85.4\nB,36.2,-85.5\n")) }
+        let served = try await ServedWells(arguments: ["serve", "--db", url, "--port", "0", "--exit-with-stdin"])
+        /// The pool's samples: `name{labels}` → value.
+        func pool() async throws -> [String: Double] {
+            let (status, body) = try await served.get("metrics")
+            #expect(status == 200)
+            let file = try Fixtures.temporaryDirectory().appendingPathComponent("metrics.txt").path
+            try body.write(to: URL(fileURLWithPath: file))
+            let (exit, out, err) = try await runBlocking {
+                PostGIS.run(["/bin/sh", "-c", "\"$0\" \"$1\" < \"$2\"", python,
+                             Fixtures.repositoryRoot.appendingPathComponent("Tests/Support/prometheus_samples.py").path, file])
+            }
+            try #require(exit == 0, "\(err)")
+            let samples = try #require(try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]])
+            var found: [String: Double] = [:]
+            for sample in samples {
+                guard let name = sample["name"] as? String, name.hasPrefix("wells_postgres") else { continue }
+                let labels = (sample["labels"] as? [String: String] ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
+                found[labels.isEmpty ? name : "\(name){\(labels)}"] = (sample["value"] as? NSNumber)?.doubleValue
+            }
+            return found
+        }
+        let before = try await pool()
+        #expect(before["wells_postgres_connections{state=open}"] != nil && before["wells_postgres_connections{state=leased}"] == 0, "\(before)")
+        let (status, _) = try await served.get("collections/wells/items?bbox=-86,36,-85,37&limit=10")
+        #expect(status == 200)
+        let after = try await pool()
+        #expect((after["wells_postgres_connections{state=open}"] ?? 0) >= 1 && after["wells_postgres_connections{state=leased}"] == 0, "\(after)")
+        #expect((after["wells_postgres_leases_total"] ?? 0) > (before["wells_postgres_leases_total"] ?? 0), "\(before) → \(after)")
+        #expect(after["wells_postgres_lease_waits_total"] != nil)
+    }
+}
