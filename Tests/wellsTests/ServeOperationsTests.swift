@@ -213,6 +213,13 @@ import WellsTestSupport
         #expect(stamp.prefix(10) == before.formatted(.iso8601.year().month().day()), "\(stamp)")
     }
 
+    /// logfmt's quoting, as the String-built version before the byte-built one wrote it.
+    @Test func theAccessLogQuotesWhatLogfmtNeeds() {
+        #expect(AccessLog.quoted("/items") == "/items" && AccessLog.quoted("é→") == "é→")
+        #expect(AccessLog.quoted("") == #""""#)
+        #expect(AccessLog.quoted("a b\"c\\\n\r\t\u{1}\u{7F}é=") == #""a b\"c\\\n\r\t\u0001\u007fé=""#)
+    }
+
     /// What the access log redacts: secrets by parameter name, and passwords inside database URLs,
     /// percent-escaped or not; nothing else.
     @Test func theAccessLogRedactsSecretsAndNothingElse() {
