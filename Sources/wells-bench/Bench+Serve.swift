@@ -97,10 +97,11 @@ extension Bench {
             let cached = try ServedProcess(store: store.path)
             defer { cached.stop() }
             // Every URL of the cached server's targets at least once, so that its runs measure the
-            // cache: one connection goes through them in turn (reading wrk's output fails on any error response).
+            // cache: four connections of one wrk thread go through them in turn, 0.1 s a URL (pages of
+            // up to 1,000 wells with their fields take tens of ms; reading wrk's output fails on any error response).
             let warm = directory.appendingPathComponent("warm.lua")
             try Self.script(boxes + tiles).write(to: warm, atomically: true, encoding: .utf8)
-            let warming = try WrkResult(parsing: try Subprocess.run("wrk", ["-t", "1", "-c", "1", "-d", "\(2 + 2 * paths / 100)s", "--latency", "-s", warm.path, cached.url]).stdout)
+            let warming = try WrkResult(parsing: try Subprocess.run("wrk", ["-t", "1", "-c", "4", "-d", "\(2 + paths / 10)s", "--latency", "-s", warm.path, cached.url]).stdout)
             guard warming.requests >= Double(boxes.count + tiles.count) else {
                 throw StoreError(.invalidArgument, "wells serve answered only \(Int(warming.requests)) of the \(boxes.count + tiles.count) URLs to cache")
             }
