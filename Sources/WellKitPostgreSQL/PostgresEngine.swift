@@ -261,7 +261,14 @@ final class PostgresEngine: StorageEngine {
         do {
             try await inTransaction(on: connection) {
                 try await execute("SELECT pg_advisory_xact_lock(\(PostgresSchema.loadLock))", on: connection)
-                let exists = try await connection.query("SELECT to_regclass('wellkit_meta') IS NOT NULL", logger: .wellKitPostgres)
+                // pg_class read with the statement's snapshot, taken after the lock: to_regclass()
+                // looks in the catalog cache, which waiting on an advisory lock does not refresh, and
+                // answered false for the table another process had just committed (two loads into a
+                // new database at once: "relation wellkit_meta already exists").
+                let exists = try await connection.query("""
+                    SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                                   WHERE c.relname = 'wellkit_meta' AND n.nspname = current_schema())
+                    """, logger: .wellKitPostgres)
                     .collect().first?.decode(Bool.self) ?? false
                 if !exists {
                     try await execute("CREATE EXTENSION IF NOT EXISTS unaccent", on: connection)
