@@ -234,7 +234,11 @@ struct FeaturesAPI: Sendable {
     ///
     /// - Throws: ``Problem`` 400 naming the first parameter given twice.
     static func parameters(_ request: Request) throws -> [(name: String, value: String)] {
+        // Foundation only where there is something to decode: with its replacingOccurrences and
+        // removingPercentEncoding on every name and value, reading the parameters took 5.8% of
+        // the server's time on uncached city boxes.
         func decoded(_ text: Substring) -> String {
+            guard text.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return String(text) }
             let spaced = text.replacingOccurrences(of: "+", with: " ")
             return spaced.removingPercentEncoding ?? spaced
         }

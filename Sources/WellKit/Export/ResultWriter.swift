@@ -120,7 +120,8 @@ package final class ResultWriter {
             if !first { properties += "," }
             first = false
             ExtraJSON.appendQuoted(column, to: &properties)
-            properties += ":" + Self.json(value)
+            properties += ":"
+            Self.appendJSON(value, to: &properties)
         }
         let id = idIndex.map { #""id":\#(Self.json(values[$0])),"# } ?? ""
         return #"{"type":"Feature",\#(id)"geometry":\#(geometry),"properties":\#(properties)}}"#
@@ -200,15 +201,20 @@ package final class ResultWriter {
 
     /// A value as a JSON literal: a number, a string or null.
     package static func json(_ value: WellValue) -> String {
+        var out = ""
+        appendJSON(value, to: &out)
+        return out
+    }
+
+    /// Appends ``json(_:)`` of `value` to `out`, a string quoted in place (a feature's properties
+    /// are written this way, with no string made per value).
+    package static func appendJSON(_ value: WellValue, to out: inout String) {
         switch value {
-        case .null: return "null"
-        case .integer(let n): return String(n)
-        case .real(let d): return d.isFinite ? number(d) : "null"
-        case .text(let s):
-            var out = ""
-            ExtraJSON.appendQuoted(s, to: &out)
-            return out
-        case .blob(let data): return "\"\(data.base64EncodedString())\""
+        case .null: out += "null"
+        case .integer(let n): out += String(n)
+        case .real(let d): out += d.isFinite ? number(d) : "null"
+        case .text(let s): ExtraJSON.appendQuoted(s, to: &out)
+        case .blob(let data): out += "\"\(data.base64EncodedString())\""
         }
     }
 
