@@ -119,6 +119,29 @@ struct OracleRow {
         }
     }
 
+    /// Points far from every well (other continents, the poles, the antimeridian) and points
+    /// among them, with and without a predicate: the nearest beyond 16 km are found through a box
+    /// read without distances and a radius from the sphere, and must still be the brute force's.
+    @Test(arguments: [Engine.file]) func nearestFarFromTheWellsMatchBruteForce(engine: Engine) throws {
+        let (store, rows) = try fixture(engine)
+        var random = SplitMix(seed: 11)
+        var centers = [(0.0, 0.0), (-45, 170), (89.9, 0), (-89.9, 45), (30, -179.99), (55, -100), (50, -140), (70, -80)]
+            .map { Coordinate(latitude: $0.0, longitude: $0.1) }
+        for _ in 0..<24 { centers.append(Coordinate(latitude: -80 + random.unit() * 160, longitude: -180 + random.unit() * 360)) }
+        let predicate = WellPredicate.in(.status, ["Flowing"])
+        let filtered = rows.filter { $0.status == "Flowing" }
+        for center in centers {
+            for k in [1, 5, 25] {
+                for (request, candidates) in [(WellFetchRequest(), rows), (WellFetchRequest(predicate: predicate), filtered)] {
+                    let expected = candidates.map { Coordinate(latitude: $0.lat, longitude: $0.lon).distance(to: center) }.sorted().prefix(k)
+                    let found = try store.fetchNearest(to: center, count: k, request: request)
+                    #expect(found.count == min(k, candidates.count), "\(center), k \(k)")
+                    for (got, want) in zip(found.map(\.meters), expected) { #expect(abs(got - want) < 1e-6, "\(center), k \(k)") }
+                }
+            }
+        }
+    }
+
     @Test(arguments: [Engine.file]) func antimeridianBoxesSplitOrThrow(engine: Engine) throws {
         let (store, _) = try fixture(engine)
         func uwis(_ request: WellFetchRequest) throws -> [String] { try self.uwis(request, in: store) }
@@ -289,6 +312,7 @@ final class StatementLog: @unchecked Sendable {
     @Test func boxEdgesAreIncluded() throws { try FetchTests().boxEdgesAreIncluded(engine: .postgis) }
     @Test func twoHundredRandomRadiiMatchBruteForce() throws { try FetchTests().twoHundredRandomRadiiMatchBruteForce(engine: .postgis) }
     @Test func twoHundredNearestQueriesMatchBruteForce() throws { try FetchTests().twoHundredNearestQueriesMatchBruteForce(engine: .postgis) }
+    @Test func nearestFarFromTheWellsMatchBruteForce() throws { try FetchTests().nearestFarFromTheWellsMatchBruteForce(engine: .postgis) }
     @Test func antimeridianBoxesSplitOrThrow() throws { try FetchTests().antimeridianBoxesSplitOrThrow(engine: .postgis) }
     @Test func everyOperatorMatchesAnOracle() throws { try FetchTests().everyOperatorMatchesAnOracle(engine: .postgis) }
     @Test func sortsOnPinAndDetailKeyPathsTogether() throws { try FetchTests().sortsOnPinAndDetailKeyPathsTogether(engine: .postgis) }
