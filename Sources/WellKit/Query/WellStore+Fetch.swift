@@ -51,25 +51,21 @@ extension WellStore {
     /// Beyond 16 km, a radius is not queried as it is: a radius query computes the geodesic
     /// distance of every well in its box to sort them, and a point far from the wells (Indiana's
     /// against Tennessee's) reached radii of 256 km and more, thousands of wells each: 492 such
-    /// points took 21 s. Instead the box around the radius is read without distances, and when it
-    /// holds `k` wells the radius queried is their `k`-th distance on a sphere, plus the sphere's
-    /// error (under 1%): that circle holds those `k` wells, and little more.
+    /// points took 21 s. Instead the box around the radius is read without distances (latitude and
+    /// longitude only), doubling while it holds fewer than `k` wells; once it holds `k`, the
+    /// radius queried is the `k`-th smallest of their distances on a sphere, plus the sphere's
+    /// error (under 1%): a circle that holds those `k` wells, and little more.
     public func fetchNearest(to center: Coordinate, count k: Int, request: WellFetchRequest = WellFetchRequest()) throws -> [(pin: WellPin, meters: Double)] {
         guard k > 0 else { return [] }
         var radius = 1_000.0
         while true {
             var queried = radius
             if radius > 16_000 && radius <= 20_100_000 {
-                var box = request
-                box.region = .box(try Geodesic.enclosingBox(latitude: center.latitude, longitude: center.longitude, meters: radius))
-                (box.limit, box.offset, box.sortDescriptors) = (nil, nil, [])
-                let candidates = try fetchPins(box)
-                guard candidates.count >= k else {
-                    radius *= 4  // fewer than k in the box, so fewer in the circle it holds
+                guard let kth = try sphericalKth(k, from: center, within: radius, request) else {
+                    radius *= 2  // fewer than k in the box, so fewer in the circle it holds
                     continue
                 }
-                let spherical = candidates.map { Self.sphericalDistance(center, $0.latitude, $0.longitude) }.sorted()
-                queried = min(radius, spherical[k - 1] * 1.01 + 1)
+                queried = min(radius, kth * 1.01 + 1)
             }
             var attempt = request
             attempt.region = .radius(latitude: center.latitude, longitude: center.longitude, meters: queried)
@@ -80,6 +76,25 @@ extension WellStore {
             if found.count == k || radius > 20_100_000 { return found }
             radius *= 4
         }
+    }
+
+    /// The `k`-th smallest spherical distance from `center` of the wells of `request` in the box
+    /// around a circle of `radius` metres, or nil when the box holds fewer than `k`.
+    private func sphericalKth(_ k: Int, from center: Coordinate, within radius: Double, _ request: WellFetchRequest) throws -> Double? {
+        var box = request
+        box.region = .box(try Geodesic.enclosingBox(latitude: center.latitude, longitude: center.longitude, meters: radius))
+        (box.limit, box.offset, box.sortDescriptors) = (nil, nil, [])
+        var nearest: [Double] = []  // the k smallest so far, ascending
+        nearest.reserveCapacity(k + 1)
+        try forEachRow(box, fields: [.latitude, .longitude]) { row in
+            let meters = Self.sphericalDistance(center, row[0], row[1])
+            guard nearest.count < k || meters < nearest[k - 1] else { return }
+            var index = nearest.count
+            while index > 0 && nearest[index - 1] > meters { index -= 1 }
+            nearest.insert(meters, at: index)
+            if nearest.count > k { nearest.removeLast() }
+        }
+        return nearest.count == k ? nearest[k - 1] : nil
     }
 
     /// The great-circle distance in metres on a sphere of the Earth's mean radius (haversine),
