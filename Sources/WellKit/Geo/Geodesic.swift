@@ -29,6 +29,15 @@ package enum Geodesic {
     /// Uses the shortest metres per degree of latitude (110,574 m at the equator) and the
     /// longitude degree at the box's edge nearest a pole, widened by 1%. Near a pole, or
     /// when the box would reach ±180°, it takes all longitudes.
+    /// The great-circle distance in metres on a sphere of the Earth's mean radius (haversine):
+    /// within 0.6% of ``distance(fromLatitude:longitude:toLatitude:longitude:)``, at a fraction of its cost.
+    package static func sphericalDistance(fromLatitude lat1: Double, longitude lon1: Double, toLatitude lat2: Double, longitude lon2: Double) -> Double {
+        let radians = Double.pi / 180
+        let dLat = (lat2 - lat1) * radians, dLon = (lon2 - lon1) * radians
+        let h = sin(dLat / 2) * sin(dLat / 2) + cos(lat1 * radians) * cos(lat2 * radians) * sin(dLon / 2) * sin(dLon / 2)
+        return 2 * 6_371_008.8 * asin(min(1, h.squareRoot()))
+    }
+
     static func enclosingBox(latitude: Double, longitude: Double, meters: Double) throws -> BoundingBox {
         _ = try loadedProj.get()   // the radius query's distance function calls ``distance(fromLatitude:longitude:toLatitude:longitude:)``
         let dLat = meters / 110_574 * 1.01

@@ -87,7 +87,7 @@ extension WellStore {
         var nearest: [Double] = []  // the k smallest so far, ascending
         nearest.reserveCapacity(k + 1)
         try forEachRow(box, fields: [.latitude, .longitude]) { row in
-            let meters = Self.sphericalDistance(center, row[0], row[1])
+            let meters = Geodesic.sphericalDistance(fromLatitude: center.latitude, longitude: center.longitude, toLatitude: row[0], longitude: row[1])
             guard nearest.count < k || meters < nearest[k - 1] else { return }
             var index = nearest.count
             while index > 0 && nearest[index - 1] > meters { index -= 1 }
@@ -97,14 +97,6 @@ extension WellStore {
         return nearest.count == k ? nearest[k - 1] : nil
     }
 
-    /// The great-circle distance in metres on a sphere of the Earth's mean radius (haversine),
-    /// within about 0.6% of the geodesic distance on WGS 84.
-    private static func sphericalDistance(_ center: Coordinate, _ latitude: Double, _ longitude: Double) -> Double {
-        let radians = Double.pi / 180
-        let dLat = (latitude - center.latitude) * radians, dLon = (longitude - center.longitude) * radians
-        let h = sin(dLat / 2) * sin(dLat / 2) + cos(center.latitude * radians) * cos(latitude * radians) * sin(dLon / 2) * sin(dLon / 2)
-        return 2 * 6_371_008.8 * asin(min(1, h.squareRoot()))
-    }
 
     /// Fetches pins with their distance from `center`, nearest first unless the request sorts otherwise.
     public func fetchPinsWithDistance(_ request: WellFetchRequest, from center: Coordinate) throws -> [(pin: WellPin, meters: Double)] {
