@@ -84,17 +84,22 @@ extension WellStore {
         var box = request
         box.region = .box(try Geodesic.enclosingBox(latitude: center.latitude, longitude: center.longitude, meters: radius))
         (box.limit, box.offset, box.sortDescriptors) = (nil, nil, [])
-        var nearest: [Double] = []  // the k smallest so far, ascending
-        nearest.reserveCapacity(k + 1)
+        // Up to 64, the k smallest so far, ascending (an insertion each); beyond, every distance,
+        // sorted at the end (k may be as large as Int.max: `--nearest` with no practical bound).
+        let selecting = k <= 64
+        var nearest: [Double] = []
+        if selecting { nearest.reserveCapacity(k + 1) }
         try forEachRow(box, fields: [.latitude, .longitude]) { row in
             let meters = Geodesic.sphericalDistance(fromLatitude: center.latitude, longitude: center.longitude, toLatitude: row[0], longitude: row[1])
+            guard selecting else { return nearest.append(meters) }
             guard nearest.count < k || meters < nearest[k - 1] else { return }
             var index = nearest.count
             while index > 0 && nearest[index - 1] > meters { index -= 1 }
             nearest.insert(meters, at: index)
             if nearest.count > k { nearest.removeLast() }
         }
-        return nearest.count == k ? nearest[k - 1] : nil
+        guard nearest.count >= k else { return nil }
+        return selecting ? nearest[k - 1] : nearest.sorted()[k - 1]
     }
 
 

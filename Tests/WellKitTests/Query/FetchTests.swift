@@ -131,7 +131,7 @@ struct OracleRow {
         let predicate = WellPredicate.in(.status, ["Flowing"])
         let filtered = rows.filter { $0.status == "Flowing" }
         for center in centers {
-            for k in [1, 5, 25] {
+            for k in [1, 5, 25, 100] {
                 for (request, candidates) in [(WellFetchRequest(), rows), (WellFetchRequest(predicate: predicate), filtered)] {
                     let expected = candidates.map { Coordinate(latitude: $0.lat, longitude: $0.lon).distance(to: center) }.sorted().prefix(k)
                     let found = try store.fetchNearest(to: center, count: k, request: request)
