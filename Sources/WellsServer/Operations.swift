@@ -251,8 +251,8 @@ package struct AccessLog: LogHandler {
     private static let leading = ["method", "path", "status", "bytes", "duration_ms", "request_id"]
 
     package func log(event: LogEvent) {
-        // The line is built as bytes and written with one write(2): built as a String, with the
-        // fields merged into a dictionary and sorted on every line, it cost more than writing it.
+        // The line is built as bytes (built as a String, with the fields merged into a dictionary
+        // and sorted on every line, it cost more than writing it) and handed to ``LogSink``.
         var line: [UInt8] = []
         line.reserveCapacity(320)
         line.append(contentsOf: "time=".utf8)

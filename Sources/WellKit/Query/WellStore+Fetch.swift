@@ -102,7 +102,6 @@ extension WellStore {
         return selecting ? nearest[k - 1] : nearest.sorted()[k - 1]
     }
 
-
     /// Fetches pins with their distance from `center`, nearest first unless the request sorts otherwise.
     public func fetchPinsWithDistance(_ request: WellFetchRequest, from center: Coordinate) throws -> [(pin: WellPin, meters: Double)] {
         try engine.pins(request, distanceFrom: center)
