@@ -173,27 +173,22 @@ struct PostgresBulkWrite {
     /// while this task sends the chunks.
     ///
     /// At most 8 chunks (8 MB) wait to be sent: the builder waits for the network rather than fill
-    /// memory, on a semaphore that each chunk sent signals (made at 0 and signalled: libdispatch
-    /// traps when a semaphore made with a value is released below it). It checks every 50 ms
-    /// whether the sender has stopped (a lost connection, a server error: that is the cause to
-    /// report). The builder is synchronous work (``RowPipeline`` runs on its caller's thread), so
-    /// it runs on a thread, never on an event loop or Swift's pool.
+    /// memory, in ``ChunkRoom``, which each chunk sent frees and the sender's end (a lost
+    /// connection, a server error: that is the cause to report) wakes at once. The builder is
+    /// synchronous work (``RowPipeline`` runs on its caller's thread), so it runs on a thread,
+    /// never on an event loop or Swift's pool.
     private func copy(into table: String, on connection: PostgresConnection, records: [ScannedRecord], order: [(UInt64, Int)],
                       builder: RowBuilder, progress: (@Sendable (LoadProgress) -> Void)?,
                       encode: @escaping (BindableRows, Int, Int, inout ByteBuffer) -> Void) async throws {
         let (chunks, continuation) = AsyncStream<ByteBuffer>.makeStream()
         let (built, finished) = AsyncStream<Result<Void, any Error>>.makeStream()
-        let room = DispatchSemaphore(value: 0)
-        for _ in 0..<8 { room.signal() }
-        let sent = StopFlag()
+        let room = ChunkRoom(chunks: 8)
         let build = UncheckedBox {
             var chunk = ByteBuffer()
             chunk.reserveCapacity(Self.chunkBytes + 4096)
             /// Hands the chunk to the sender, waiting for room; throws when the sender has stopped.
             func send() throws {
-                while room.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
-                    if sent.flag.load(ordering: .acquiring) { throw CancellationError() }
-                }
+                try room.take()
                 continuation.yield(chunk)
                 chunk = ByteBuffer()
                 chunk.reserveCapacity(Self.chunkBytes + 4096)
@@ -217,16 +212,16 @@ struct PostgresBulkWrite {
         do {
             try await connection.copyFrom(table: table, logger: .wellKitPostgres) { writer in
                 for await chunk in chunks {
-                    room.signal()
+                    room.free()
                     try await writer.write(chunk)
                 }
             }
         } catch {
-            sent.flag.store(true, ordering: .releasing)
+            room.close()
             for await _ in built {}
             throw error
         }
-        sent.flag.store(true, ordering: .releasing)
+        room.close()
         for await outcome in built { try outcome.get() }
     }
 
@@ -324,5 +319,41 @@ extension ByteBuffer {
     mutating func appendCopyEscaped(_ text: String) {
         var text = text
         text.withUTF8 { appendCopyEscaped($0) }
+    }
+}
+
+/// Room for the chunks a COPY's builder has made and its sender not yet taken: the builder's
+/// thread waits in ``take()`` while none is free, and wakes when the sender frees one or closes
+/// the room (then ``take()`` throws: the sender has stopped, and the builder stops with it).
+private final class ChunkRoom: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var available: Int
+    private var closed = false
+
+    init(chunks: Int) { available = chunks }
+
+    /// Takes a place, waiting while none is free; throws once the room is closed.
+    func take() throws {
+        condition.lock()
+        defer { condition.unlock() }
+        while available == 0 && !closed { condition.wait() }
+        if closed { throw CancellationError() }
+        available -= 1
+    }
+
+    /// Frees the place of a chunk the sender took.
+    func free() {
+        condition.lock()
+        available += 1
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// The sender has stopped: a builder waiting, or coming to wait, stops too.
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
     }
 }

@@ -1,5 +1,3 @@
-import Foundation
-
 extension WellStore {
     /// Fetches pins: exactly `id, name, lat, lon`.
     ///
