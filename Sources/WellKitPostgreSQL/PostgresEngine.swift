@@ -40,7 +40,7 @@ final class PostgresEngine: StorageEngine {
         self.bridge = bridge
         let (connection, tls) = try bridge.wait { try await Self.connect(location) }
         pool = PostgresPool(client: PostgresClient(configuration: Self.clientConfiguration(location, tls: tls),
-                                                   eventLoopGroup: MultiThreadedEventLoopGroup.singleton, backgroundLogger: .wellKitPostgres),
+                                                   eventLoopGroup: RoundRobinEventLoopGroup(base: .singleton), backgroundLogger: .wellKitPostgres),
                             executor: bridge, location: location)
         defer { connection.closeNow() }
         try bridge.wait { try await prepareStore(mode, on: connection) }

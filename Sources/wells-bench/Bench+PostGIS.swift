@@ -277,6 +277,8 @@ struct PostGISBenchmark {
         var clients: Int
         var wellKitQueriesPerSecond: Double
         var wellKitQueries: Int
+        /// The same boxes from one task per client through ``WellStore/pins(matching:)``, the async fetch.
+        var wellKitAsyncQueriesPerSecond: Double
         var pgbenchTPS: Double
         var pgbenchTransactions: Int
     }
@@ -483,9 +485,11 @@ struct PostGISBenchmark {
             for count in clients {
                 Self.progress("throughput, \(count) client\(count == 1 ? "" : "s"): WellKit, then pgbench, \(throughputSeconds) s each")
                 let ours = try wellKitThroughput(url: url, clients: count, seconds: Double(throughputSeconds))
+                let ourAsync = try wellKitAsyncThroughput(url: url, clients: count, seconds: Double(throughputSeconds))
                 let theirs = try pgbench(name: "pgbench, WellKit's SQL", script: file, database: queryDatabase, mode: "prepared",
                                          clients: count, seconds: throughputSeconds, latencies: false)
                 throughput.append(Throughput(clients: count, wellKitQueriesPerSecond: ours.rate, wellKitQueries: ours.queries,
+                                             wellKitAsyncQueriesPerSecond: ourAsync.rate,
                                              pgbenchTPS: theirs.tps, pgbenchTransactions: theirs.transactions))
             }
         }
@@ -688,10 +692,12 @@ struct PostGISBenchmark {
         }
         if !report.throughput.isEmpty {
             lines.append("")
-            lines.append("Throughput, city boxes, \(report.throughputSeconds) s per run: WellKit one thread per client, one read-only WellStore (its pool); pgbench -c N -j N -M prepared, WellKit's box SQL:")
-            lines += BenchTables.grid([["clients", "WellKit q/s", "pgbench tps", "WellKit ÷ pgbench"]] + report.throughput.map {
-                ["\($0.clients)", String(format: "%.0f", $0.wellKitQueriesPerSecond), String(format: "%.0f", $0.pgbenchTPS),
-                 String(format: "%.2f", $0.wellKitQueriesPerSecond / max($0.pgbenchTPS, 1e-9))]
+            lines.append("Throughput, city boxes, \(report.throughputSeconds) s per run: WellKit one thread per client (fetchPins), and one task per client "
+                + "(async pins(matching:)), one read-only WellStore (its pool); pgbench -c N -j N -M prepared, WellKit's box SQL:")
+            lines += BenchTables.grid([["clients", "WellKit q/s", "WellKit async q/s", "pgbench tps", "WellKit ÷ pgbench", "async ÷ pgbench"]] + report.throughput.map {
+                ["\($0.clients)", String(format: "%.0f", $0.wellKitQueriesPerSecond), String(format: "%.0f", $0.wellKitAsyncQueriesPerSecond),
+                 String(format: "%.0f", $0.pgbenchTPS), String(format: "%.2f", $0.wellKitQueriesPerSecond / max($0.pgbenchTPS, 1e-9)),
+                 String(format: "%.2f", $0.wellKitAsyncQueriesPerSecond / max($0.pgbenchTPS, 1e-9))]
             })
         }
         lines.append("")

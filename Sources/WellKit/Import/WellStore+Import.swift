@@ -196,6 +196,11 @@ extension WellStore {
                 override: ""), at: 0)
         }
 
+        // The place outlines the check after the parse reads (`Places.shared`, about 40 ms) are read
+        // meanwhile on another thread, when the columns say the check will run.
+        if !options.placeColumns.isEmpty || (options.coordinates.crs != nil && options.coordinates.datumColumn == nil) {
+            DispatchQueue.global().async { _ = Places.shared }
+        }
         let validator = RecordValidator(mapping: mapping, file: name ?? path, fileTag: RecordValidator.fileTag(header: header.fields, firstRecord: sample.first),
                                         coordinates: options.coordinates, describe: options.describeRemedy)
         let part = PartitionedParse.run(file: file, from: data.offset, line: data.line, delimiter: reader.delimiter,

@@ -230,7 +230,7 @@ package struct QueryCompiler: Sendable {
     package func ids(_ request: WellFetchRequest, sectionKey: WellField?) throws -> CompiledFetch {
         var sectionColumn = sectionKey.map { [WellAttribute($0).sql(dialect).text] } ?? []
         let lookup = sortLookup(request)
-        if let lookup, sectionKey == request.sortDescriptors[0].field.field { sectionColumn = ["l.value"] }
+        if lookup != nil, sectionKey == request.sortDescriptors[0].field.field { sectionColumn = ["l.value"] }
         guard request.region == nil, request.within == nil, request.fieldsUsed.allSatisfy({ $0.table == .details }) else {
             return try select(request, .ids, extra: sectionColumn)
         }

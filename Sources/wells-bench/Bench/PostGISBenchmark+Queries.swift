@@ -182,6 +182,44 @@ extension PostGISBenchmark {
         return (Double(total) / elapsed, total)
     }
 
+    /// City boxes from `clients` tasks sharing one read-only store through the async fetch
+    /// (``WellStore/pins(matching:)``), for `seconds`: no thread waits on a query.
+    func wellKitAsyncThroughput(url: String, clients: Int, seconds: Double) throws -> (rate: Double, queries: Int) {
+        let store = try WellStore(path: url, mode: .readOnly)
+        let boxes = self.boxes
+        for k in 0..<clients {
+            for j in 0..<3 { _ = try store.fetchPins(WellFetchRequest(region: .box(boxes[(k * 17 + j) % boxes.count]))) }
+        }
+        let outcome = Mutex<Result<(Double, Int), any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            let start = ContinuousClock.now
+            let deadline = start + .milliseconds(Int(seconds * 1000))
+            do {
+                let total = try await withThrowingTaskGroup(of: Int.self) { group in
+                    for k in 0..<clients {
+                        group.addTask {
+                            var i = k * boxes.count / clients, count = 0
+                            while ContinuousClock.now < deadline {
+                                _ = try await store.pins(matching: WellFetchRequest(region: .box(boxes[i % boxes.count])))
+                                i += 1
+                                count += 1
+                            }
+                            return count
+                        }
+                    }
+                    return try await group.reduce(0, +)
+                }
+                outcome.withLock { $0 = .success((Double(total) / (ContinuousClock.now - start).seconds, total)) }
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+            }
+            done.signal()
+        }
+        done.wait()
+        return try outcome.withLock { $0! }.get()
+    }
+
     /// Runs pgbench on `script`; with `latencies`, with -r and a per-transaction log (-l) read for p50 and p99.
     func pgbench(name: String, script: String, database: String, mode: String, clients: Int, seconds: Int, latencies: Bool) throws -> PgbenchRun {
         let prefix = directory.appendingPathComponent("pgbench-log-\(UUID().uuidString.prefix(8))").path

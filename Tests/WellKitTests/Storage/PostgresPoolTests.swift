@@ -1,4 +1,6 @@
 import Foundation
+import NIOPosix
+import PostgresNIO
 import Synchronization
 import Testing
 @testable import WellKit
@@ -191,6 +193,30 @@ import WellsTestSupport
             try await group.waitForAll()
         }
         #expect((store.poolStatistics?.leases ?? 0) >= 64)
+    }
+
+    /// The pool opens its connections on every loop of NIO's group, not all on the loop its own
+    /// task runs on: connections held at once (each in a `pg_sleep`) sit on more than one loop when
+    /// the group has more than one. All on one loop, every client's rows were read on one thread.
+    @Test(.timeLimit(.minutes(1))) func connectionsGoRoundTheEventLoops() async throws {
+        let loops = MultiThreadedEventLoopGroup.singleton.makeIterator().reduce(0) { n, _ in n + 1 }
+        try #require(loops > 1, "NIO's singleton group has \(loops) loop on this machine: nothing to spread over")
+        let url = try PostGIS.makeDatabase()
+        _ = try await runBlocking { try WellStore(path: url).load(csvAt: try Fixtures.file("uwi,lat,lon\nA,50,-114\n")) }
+        let store = try await runBlocking { try WellStore(path: url, mode: .readOnly) }
+        let engine = try #require(store.engine as? PostgresEngine)
+        let held = try await withThrowingTaskGroup(of: ObjectIdentifier.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    try await engine.withConnection { connection in
+                        try await connection.query("SELECT pg_sleep(0.3)", logger: .wellKitPostgres)
+                        return ObjectIdentifier(connection.eventLoop)
+                    }
+                }
+            }
+            return try await group.reduce(into: Set<ObjectIdentifier>()) { $0.insert($1) }
+        }
+        #expect(held.count > 1, "4 connections held at once sat on \(held.count) event loop of \(loops)")
     }
 
     /// `wells serve` on a PostgreSQL store: `/metrics` (read by prometheus-client's parser) has the
