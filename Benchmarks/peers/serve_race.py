@@ -194,8 +194,15 @@ def wrk(base, paths, connections, duration, directory, name):
 
 # MARK: Main
 
+class ArgumentParser(argparse.ArgumentParser):
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        print(f"serve_race.py: {message}", file=sys.stderr)
+        sys.exit(EX_USAGE)
+
+
 def parse_arguments(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--wells", metavar="PATH", help="the wells binary (default: .build/release/wells of this repository)")
     parser.add_argument("--count", type=int, default=244_292, help="wells to generate (wells generate --seed 1; default 244292)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds over every server and workload (default 3)")
