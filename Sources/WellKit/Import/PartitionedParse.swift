@@ -46,7 +46,7 @@ enum PartitionedParse {
             return part
         }
         let middle = lineStart(after: max(guess, offset), in: buffer)
-        let second = SecondHalf()
+        let second = HandOff<Part>()
         // Fork/join, not a lock: the group waits for the second half's thread.
         let group = DispatchGroup()
         DispatchQueue.global().async(group: group) {
@@ -56,12 +56,12 @@ enum PartitionedParse {
             var part = Part()
             parser.parse(into: &part, until: nil, recordStarts: true)
             part.sha256 = try? FileDigest.sha256(buffer)
-            second.part = part
+            second.value = part
         }
         var first = Part()
         parser.parse(into: &first, until: middle)
         group.wait()
-        let tail = second.part!
+        let tail = second.value!
         first.sha256 = tail.sha256
         let index = Dictionary(tail.starts.enumerated().map { ($1.offset, $0) }, uniquingKeysWith: { a, _ in a })
         while index[parser.offset] == nil, parser.offset < buffer.count {
@@ -154,10 +154,14 @@ enum PartitionedParse {
         return count
     }
 
-    /// The second half's result, handed from its thread after `DispatchGroup.wait()`.
-    private final class SecondHalf: @unchecked Sendable {
-        var part: Part?
-    }
+}
+
+/// A result handed from the thread that makes it to the one that waits for it: set before the
+/// thread's `DispatchGroup` work ends, read after `DispatchGroup.wait()`, which orders the two
+/// (the second half of ``PartitionedParse`` and of the place check).
+// @unchecked Sendable: the group's wait is the synchronization; nothing reads it before.
+final class HandOff<Value>: @unchecked Sendable {
+    var value: Value?
 }
 
 extension LoadOptions {
