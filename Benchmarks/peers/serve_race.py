@@ -34,6 +34,7 @@ server does not answer or answers differently.
 """
 import argparse
 import json
+import math
 import os
 import random
 import re
@@ -263,7 +264,6 @@ def main(argv):
         rng = random.Random(1)
         chosen = [pins[rng.randrange(len(pins))] for _ in range(args.paths)]
         boxes = [(lon - 0.025, lat - 0.025, lon + 0.025, lat + 0.025) for lon, lat in chosen]
-        import math
         n = 2 ** 11
         tiles = [(int((lon + 180) / 360 * n), int((1 - math.log(math.tan(math.radians(lat)) + 1 / math.cos(math.radians(lat))) / math.pi) / 2 * n))
                  for lon, lat in chosen]

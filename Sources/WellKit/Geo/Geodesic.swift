@@ -24,11 +24,6 @@ package enum Geodesic {
         return s12
     }
 
-    /// A box that surely holds every point within `meters` of the centre (a prefilter for radius queries).
-    ///
-    /// Uses the shortest metres per degree of latitude (110,574 m at the equator) and the
-    /// longitude degree at the box's edge nearest a pole, widened by 1%. Near a pole, or
-    /// when the box would reach ±180°, it takes all longitudes.
     /// The great-circle distance in metres on a sphere of the Earth's mean radius (haversine):
     /// within 0.6% of ``distance(fromLatitude:longitude:toLatitude:longitude:)``, at a fraction of its cost.
     package static func sphericalDistance(fromLatitude lat1: Double, longitude lon1: Double, toLatitude lat2: Double, longitude lon2: Double) -> Double {
@@ -38,6 +33,11 @@ package enum Geodesic {
         return 2 * 6_371_008.8 * asin(min(1, h.squareRoot()))
     }
 
+    /// A box that surely holds every point within `meters` of the centre (a prefilter for radius queries).
+    ///
+    /// Uses the shortest metres per degree of latitude (110,574 m at the equator) and the
+    /// longitude degree at the box's edge nearest a pole, widened by 1%. Near a pole, or
+    /// when the box would reach ±180°, it takes all longitudes.
     static func enclosingBox(latitude: Double, longitude: Double, meters: Double) throws -> BoundingBox {
         _ = try loadedProj.get()   // the radius query's distance function calls ``distance(fromLatitude:longitude:toLatitude:longitude:)``
         let dLat = meters / 110_574 * 1.01

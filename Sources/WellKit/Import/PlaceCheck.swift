@@ -159,6 +159,15 @@ extension ExpectedRegion {
     }
 }
 
+extension LoadOptions {
+    /// Whether the place check has something to check the wells against before it reads them: a
+    /// column naming each row's place, or a CRS the user gave (its area of use). Without either,
+    /// only a file mostly in Antarctica is checked.
+    var hasPlaceEvidence: Bool {
+        !placeColumns.isEmpty || (coordinates.crs != nil && coordinates.datumColumn == nil)
+    }
+}
+
 extension ScannedFile {
     /// Checks every well against the place its row names (or, for coordinates read in a CRS the user
     /// gave and no place column, the CRS's area of use).
@@ -174,10 +183,9 @@ extension ScannedFile {
     mutating func checkPlaces(_ options: LoadOptions) throws -> [SuspectCoordinates.Finding] {
         // Nothing to check against, and the outlines are not even read: no place column, no CRS of
         // the user's, and not a file mostly in Antarctica.
-        let userCRS = options.coordinates.crs != nil && options.coordinates.datumColumn == nil
-        let antarctic = options.placeColumns.isEmpty && !userCRS && options.coordinates.xColumn == nil
+        let antarctic = !options.hasPlaceEvidence && options.coordinates.xColumn == nil
             && records.count(where: { $0.lat < -60 }) * 2 >= records.count
-        guard !records.isEmpty, !options.placeColumns.isEmpty || userCRS || antarctic else { return [] }
+        guard !records.isEmpty, options.hasPlaceEvidence || antarctic else { return [] }
         guard let places = Places.shared else {
             summary.warnings.append("the place outlines (places.json and places.bin in WellKit_WellKit.resources beside the executable, "
                 + "or $WELLKIT_PLACES) were not found: where the wells land was not checked")
@@ -289,7 +297,7 @@ extension ScannedFile {
     /// The regions of some records: each record's (-1 for none) as a number in `regions`, and the
     /// number of each (column, state, value) the records name (-1 for a place not found).
     private struct Resolved {
-        var names: [[UInt8]: Int32] = [:]
+        var names: [ByteKey: Int32] = [:]
         var regions: [ExpectedRegion] = []
         var regionOf: [Int32] = []
     }
@@ -298,10 +306,10 @@ extension ScannedFile {
     private func resolvePlaces(_ columns: [PlaceColumn], _ places: Places, _ range: Range<Int>) -> Resolved {
         // Rows repeat a few place names: each (column, state, value) is resolved once, looked up by its
         // bytes, so that a row costs a scan and a hash rather than strings (0.24 s → 0.0x s for 244,292 rows).
-        var cache: [[UInt8]: Int32] = [:]
+        var cache: [ByteKey: Int32] = [:]
         var regions: [ExpectedRegion] = []
         var regionOf = [Int32](repeating: -1, count: range.count)
-        var key: [UInt8] = []
+        var key = ByteKey()
         let scanner = CSVScanner(delimiter: delimiter)
         var spans: [FieldSpan] = []
         let buffer = file.bytes
@@ -312,13 +320,13 @@ extension ScannedFile {
             _ = scanner.scan(buffer, from: records[k].range.lowerBound, to: buffer.count, atEOF: true, line: records[k].line, fields: &spans)
             for column in ordered where column.index < spans.count && !spans[column.index].isEmpty {
                 let stateSpan = column.kind == .county ? stateColumn.flatMap { $0.index < spans.count ? spans[$0.index] : nil } : nil
-                key.removeAll(keepingCapacity: true)
-                key.append(UInt8(column.index & 0xFF))
-                key.append(UInt8(column.index >> 8 & 0xFF))
-                withFieldBytes(buffer, spans[column.index]) { key.append(contentsOf: $0) }
+                key.bytes.removeAll(keepingCapacity: true)
+                key.bytes.append(UInt8(column.index & 0xFF))
+                key.bytes.append(UInt8(column.index >> 8 & 0xFF))
+                withFieldBytes(buffer, spans[column.index]) { key.bytes.append(contentsOf: $0) }
                 if let stateSpan {
-                    key.append(0)
-                    withFieldBytes(buffer, stateSpan) { key.append(contentsOf: $0) }
+                    key.bytes.append(0)
+                    withFieldBytes(buffer, stateSpan) { key.bytes.append(contentsOf: $0) }
                 }
                 var id: Int32
                 if let known = cache[key] {

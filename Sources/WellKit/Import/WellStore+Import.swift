@@ -197,8 +197,8 @@ extension WellStore {
         }
 
         // The place outlines the check after the parse reads (`Places.shared`, about 40 ms) are read
-        // meanwhile on another thread, when the columns say the check will run.
-        if !options.placeColumns.isEmpty || (options.coordinates.crs != nil && options.coordinates.datumColumn == nil) {
+        // meanwhile on another thread, when the columns or the user's CRS say the check will run.
+        if options.hasPlaceEvidence {
             DispatchQueue.global().async { _ = Places.shared }
         }
         let validator = RecordValidator(mapping: mapping, file: name ?? path, fileTag: RecordValidator.fileTag(header: header.fields, firstRecord: sample.first),

@@ -138,14 +138,19 @@ extension PostGISBenchmark {
         }
     }
 
-    /// City boxes from `clients` threads sharing one read-only store, whose pool lends each a connection, for `seconds`.
-    func wellKitThroughput(url: String, clients: Int, seconds: Double) throws -> (rate: Double, queries: Int) {
-        // One store for every client: its pool lends each thread a connection of its own.
+    /// One read-only store for every client of a throughput run (its pool lends each a connection
+    /// of its own), with 3 boxes asked per client first, so that the pool has its connections.
+    private func warmedStore(url: String, clients: Int) throws -> WellStore {
         let store = try WellStore(path: url, mode: .readOnly)
-        let boxes = self.boxes
         for k in 0..<clients {
             for j in 0..<3 { _ = try store.fetchPins(WellFetchRequest(region: .box(boxes[(k * 17 + j) % boxes.count]))) }
         }
+        return store
+    }
+
+    /// City boxes from `clients` threads sharing one read-only store, whose pool lends each a connection, for `seconds`.
+    func wellKitThroughput(url: String, clients: Int, seconds: Double) throws -> (rate: Double, queries: Int) {
+        let store = try warmedStore(url: url, clients: clients), boxes = self.boxes
         final class Tally: Sendable {
             let counts: Mutex<[Int]>
             let failure = Mutex<String?>(nil)
@@ -185,11 +190,7 @@ extension PostGISBenchmark {
     /// City boxes from `clients` tasks sharing one read-only store through the async fetch
     /// (``WellStore/pins(matching:)``), for `seconds`: no thread waits on a query.
     func wellKitAsyncThroughput(url: String, clients: Int, seconds: Double) throws -> (rate: Double, queries: Int) {
-        let store = try WellStore(path: url, mode: .readOnly)
-        let boxes = self.boxes
-        for k in 0..<clients {
-            for j in 0..<3 { _ = try store.fetchPins(WellFetchRequest(region: .box(boxes[(k * 17 + j) % boxes.count]))) }
-        }
+        let store = try warmedStore(url: url, clients: clients), boxes = self.boxes
         let outcome = Mutex<Result<(Double, Int), any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task.detached {

@@ -15,14 +15,14 @@ import GRDB
 // @unchecked Sendable: used by the one builder thread of a load (RowPipeline), then dropped.
 package final class CompactDetails: @unchecked Sendable {
     /// Per detail value field (``WellField/detailValueFields``): the lookup's codes by name as
-    /// UTF-8, empty for a field kept in its row (``hasLookup(_:)``). Keyed by bytes so that a row's
-    /// name is looked up without making a `String` (eight per row; a load's builder thread spent
-    /// 12% of its time making and freeing them).
-    private var codes: [[NameBytes: Int64]]
+    /// UTF-8, empty for a field kept in its row (``hasLookup(_:)``). Keyed by bytes (``ByteKey``) so
+    /// that a row's name is looked up without making a `String` (eight per row; a load's builder
+    /// thread spent 12% of its time making and freeing them).
+    private var codes: [[ByteKey: Int64]]
     private let lookups: [Bool]
     private var nextCode: [Int64]
     /// The name being looked up, reused from row to row.
-    private var key = NameBytes()
+    private var key = ByteKey()
     /// Per column of the file: its position in `extra_keys` (-1 for a column that never holds an extra value).
     let extraPositions: [Int]
 
@@ -39,10 +39,10 @@ package final class CompactDetails: @unchecked Sendable {
                 nextCode.append(0)
                 continue
             }
-            var names: [NameBytes: Int64] = [:]
+            var names: [ByteKey: Int64] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT code, value FROM \(table) WHERE value IS NOT NULL") {
                 let name: String = row[1]
-                names[NameBytes(Array(name.utf8))] = row[0]
+                names[ByteKey(Array(name.utf8))] = row[0]
             }
             codes.append(names)
             nextCode.append((names.values.max() ?? Schema.nullCode) + 1)
@@ -87,17 +87,5 @@ package final class CompactDetails: @unchecked Sendable {
             let table = WellField.detailValueFields[slot].lookupTable!
             try db.execute(sql: "INSERT INTO \(table)(code, value) VALUES (?, ?)", arguments: [code, name])
         }
-    }
-}
-
-/// A name's UTF-8 bytes as a dictionary key, hashed in one call over the bytes: `[UInt8]`'s own
-/// `hash(into:)` feeds the hasher a byte at a time.
-struct NameBytes: Hashable {
-    var bytes: [UInt8] = []
-
-    init(_ bytes: [UInt8] = []) { self.bytes = bytes }
-
-    func hash(into hasher: inout Hasher) {
-        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }

@@ -1,0 +1,13 @@
+/// Bytes as a dictionary key, hashed in one call over them: `[UInt8]`'s own `hash(into:)` feeds
+/// the hasher a byte at a time. The load looks names up by their bytes, without making a
+/// `String` per row: the lookups' codes (``CompactDetails``) and the places rows name (the place
+/// check). One key is kept and refilled from row to row, so a lookup allocates nothing.
+struct ByteKey: Hashable {
+    var bytes: [UInt8] = []
+
+    init(_ bytes: [UInt8] = []) { self.bytes = bytes }
+
+    func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+}
