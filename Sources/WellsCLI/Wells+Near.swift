@@ -59,9 +59,8 @@ extension Wells {
         @OptionGroup var store: StoreOptions
 
         func validate() throws {
-            guard (point == nil) != (from == nil) else {
-                throw ValidationError("give a point (lat,lon) or --from FILE, not both and not neither")
-            }
+            if let point, from != nil { throw ValidationError(Self.pointBesideFrom(point.text, arguments: CommandLine.arguments)) }
+            guard point != nil || from != nil else { throw ValidationError("give a point (lat,lon) or --from FILE") }
             guard (radius == nil) != (nearest == nil) else {
                 throw ValidationError("give exactly one of --radius and --nearest")
             }
@@ -82,6 +81,23 @@ extension Wells {
                 throw ValidationError(Terminal.describe(problem).replacingOccurrences(of: "--x", with: "--from-x")
                     .replacingOccurrences(of: "--y", with: "--from-y").replacingOccurrences(of: "--crs", with: "--from-crs"))
             }
+        }
+
+        /// The options of `wells load` that `near` names with a `--from-` prefix, since they describe the --from file.
+        static let fromFileOptions = ["--crs": "--from-crs", "--x": "--from-x", "--y": "--from-y"]
+
+        /// What to say when a point and --from are both given. The "point" is often the value of an
+        /// option `near` does not have (`--crs EPSG:26916`, from `wells load`), which ArgumentParser
+        /// leaves as the positional argument: name the option meant.
+        static func pointBesideFrom(_ point: String, arguments: [String]) -> String {
+            var text = "give a point (lat,lon) or --from FILE, not both: '\(point)' was read as the point"
+            let misnamed = arguments.compactMap { argument in
+                fromFileOptions[String(argument.prefix { $0 != "=" })].map { (argument.prefix { $0 != "=" }, $0) }
+            }
+            if !misnamed.isEmpty {
+                text += "; for the --from file's coordinates, " + misnamed.map { "use \($0.1), not \($0.0)" }.joined(separator: "; ")
+            }
+            return text
         }
 
         func run() async throws {

@@ -234,6 +234,10 @@ import WellsTestSupport
                 // Without the CRS, the loader's inference names the candidates; exit 65.
                 let unknown = try Self.wells(["near", "--from", indiana, "--radius", "1km", "--db", store])
                 #expect(unknown.status == 65 && unknown.err.contains("--from-crs EPSG:26916 --from-x Utmx --from-y Utmy"), "\(unknown.err.prefix(800))")
+                // `wells load`'s names for them are not near's: the message names near's.
+                let loadNames = try Self.wells(["near", "--from", indiana, "--crs", "EPSG:26916", "--x", "Utmx", "--y", "Utmy", "--radius", "1km", "--db", store])
+                #expect(loadNames.status == 64 && loadNames.err.contains("'EPSG:26916' was read as the point")
+                        && loadNames.err.contains("use --from-crs, not --crs; use --from-x, not --x; use --from-y, not --y"), "\(loadNames.err)")
                 // With it, the points are where `wells load` puts the same rows. (One row per point
                 // with --radius; --nearest 1 from Indiana to Tennessee widened each search to
                 // thousands of wells, 45 s of the fast lane's 128 s in a debug build.)

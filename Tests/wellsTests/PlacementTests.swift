@@ -297,14 +297,6 @@ import WellKitSynthetic
             #expect(counts == ["150 0", "150 0", "0 150"])
         }
     }
-
-    /// The five real files load with no location stop and no suspect from the place check.
-    @Test func theRealFilesRaiseNoFalseAlarm() throws {
-        for name in ["tn-oilgas-wells.csv", "usgs-nwis-pa-gw-sites.tsv", "usgs-nwis-hi-pacific-gw-sites.tsv", "al-sogb-wells-multiline.csv"] {
-            let summary = try WellStore(path: Self.newStorePath()).load(csvAt: RepositoryData.realList(name))
-            #expect(summary.suspects.isEmpty, "\(name): \(summary.suspects.prefix(3))")
-        }
-    }
 }
 
 /// Endings a script can trust: an interrupted first load leaves no store, a refused one leaves a

@@ -39,6 +39,8 @@ import Testing
         } == 1)
     }
 
+    /// The real lists raise no location stop and no suspect: a dry run reads, infers and runs the
+    /// place check as a load does (``WellStore/scan(csvAt:options:name:)``), and writes nothing.
     @Test(arguments: ["tn-oilgas-wells.csv", "usgs-nwis-pa-gw-sites.tsv", "al-sogb-wells-multiline.csv", "usgs-nwis-hi-pacific-gw-sites.tsv"])
     func realFilesRaiseNoFalseAlarms(name: String) throws {
         let summary = try WellStore.dryRun(csvAt: Fixtures.sharedData(name))

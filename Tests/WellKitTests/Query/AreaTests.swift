@@ -91,8 +91,12 @@ import WellsTestSupport
 
     // MARK: - Against shapely and GeoPandas
 
-    /// The Tennessee and Pennsylvania lists in one store, and every pin as `id,lon,lat` for Python.
-    private static func realStore() throws -> (WellStore, pins: String) {
+    /// The Tennessee and Pennsylvania lists in one store, and every pin as `id,lon,lat` for Python:
+    /// made once per process for the tests that only read it.
+    private static func realStore() throws -> (WellStore, pins: String) { try sharedRealStore.get() }
+    private static let sharedRealStore = Result { try makeRealStore() }
+
+    private static func makeRealStore() throws -> (WellStore, pins: String) {
         let store = try Fixtures.makeStore()
         _ = try store.load(csvAt: Fixtures.sharedData("tn-oilgas-wells.csv"))
         _ = try store.load(csvAt: Fixtures.sharedData("usgs-nwis-pa-gw-sites.tsv"))

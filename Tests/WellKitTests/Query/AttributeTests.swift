@@ -72,7 +72,8 @@ import WellsTestSupport
         #expect(try store.extraColumnNames().contains("alt_datum_cd") && store.extraColumnNames().contains("hole_depth_va"))
 
         func uwis(_ predicate: String) throws -> Set<String> {
-            Set(try store.fetchWells(WellFetchRequest(predicate: try WellPredicate(parsing: predicate))).map(\.detail.identifier))
+            Set(try store.fetchDictionaries(WellFetchRequest(predicate: try WellPredicate(parsing: predicate)), properties: [.identifier])
+                .compactMap { $0["uwi"]?.string })
         }
         func expected(_ keep: ([String: String]) -> Bool) -> Set<String> {
             Set(zip(wells, extras).filter { keep($0.1) }.map(\.0.detail.identifier))
