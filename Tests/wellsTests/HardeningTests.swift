@@ -394,6 +394,23 @@ import WellsTestSupport
         }
     }
 
+    /// A device, a pipe or a directory given as the store is refused before SQLite opens it (exit 66):
+    /// SQLite would wait forever on a pipe's open, and write `/dev/null-journal` beside a device.
+    @Test func storesThatAreNotRegularFilesAreRefused() throws {
+        try withTemporaryDirectory("wells-special-store") { directory in
+            let pipe = directory.appendingPathComponent("store.fifo").path
+            try #require(mkfifo(pipe, 0o600) == 0)
+            let list = RepositoryData.realList("al-sogb-wells-multiline.csv")
+            for (store, kind) in [("/dev/null", "a device"), (pipe, "a pipe"), (directory.path, "a directory")] {
+                for command in [["count"], ["load", list], ["check"]] {
+                    let run = try Self.wells(command + ["--db", store])
+                    #expect(run.status == 66 && run.err.contains("\(store): is \(kind), not a store file"), "wells \(command[0]) --db \(store): \(run.status) \(run.err)")
+                }
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["store.fifo"], "nothing written beside the pipe")
+        }
+    }
+
     /// A file wider than `WellStore.maximumColumns` is refused at its header (exit 65, the count and
     /// how to cut it down, a message of bounded length), before any record is read; one at the
     /// limit loads, its unmapped columns kept.

@@ -110,6 +110,10 @@ public final class WellStore: Sendable {
         if isDirectory.boolValue {
             throw StoreError(.notFound, "is a directory, not a store file; give a file such as \(path)/wells.sqlite", path: path)
         }
+        // A device or a pipe is no store: SQLite would block on a pipe, and write a journal beside a device (`/dev/null-journal`).
+        if exists, let kind = Self.specialFileKind(path) {
+            throw StoreError(.notFound, "is \(kind), not a store file; give a regular file such as wells.sqlite", path: path)
+        }
         if mode != .create && !exists {
             throw StoreError(.notFound, "no store here", remedy: .createStore, path: path)
         }
@@ -148,6 +152,19 @@ public final class WellStore: Sendable {
             gate.isOpen.store(true, ordering: .releasing)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
             throw StoreError(.notADatabase, "file is not an SQLite database", remedy: .chooseStore, cause: StoreError.Cause(error), path: path)
+        }
+    }
+
+    /// What `path` is when it is neither a regular file nor a directory ("a device", "a pipe",
+    /// "a socket"), following links; nil for a regular file or a path that cannot be read.
+    static func specialFileKind(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFCHR, S_IFBLK: return "a device"
+        case S_IFIFO: return "a pipe"
+        case S_IFSOCK: return "a socket"
+        default: return nil
         }
     }
 
