@@ -75,6 +75,47 @@ import WellsTestSupport
         }
     }
 
+    /// An extra value that repeats is kept once (schema version 4): Tennessee's rows all name the same
+    /// source address, held as one code; a value met once (each well's own page) stays text; a
+    /// reload of the same file codes what the store already holds, and the store is smaller than
+    /// the same rows with every value as text (what version 3 wrote).
+    @Test func repeatedExtraValuesAreKeptOnce() async throws {
+        try await runBlocking {
+            try withTemporaryDirectory("compact-extras") { directory in
+                let path = directory.appendingPathComponent("store.sqlite").path
+                let list = RepositoryData.realList("tn-oilgas-wells.csv")
+                let run = try HardeningTests.wells(["load", list, "--db", path, "--quiet"])
+                #expect(run.status == 0, "\(run.err)")
+                let address = "https://tdeconline.tn.gov/oilgaswells/"
+                func counts(_ db: Database) throws -> (coded: Int, text: Int, bytes: Int) {
+                    let source = try #require(try Int.fetchOne(db, sql: "SELECT position FROM extra_keys WHERE name = 'src_url'"))
+                    let page = try #require(try Int.fetchOne(db, sql: "SELECT position FROM extra_keys WHERE name = 'wellwiki'"))
+                    let code = try #require(try Int64.fetchOne(db, sql: "SELECT code FROM extra_values WHERE value = ?", arguments: [address]))
+                    return (try Int.fetchOne(db, sql: "SELECT count(*) FROM details WHERE json_extract(extra, '$[\(source)]') = ? AND json_type(extra, '$[\(source)]') = 'integer'", arguments: [code]) ?? 0,
+                            try Int.fetchOne(db, sql: "SELECT count(*) FROM details WHERE json_type(extra, '$[\(page)]') = 'text'") ?? 0,
+                            try Int.fetchOne(db, sql: "SELECT sum(length(extra)) FROM details") ?? 0)
+                }
+                let first = try DatabaseQueue(path: path).read(counts)
+                // All but the first row that names the address hold its code; every well's page is its own text.
+                #expect(first.coded == 16_463)
+                #expect(first.text == 16_464)
+                let reload = try HardeningTests.wells(["load", list, "--db", path, "--quiet"])
+                #expect(reload.status == 0, "\(reload.err)")
+                let second = try DatabaseQueue(path: path).read(counts)
+                #expect(second.coded == 16_464 && second.text == 16_464)
+                // The same rows as version 3 wrote them, every value as text: the arrays are at least a third longer.
+                let asText = try DatabaseQueue(path: path).read { db in
+                    try Int.fetchOne(db, sql: """
+                        SELECT sum(length(json_group)) FROM (SELECT (SELECT json_group_array(CASE j.type WHEN 'integer'
+                          THEN (SELECT value FROM extra_values WHERE code = j.atom) ELSE j.value END) FROM json_each(d.extra) j) AS json_group FROM details d)
+                        """) ?? 0
+                }
+                #expect(second.bytes * 4 < asText * 3, "\(second.bytes) bytes of extras against \(asText) as text")
+                #expect(try WellStore(path: path, mode: .readOnly).check().isSound)
+            }
+        }
+    }
+
     /// Conditions, sorts and groups on dates, looked-up names and extras give the answers version 2's
     /// text columns gave, computed here from `store-v2.json` with byte order (SQLite's BINARY).
     @Test func queriesAnswerAsVersion2sTextColumns() async throws {

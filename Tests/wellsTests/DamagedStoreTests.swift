@@ -124,6 +124,8 @@ import WellsTestSupport
                 ("UPDATE idx_pin_points_geom SET xmin = xmin + 1, xmax = xmax + 1 WHERE pkid IN (1, 2)",
                  "2 spatial index boxes do not hold their pin"),
                 ("UPDATE loads SET rejected = rejected + 1", "1 loads keep a number of rejected rows other than they report"),
+                ("UPDATE details SET extra = json_set(extra, '$[0]', 999999) WHERE pin_id = (SELECT min(pin_id) FROM details WHERE extra IS NOT NULL)",
+                 "1 extra values are neither text nor the code of a row of extra_values"),
                 // Without SpatiaLite's triggers, which would keep the R*Tree in step (and need SpatiaLite loaded).
                 ("DROP TRIGGER gid_pin_points_geom; DELETE FROM pin_points WHERE id = 3", "1 pins have no point"),
                 ("DROP TRIGGER ggu_pin_points_geom; DROP TRIGGER giu_pin_points_geom; DROP TRIGGER tmu_pin_points_geom; "

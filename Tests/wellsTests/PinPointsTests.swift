@@ -4,10 +4,11 @@ import Testing
 @testable import WellKit
 import WellsTestSupport
 
-/// Schema version 3's pins of four fields, their points in `pin_points` and the GIS layer `wells`:
-/// a store of version 2 (`Tests/Fixtures/Stores`) upgraded by `wells optimize` reads back every
-/// field of every well as version 2 read it, and answers a box as a fresh load does; GDAL's
-/// `ogrinfo` opens the layer `wells` with every field, well by well.
+/// Schema version 3's pins of four fields, their points in `pin_points` and the GIS layer `wells`,
+/// and version 4's repeated extra values kept once: a store of version 2 or 3 (`Tests/Fixtures/Stores`)
+/// upgraded by a writer or `wells optimize` reads back every field of every well as version 2 read
+/// it, and answers a box as a fresh load does; GDAL's `ogrinfo` opens the layer `wells` with every
+/// field, well by well.
 @Suite struct PinPointsTests {
     static let fixtures = RepositoryData.root.appendingPathComponent("Tests/Fixtures/Stores")
 
@@ -15,10 +16,10 @@ import WellsTestSupport
         try HardeningTests.wells(arguments)
     }
 
-    /// A copy of the version 2 store in `directory`: the fixture itself is never opened.
-    static func copyOfVersion2Store(in directory: URL) throws -> String {
-        let copy = directory.appendingPathComponent("store-v2.sqlite")
-        try FileManager.default.copyItem(at: fixtures.appendingPathComponent("store-v2.sqlite"), to: copy)
+    /// A copy of the store of schema `version` (2 or 3) in `directory`: the fixture itself is never opened.
+    static func copyOfStore(version: Int32, in directory: URL) throws -> String {
+        let copy = directory.appendingPathComponent("store-v\(version).sqlite")
+        try FileManager.default.copyItem(at: fixtures.appendingPathComponent("store-v\(version).sqlite"), to: copy)
         return copy.path
     }
 
@@ -39,22 +40,22 @@ import WellsTestSupport
         return try JSONDecoder().decode([[String: FieldValue]].self, from: Data(run.out.utf8))
     }
 
-    /// A writer's open upgrades a version 2 store in place, ids and all: every field of every well reads
-    /// back as version 2 read it (`store-v2.json`), a box answers as on a fresh load of the same files,
-    /// `wells check` finds it sound, and `ogrinfo` opens its layer.
-    @Test func aWriterUpgradesTheVersion2StoreAndEveryFieldReadsBack() async throws {
+    /// A writer's open upgrades a version 2 or 3 store in place, ids and all: every field of every well
+    /// reads back as version 2 read it (`store-v2.json`, which version 3 read alike), a box answers as
+    /// on a fresh load of the same files, `wells check` finds it sound, and `ogrinfo` opens its layer.
+    @Test(arguments: [2, 3] as [Int32]) func aWriterUpgradesAnOlderStoreAndEveryFieldReadsBack(version: Int32) async throws {
         try await runBlocking {
-            try withTemporaryDirectory("pins-v2") { directory in
-                let store = try Self.copyOfVersion2Store(in: directory)
+            try withTemporaryDirectory("pins-v\(version)") { directory in
+                let store = try Self.copyOfStore(version: version, in: directory)
                 // A read-only command leaves the store as it is and says how to upgrade it.
                 let refused = try Self.wells(["find", "--db", store, "--limit", "1"])
                 #expect(refused.status == 65)
-                #expect(refused.err.contains("schema version 2"), "\(refused.err)")
+                #expect(refused.err.contains("schema version \(version)"), "\(refused.err)")
                 #expect(refused.err.contains("wells optimize --db \(store)"), "\(refused.err)")
-                #expect(try Self.userVersion(store) == 2)
+                #expect(try Self.userVersion(store) == version)
 
                 try WellStore(path: store, mode: .existing).close()
-                try Self.expectVersion3Layout(store)
+                try Self.expectCurrentLayout(store)
                 let check = try Self.wells(["check", "--db", store])
                 #expect(check.status == 0, "\(check.out) \(check.err)")
                 let upgraded = try Self.everyField(of: store)
@@ -79,15 +80,15 @@ import WellsTestSupport
         }
     }
 
-    /// `wells optimize` upgrades a version 2 store too (then renumbers its pins along the Hilbert curve):
-    /// every field of every well but the id reads back as version 2 read it.
-    @Test func optimizeUpgradesTheVersion2Store() async throws {
+    /// `wells optimize` upgrades a version 2 or 3 store too (then renumbers its pins along the Hilbert
+    /// curve): every field of every well but the id reads back as version 2 read it.
+    @Test(arguments: [2, 3] as [Int32]) func optimizeUpgradesAnOlderStore(version: Int32) async throws {
         try await runBlocking {
-            try withTemporaryDirectory("pins-v2-optimize") { directory in
-                let store = try Self.copyOfVersion2Store(in: directory)
+            try withTemporaryDirectory("pins-v\(version)-optimize") { directory in
+                let store = try Self.copyOfStore(version: version, in: directory)
                 let optimize = try Self.wells(["optimize", "--db", store])
                 #expect(optimize.status == 0, "\(optimize.err)")
-                try Self.expectVersion3Layout(store)
+                try Self.expectCurrentLayout(store)
                 let check = try Self.wells(["check", "--db", store])
                 #expect(check.status == 0, "\(check.out) \(check.err)")
                 func byIdentifier(_ wells: [[String: FieldValue]]) -> [FieldValue: [String: FieldValue]] {
@@ -106,10 +107,12 @@ import WellsTestSupport
         try JSONDecoder().decode([[String: FieldValue]].self, from: Data(contentsOf: fixtures.appendingPathComponent("store-v2.json")))
     }
 
-    /// Schema version 3: pins of four fields, 497 points in `pin_points` with their packed R*Tree, no `pins.geom`.
-    static func expectVersion3Layout(_ store: String) throws {
-        #expect(try userVersion(store) == 3)
+    /// This build's schema: pins of four fields, 497 points in `pin_points` with their packed R*Tree,
+    /// no `pins.geom` (version 3), the table of extra values kept once (version 4).
+    static func expectCurrentLayout(_ store: String) throws {
+        #expect(try userVersion(store) == Schema.version)
         try DatabaseQueue(path: store).read { (db: Database) throws -> Void in
+            #expect(try db.tableExists(ExtraValues.table))
             #expect(try db.columns(in: "pins").map(\.name) == ["id", "name", "lat", "lon"])
             #expect(try db.tableExists("idx_pin_points_geom"))
             #expect(try !db.tableExists("idx_pins_geom"))

@@ -34,6 +34,8 @@ package final class RowBatch: @unchecked Sendable {
     /// The names new to a SQLite store's lookups that this batch's rows refer to (``CompactDetails``):
     /// the writer stores them before the rows.
     var newNames: [(slot: Int, code: Int64, name: String)] = []
+    /// The extra values this batch's rows are the first to keep as codes (``ExtraValues``).
+    var newExtraValues: [(code: Int64, value: String)] = []
 
     init() {
         cells.reserveCapacity(Self.capacity * Column.width)
@@ -45,6 +47,7 @@ package final class RowBatch: @unchecked Sendable {
         cells.removeAll(keepingCapacity: true)
         arena.removeAll(keepingCapacity: true)
         newNames.removeAll(keepingCapacity: true)
+        newExtraValues.removeAll(keepingCapacity: true)
     }
 
     /// The cells of the `k`-th row of the batch.
@@ -222,12 +225,12 @@ package final class RowBuilder: @unchecked Sendable {
                 batch.cells.append(cell)
             } else {
                 badValues[slot] += 1
-                appendExtra(fields, index)
+                appendExtra(fields, index, batch)
                 batch.cells.append(.null)
             }
         }
         for index in validator.extraIndices where !fields.isEmpty(index) {
-            appendExtra(fields, index)
+            appendExtra(fields, index, batch)
         }
         if let source = record.source {
             batch.cells.append(.real(source.x))
@@ -250,9 +253,17 @@ package final class RowBuilder: @unchecked Sendable {
         return fields.withText(index) { batch.arenaText($0) }
     }
 
-    private func appendExtra(_ fields: RecordFields, _ index: Int) {
+    private func appendExtra(_ fields: RecordFields, _ index: Int, _ batch: RowBatch) {
         if let compact {
-            fields.withText(index) { extraArray.append(position: compact.extraPositions[index], value: $0) }
+            let position = compact.extraPositions[index]
+            guard !extraArray.holds(position) else { return }
+            fields.withText(index) { value in
+                if let code = compact.extraCode(column: index, value, batch) {
+                    extraArray.append(position: position, code: code)
+                } else {
+                    extraArray.append(position: position, value: value)
+                }
+            }
             return
         }
         keys[index].withUnsafeBufferPointer { key in

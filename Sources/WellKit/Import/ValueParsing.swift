@@ -219,7 +219,8 @@ package enum ValueParsing {
 
 /// Builds the JSON array of a row's unmapped and bad values in a SQLite store's `details.extra`
 /// (schema version 3): at index k the value of the column at position k of the store's
-/// `extra_keys`, null where the row has none, up to its last value. The store names each column
+/// `extra_keys`, null where the row has none, up to its last value; since version 4 a value kept
+/// once in `extra_values` is its code, a JSON integer (``ExtraValues``). The store names each column
 /// once instead of every row repeating its key (67 bytes a row for three columns).
 package struct ExtraArray {
     /// The row's values, each at its position: where its quoted text lies in ``text``.
@@ -232,12 +233,23 @@ package struct ExtraArray {
         text.removeAll(keepingCapacity: true)
     }
 
-    /// Adds `value` (UTF-8) at `position`. A column named twice keeps its first value, as a JSON
-    /// object's first member is the one read.
+    /// Whether the array has a value at `position`. A column named twice keeps its first value, as
+    /// a JSON object's first member is the one read.
+    func holds(_ position: Int) -> Bool { members.contains { $0.position == position } }
+
+    /// Adds `value` (UTF-8) at `position`, unless it ``holds(_:)`` one.
     mutating func append(position: Int, value: UnsafeBufferPointer<UInt8>) {
-        guard !members.contains(where: { $0.position == position }) else { return }
+        guard !holds(position) else { return }
         let start = text.count
         ExtraJSON.appendQuoted(value, to: &text)
+        members.append((position, start..<text.count))
+    }
+
+    /// Adds the code of a value kept in `extra_values` (``ExtraValues``) at `position`, as a JSON integer.
+    mutating func append(position: Int, code: Int64) {
+        guard !holds(position) else { return }
+        let start = text.count
+        text.append(contentsOf: String(code).utf8)
         members.append((position, start..<text.count))
     }
 

@@ -84,7 +84,8 @@ public struct WellAttribute: Hashable, Sendable, CustomStringConvertible {
     /// - SQLite: `details.extra` is a JSON array of values by position, the positions named once in
     ///   `extra_keys`: `json_extract(d."extra", (SELECT '$[' || position || ']' FROM extra_keys WHERE name = ?))`,
     ///   the name compared exactly as a key (quotes and all) and looked up once per statement; null
-    ///   when the store has no such column or the row no value for it.
+    ///   when the store has no such column or the row no value for it. A value kept as a code
+    ///   (a JSON integer, schema version 4) reads as its text in `extra_values` (``ExtraValues``).
     /// - PostgreSQL: `(d."extra" ->> ?) COLLATE "C"`, the key bound as text; `COLLATE "C"` so that
     ///   it compares and sorts bytes as the text columns do (SQLite's BINARY).
     func sql(_ dialect: SQLDialect, qualified: Bool = true) -> BoundSQL {
@@ -99,7 +100,9 @@ public struct WellAttribute: Hashable, Sendable, CustomStringConvertible {
             case .postgres:
                 return "(\(sql: column) ->> \(name)) COLLATE \"C\""
             case .sqlite:
-                return "json_extract(\(sql: column), (SELECT '$[' || position || ']' FROM extra_keys WHERE name = \(name)))"
+                let path: BoundSQL = "(SELECT '$[' || position || ']' FROM extra_keys WHERE name = \(name))"
+                let value: BoundSQL = "json_extract(\(sql: column), \(path))"
+                return "CASE json_type(\(sql: column), \(path)) WHEN 'integer' THEN (SELECT v.value FROM \(sql: ExtraValues.table) v WHERE v.code = \(value)) ELSE \(value) END"
             }
         }
     }

@@ -84,6 +84,7 @@ struct BulkWriter {
             $0 < newOnes.count ? newOnes[$0].index : updates[$0 - newOnes.count].index
         }, builder: builder) { batch in
             try CompactDetails.insert(batch.newNames, into: db)
+            try CompactDetails.insert(extraValues: batch.newExtraValues, into: db)
             try batch.withRows { rows in
                 for (k, position) in batch.rows.enumerated() {
                     let isNew = position < newOnes.count

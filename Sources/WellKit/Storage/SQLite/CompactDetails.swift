@@ -25,6 +25,11 @@ package final class CompactDetails: @unchecked Sendable {
     private var key = ByteKey()
     /// Per column of the file: its position in `extra_keys` (-1 for a column that never holds an extra value).
     let extraPositions: [Int]
+    /// The codes of the extra values kept once (``ExtraValues``), by their UTF-8, the store's and this load's.
+    private var extraCodes: [ByteKey: Int64] = [:]
+    private var nextExtraCode: Int64 = 1
+    /// Per column of the file: values met once in this load, at most ``ExtraValues/trackedPerColumn``.
+    private var extraMetOnce: [Set<ByteKey>]
 
     /// Reads the store's lookups and extra keys, and adds to `extra_keys` the names of the file's
     /// columns `extraColumns` (those that may hold a value no field takes), in the order a row
@@ -64,6 +69,12 @@ package final class CompactDetails: @unchecked Sendable {
             next += 1
         }
         extraPositions = columnPositions
+        extraMetOnce = Array(repeating: [], count: header.count)
+        for row in try Row.fetchAll(db, sql: "SELECT code, value FROM \(ExtraValues.table)") {
+            let value: String = row[1]
+            extraCodes[ByteKey(Array(value.utf8))] = row[0]
+        }
+        nextExtraCode = (extraCodes.values.max() ?? 0) + 1
     }
 
     /// Whether the field of detail value `slot` is kept as a code.
@@ -81,11 +92,63 @@ package final class CompactDetails: @unchecked Sendable {
         return code
     }
 
+    /// The code of the extra value `bytes` (UTF-8) of the file's column `column`, or nil to keep it
+    /// as text: a value the store or this load has coded, or one this column met before in the
+    /// load, gets one (a new one noted in `batch`), when its code is shorter than its quoted text.
+    func extraCode(column: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ batch: RowBatch) -> Int64? {
+        key.bytes.removeAll(keepingCapacity: true)
+        key.bytes.append(contentsOf: bytes)
+        if let code = extraCodes[key] { return code }
+        guard bytes.count + 2 > Self.decimalDigits(nextExtraCode) else { return nil }
+        guard extraMetOnce[column].remove(key) != nil else {
+            if extraMetOnce[column].count < ExtraValues.trackedPerColumn { extraMetOnce[column].insert(key) }
+            return nil
+        }
+        let code = nextExtraCode
+        nextExtraCode += 1
+        extraCodes[key] = code
+        batch.newExtraValues.append((code, String(decoding: bytes, as: UTF8.self)))
+        return code
+    }
+
+    private static func decimalDigits(_ value: Int64) -> Int {
+        var digits = 1, rest = value
+        while rest >= 10 { rest /= 10; digits += 1 }
+        return digits
+    }
+
+    /// Stores the extra values new in a batch, before its rows refer to them.
+    static func insert(extraValues: [(code: Int64, value: String)], into db: Database) throws {
+        guard !extraValues.isEmpty else { return }
+        let statement = try db.cachedStatement(sql: "INSERT INTO \(ExtraValues.table)(code, value) VALUES (?, ?)")
+        for (code, value) in extraValues { try statement.execute(arguments: [code, value]) }
+    }
+
     /// Stores the names new in a batch, before its rows refer to them.
     static func insert(_ names: [(slot: Int, code: Int64, name: String)], into db: Database) throws {
         for (slot, code, name) in names {
             let table = WellField.detailValueFields[slot].lookupTable!
             try db.execute(sql: "INSERT INTO \(table)(code, value) VALUES (?, ?)", arguments: [code, name])
         }
+    }
+}
+
+/// Extra values that repeat, kept once (schema version 4): `extra_values(code, value)`, a row's
+/// array holding the code (a JSON integer) where it would hold the text (a JSON string). Unmapped
+/// columns hold text only, so an integer in the array is always a code.
+///
+/// The loader codes a value of a column from its second appearance in the load (the first stays
+/// text), and any value the store has already coded; it follows at most
+/// ``trackedPerColumn`` distinct values a column, so that a column of values that never repeat
+/// (addresses of one page per well, licence numbers) costs no memory and no codes.
+enum ExtraValues {
+    static let table = "extra_values"
+    /// How many distinct values of one column a load remembers while looking for repeats.
+    static let trackedPerColumn = 4096
+
+    /// SQL for the text of an extra value, from its JSON type and value (`j.type` and `j.atom` of
+    /// `json_each`): a code's text, or the text itself.
+    static func text(type: String, value: String) -> String {
+        "CASE \(type) WHEN 'integer' THEN (SELECT v.value FROM \(table) v WHERE v.code = \(value)) ELSE \(value) END"
     }
 }

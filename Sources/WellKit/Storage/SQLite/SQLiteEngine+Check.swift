@@ -56,7 +56,7 @@ extension SQLiteEngine {
 
     /// The compact details of schema version 3 (``CompactDetails``): every code names a row of its
     /// lookup, whose code 0 alone has no value; dates are day numbers; each `extra` is a JSON array
-    /// whose values all have a name in `extra_keys`.
+    /// whose values all have a name in `extra_keys` and are text or a code of `extra_values` (version 4).
     static let compactDetailInvariants: [StoreInvariants.Invariant] = WellField.detailValueFields.flatMap { field -> [StoreInvariants.Invariant] in
         let column = field.column.quotedDatabaseIdentifier
         if let table = field.lookupTable {
@@ -78,6 +78,11 @@ extension SQLiteEngine {
                 SELECT count(*) FROM details d, json_each(CASE WHEN json_valid(d."extra") THEN d."extra" END) j
                 WHERE j.type <> 'null' AND NOT EXISTS (SELECT 1 FROM extra_keys k WHERE k.position = j.key)
                 """),
+        .init(check: "extras", problem: { "\($0) extra values are neither text nor the code of a row of \(ExtraValues.table)" },
+              sql: BoundSQL(sql: """
+                SELECT count(*) FROM details d, json_each(CASE WHEN json_valid(d."extra") THEN d."extra" END) j
+                WHERE j.type NOT IN ('null', 'text') AND (j.type <> 'integer' OR NOT EXISTS (SELECT 1 FROM \(ExtraValues.table) v WHERE v.code = j.atom))
+                """)),
     ]
 
     /// SQLite's failure in a finding's words.

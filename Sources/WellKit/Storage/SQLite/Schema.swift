@@ -29,11 +29,17 @@ import GRDB
 ///   of the tables `lookup_FIELD(code INTEGER PRIMARY KEY, value TEXT UNIQUE)`, whose code 0
 ///   (``nullCode``) has no value;
 /// - `extra` as a JSON array of values by position, named once in `extra_keys(position INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)`.
+///
+/// Version 4 (migration "v4-extra-values"): an extra value that repeats is kept once, in
+/// `extra_values(code INTEGER PRIMARY KEY, value TEXT NOT NULL UNIQUE)`, and the rows' arrays hold
+/// its code, a JSON integer, where version 3 held the text (a JSON string; an unmapped column holds
+/// text only, so an integer in the array is always a code). A value met once stays text.
+/// Tennessee's list repeats the same 38-byte address and a handful of statuses on every row.
 enum Schema {
     /// `PRAGMA application_id` of a WellKit store: "WELL" in ASCII.
     static let applicationID: Int32 = 0x5745_4C4C
     /// The schema version this build writes, kept in `PRAGMA user_version`.
-    static let version: Int32 = 3
+    static let version: Int32 = 4
     /// The code of a lookup table's row without a value: a detail row's code when the field has none.
     static let nullCode: Int64 = 0
 
@@ -108,6 +114,14 @@ enum Schema {
             try compactDetails(db)
             try WellsLayer.create(db)
             try db.execute(sql: "PRAGMA user_version = 3")
+        }
+        // Version 4: repeated extra values as codes. Version 3's arrays hold text only and stay
+        // valid; the layer comes back with the expression that reads codes.
+        migrator.registerMigration("v4-extra-values") { db in
+            try WellsLayer.drop(db)
+            try db.execute(sql: "CREATE TABLE \(ExtraValues.table)(code INTEGER PRIMARY KEY, value TEXT NOT NULL UNIQUE)")
+            try WellsLayer.create(db)
+            try db.execute(sql: "PRAGMA user_version = 4")
         }
         return migrator
     }
@@ -348,8 +362,8 @@ package struct DetailColumn: Sendable, Equatable {
         case .value(let field): return field.sqliteValue(qualified)
         case .extra:
             return """
-                CASE WHEN \(qualified) IS NOT NULL THEN (SELECT json_group_object(k.name, j.value) FROM json_each(\(qualified)) j \
-                JOIN extra_keys k ON k.position = j.key WHERE j.type != 'null') END
+                CASE WHEN \(qualified) IS NOT NULL THEN (SELECT json_group_object(k.name, \(ExtraValues.text(type: "j.type", value: "j.atom"))) \
+                FROM json_each(\(qualified)) j JOIN extra_keys k ON k.position = j.key WHERE j.type != 'null') END
                 """
         default: return qualified
         }
