@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Bytes as a dictionary key, hashed in one call over them: `[UInt8]`'s own `hash(into:)` feeds
 /// the hasher a byte at a time. The load looks names up by their bytes, without making a
 /// `String` per row: the lookups' codes (``CompactDetails``) and the places rows name (the place
@@ -9,5 +13,12 @@ struct ByteKey: Hashable {
 
     func hash(into hasher: inout Hasher) {
         bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
+    /// One `memcmp`, not `Array`'s generic comparison element by element.
+    static func == (a: ByteKey, b: ByteKey) -> Bool {
+        a.bytes.count == b.bytes.count && a.bytes.withUnsafeBytes { x in
+            b.bytes.withUnsafeBytes { y in x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }
+        }
     }
 }

@@ -28,8 +28,13 @@ package final class CompactDetails: @unchecked Sendable {
     /// The codes of the extra values kept once (``ExtraValues``), by their UTF-8, the store's and this load's.
     private var extraCodes: [ByteKey: Int64] = [:]
     private var nextExtraCode: Int64 = 1
-    /// Per column of the file: values met once in this load, at most ``ExtraValues/trackedPerColumn``.
-    private var extraMetOnce: [Set<ByteKey>]
+    /// Per column of the file: the values this load met in it, each with its code, or 0 for a value
+    /// met once so far; at most ``ExtraValues/trackedPerColumn`` of them. A value that repeats is
+    /// found with one lookup.
+    private var extraMet: [[ByteKey: Int64]]
+    /// Per column of the file: how many of its values have a code. A column that filled its
+    /// ``extraMet`` with no value repeated holds values that do not repeat; it is no longer looked up.
+    private var extraCoded: [Int]
 
     /// Reads the store's lookups and extra keys, and adds to `extra_keys` the names of the file's
     /// columns `extraColumns` (those that may hold a value no field takes), in the order a row
@@ -69,7 +74,8 @@ package final class CompactDetails: @unchecked Sendable {
             next += 1
         }
         extraPositions = columnPositions
-        extraMetOnce = Array(repeating: [], count: header.count)
+        extraMet = Array(repeating: [:], count: header.count)
+        extraCoded = Array(repeating: 0, count: header.count)
         for row in try Row.fetchAll(db, sql: "SELECT code, value FROM \(ExtraValues.table)") {
             let value: String = row[1]
             extraCodes[ByteKey(Array(value.utf8))] = row[0]
@@ -96,19 +102,34 @@ package final class CompactDetails: @unchecked Sendable {
     /// as text: a value the store or this load has coded, or one this column met before in the
     /// load, gets one (a new one noted in `batch`), when its code is shorter than its quoted text.
     func extraCode(column: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ batch: RowBatch) -> Int64? {
+        let full = extraMet[column].count >= ExtraValues.trackedPerColumn
+        if full && extraCoded[column] == 0 { return nil }
         key.bytes.removeAll(keepingCapacity: true)
         key.bytes.append(contentsOf: bytes)
-        if let code = extraCodes[key] { return code }
-        guard bytes.count + 2 > Self.decimalDigits(nextExtraCode) else { return nil }
-        guard extraMetOnce[column].remove(key) != nil else {
-            if extraMetOnce[column].count < ExtraValues.trackedPerColumn { extraMetOnce[column].insert(key) }
-            return nil
+        if let met = extraMet[column][key] {
+            if met > 0 { return met }
+            // The second time: the store's code for it (met in another column), or a new one.
+            let code: Int64
+            if let known = extraCodes[key] {
+                code = known
+            } else {
+                guard bytes.count + 2 > Self.decimalDigits(nextExtraCode) else { return nil }
+                code = nextExtraCode
+                nextExtraCode += 1
+                extraCodes[key] = code
+                batch.newExtraValues.append((code, String(decoding: bytes, as: UTF8.self)))
+            }
+            extraMet[column][key] = code
+            extraCoded[column] += 1
+            return code
         }
-        let code = nextExtraCode
-        nextExtraCode += 1
-        extraCodes[key] = code
-        batch.newExtraValues.append((code, String(decoding: bytes, as: UTF8.self)))
-        return code
+        // The first time in this load: a value the store has coded keeps its code.
+        let known = extraCodes[key]
+        if !full {
+            extraMet[column][key] = known ?? 0
+            if known != nil { extraCoded[column] += 1 }
+        }
+        return known
     }
 
     private static func decimalDigits(_ value: Int64) -> Int {
@@ -144,7 +165,7 @@ package final class CompactDetails: @unchecked Sendable {
 enum ExtraValues {
     static let table = "extra_values"
     /// How many distinct values of one column a load remembers while looking for repeats.
-    static let trackedPerColumn = 4096
+    static let trackedPerColumn = 8192
 
     /// SQL for the text of an extra value, from its JSON type and value (`j.type` and `j.atom` of
     /// `json_each`): a code's text, or the text itself.

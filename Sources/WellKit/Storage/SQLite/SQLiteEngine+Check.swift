@@ -83,6 +83,8 @@ extension SQLiteEngine {
                 SELECT count(*) FROM details d, json_each(CASE WHEN json_valid(d."extra") THEN d."extra" END) j
                 WHERE j.type NOT IN ('null', 'text') AND (j.type <> 'integer' OR NOT EXISTS (SELECT 1 FROM \(ExtraValues.table) v WHERE v.code = j.atom))
                 """)),
+        .init(check: "extras", problem: { "\($0) values of \(ExtraValues.table) have more than one code" },
+              sql: BoundSQL(sql: "SELECT count(*) FROM (SELECT value FROM \(ExtraValues.table) GROUP BY value HAVING count(*) > 1)")),
     ]
 
     /// SQLite's failure in a finding's words.
