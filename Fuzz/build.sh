@@ -20,7 +20,7 @@ sources_csv=("$src/Import/CSVScanner.swift" "$src/Import/CSVReader.swift" "$src/
              "$src/Import/TitleLines.swift" "$src/Storage/WellField.swift")
 sources_values=("$src/Import/ValueParsing.swift" "$src/Geo/DMS.swift" "$src/Geo/Double+Decimal.swift" "$src/Import/PointText.swift" Shims/Support.swift)
 # Predicates and the other arguments share their sources: WellFetchRequest.swift holds WellField(keyPath:).
-sources_predicate=("$src/Query/WellPredicate.swift" "$src/Query/BoundSQL.swift" "$src/Query/PredicateParser.swift" "$src/Storage/WellField.swift" "$src/Storage/WellAttribute.swift"
+sources_predicate=("$src/Query/WellPredicate.swift" "$src/Query/BoundSQL.swift" "$src/Query/PredicateParser.swift" "$src/Storage/WellField.swift" "$src/Storage/WellAttribute.swift" "$src/Storage/ExtraValues.swift"
                    "$src/Storage/StoreError.swift" "$src/Query/QueryError.swift" "$src/Import/ValueParsing.swift" "$src/Geo/BoundingBox.swift"
                    "$src/Records/WellPin.swift" "$src/Query/WellFetchRequest.swift" "$src/Geo/Distance.swift" "$src/Geo/Double+Decimal.swift"
                    "$src/Query/Area.swift" "$src/Query/JSONDocument.swift" "$src/Records/WellValue.swift" Shims/Support.swift)

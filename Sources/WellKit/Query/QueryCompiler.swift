@@ -157,9 +157,14 @@ package struct QueryCompiler: Sendable {
         request.sortDescriptors = []
         request.limit = nil
         request.offset = nil
+        // Counts by an extra column of a SQLite store group the values as the rows hold them (text or
+        // code) and read each group's key back to text once, then add up the groups of one text (a
+        // value is text where a load met it first, a code after): decoding every row's value made
+        // `count --by extra.X` 1.5 times as slow. Measures keep grouping by the text.
+        let storedKeys = measures.isEmpty && keys.contains { if case .field(let field) = $0 { field.storedExtra(dialect) != nil } else { false } }
         let keyColumns: [BoundSQL] = keys.enumerated().map { k, key in
             switch key {
-            case .field(let field): "\(field.sql(dialect)) AS k\(sql: String(k))"
+            case .field(let field): "\(storedKeys ? field.storedExtra(dialect) ?? field.sql(dialect) : field.sql(dialect)) AS k\(sql: String(k))"
             case .cell(let longitude, let size): "floor(\(sql: longitude ? "p.lon" : "p.lat") / \(size)) AS k\(sql: String(k))"
             }
         }
@@ -178,7 +183,19 @@ package struct QueryCompiler: Sendable {
         var sql: BoundSQL = "SELECT \(sql: (names + ["count(*)"] + aggregates).joined(separator: ", ")) FROM (\(selected.literal)) q"
         if !names.isEmpty {
             let order = names.map { dialect == .postgres ? "\($0) ASC NULLS FIRST" : "\($0) ASC" }
-            sql += BoundSQL(sql: " GROUP BY \(names.joined(separator: ", ")) ORDER BY \(order.joined(separator: ", "))")
+            let groupAndOrder = BoundSQL(sql: " GROUP BY \(names.joined(separator: ", ")) ORDER BY \(order.joined(separator: ", "))")
+            if storedKeys {
+                let texts = keys.enumerated().map { k, key in
+                    guard case .field(let field) = key, field.storedExtra(dialect) != nil else { return "k\(k)" }
+                    return ExtraValues.text(type: "typeof(k\(k))", value: "k\(k)") + " AS k\(k)"
+                }
+                let stored: BoundSQL = "SELECT \(sql: names.joined(separator: ", ")), count(*) AS n FROM (\(selected.literal)) q GROUP BY \(sql: names.joined(separator: ", "))"
+                let decoded: BoundSQL = "SELECT \(sql: texts.joined(separator: ", ")), n FROM (\(stored)) g"
+                sql = "SELECT \(sql: names.joined(separator: ", ")), sum(n) FROM (\(decoded)) t"
+                sql += groupAndOrder
+            } else {
+                sql += groupAndOrder
+            }
         }
         return CompiledFetch(literal: sql, usesSpatiaLite: selected.usesSpatiaLite)
     }

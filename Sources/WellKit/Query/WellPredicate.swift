@@ -211,6 +211,10 @@ extension WellPredicate {
     func sql(_ dialect: SQLDialect = .sqlite) -> BoundSQL {
         switch self {
         case .compare(let field, let op, let value):
+            if let stored = field.storedExtra(dialect), op == .equal || op == .notEqual {
+                let equal = ExtraValues.isOne(stored, of: ["\(value.bound(for: field, dialect))"])
+                return op == .equal ? equal : "NOT (\(equal))"
+            }
             return "\(field.key(dialect)) \(sql: op.rawValue) \(value.bound(for: field, dialect))"
         case .string(let field, let op, let text, let options):
             let column = Self.folded(field.sql(dialect), options, dialect)
@@ -231,9 +235,11 @@ extension WellPredicate {
         case .in(let field, let values):
             guard !values.isEmpty else { return BoundSQL(sql: dialect.truth(false)) }
             let list: [BoundSQL] = values.map { "\($0.bound(for: field, dialect))" }
+            if let stored = field.storedExtra(dialect) { return "(\(ExtraValues.isOne(stored, of: list)))" }
             return "\(field.key(dialect)) IN (\(list.joined(separator: ", ")))"
         case .isNull(let field):
-            return "\(field.key(dialect)) IS NULL"
+            // A code always has its text (`wells check`), so the stored value is null where the text is.
+            return "\(field.storedExtra(dialect) ?? field.key(dialect)) IS NULL"
         case .and(let predicates):
             return predicates.isEmpty ? BoundSQL(sql: dialect.truth(true)) : Self.group(predicates, "AND", dialect)
         case .or(let predicates):

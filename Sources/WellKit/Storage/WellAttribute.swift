@@ -107,6 +107,14 @@ public struct WellAttribute: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// For an extra column of a SQLite store, its value as the row's array holds it: the text, or
+    /// the code of a value kept once (``ExtraValues``); nil for a field or PostgreSQL. Comparisons
+    /// for equality read it without decoding (``ExtraValues/isOne(_:of:)``).
+    func storedExtra(_ dialect: SQLDialect, qualified: Bool = true) -> BoundSQL? {
+        guard dialect == .sqlite, case .extra(let name) = storage else { return nil }
+        return "json_extract(\(sql: qualified ? "d.\"extra\"" : "\"extra\""), (SELECT '$[' || position || ']' FROM extra_keys WHERE name = \(name)))"
+    }
+
     /// The attribute as an SQL expression that sorts and compares as its value but is cheaper to
     /// read, or that an index serves: a SQLite date's day number (the days sort as the dates do;
     /// ``PredicateValue`` binds dates as days for it). Every other attribute is its value (``sql(_:qualified:)``).

@@ -153,23 +153,3 @@ package final class CompactDetails: @unchecked Sendable {
         }
     }
 }
-
-/// Extra values that repeat, kept once (schema version 4): `extra_values(code, value)`, a row's
-/// array holding the code (a JSON integer) where it would hold the text (a JSON string). Unmapped
-/// columns hold text only, so an integer in the array is always a code.
-///
-/// The loader codes a value of a column from its second appearance in the load (the first stays
-/// text), and any value the store has already coded; it follows at most
-/// ``trackedPerColumn`` distinct values a column, so that a column of values that never repeat
-/// (addresses of one page per well, licence numbers) costs no memory and no codes.
-enum ExtraValues {
-    static let table = "extra_values"
-    /// How many distinct values of one column a load remembers while looking for repeats.
-    static let trackedPerColumn = 8192
-
-    /// SQL for the text of an extra value, from its JSON type and value (`j.type` and `j.atom` of
-    /// `json_each`): a code's text, or the text itself.
-    static func text(type: String, value: String) -> String {
-        "CASE \(type) WHEN 'integer' THEN (SELECT v.value FROM \(table) v WHERE v.code = \(value)) ELSE \(value) END"
-    }
-}
