@@ -3,13 +3,14 @@
 /// columns hold text only, so an integer in the array is always a code.
 ///
 /// The loader codes a value of a column from its second appearance in the load (the first stays
-/// text), and any value the store has already coded; it follows at most
-/// ``trackedPerColumn`` distinct values a column, so that a column of values that never repeat
-/// (addresses of one page per well, licence numbers) costs no memory and no codes.
+/// text), and any value the store has already coded. It codes the columns of few values (a
+/// status, a source, a datum): once a column has met ``distinctPerColumn`` distinct values, its
+/// later values stay text and are no longer looked up, so that a column of values that rarely
+/// repeat (a page per well, licence numbers, dates) costs the load's builder no time and no memory.
 enum ExtraValues {
     static let table = "extra_values"
-    /// How many distinct values of one column a load remembers while looking for repeats.
-    static let trackedPerColumn = 8192
+    /// How many distinct values of one column a load codes.
+    static let distinctPerColumn = 1024
 
     /// SQL for the text of an extra value, from its JSON type and value (`j.type` and `j.atom` of
     /// `json_each`, or `typeof(x)` and `x` of a stored value): a code's text, or the text itself.

@@ -29,12 +29,9 @@ package final class CompactDetails: @unchecked Sendable {
     private var extraCodes: [ByteKey: Int64] = [:]
     private var nextExtraCode: Int64 = 1
     /// Per column of the file: the values this load met in it, each with its code, or 0 for a value
-    /// met once so far; at most ``ExtraValues/trackedPerColumn`` of them. A value that repeats is
-    /// found with one lookup.
+    /// met once so far. A value that repeats is found with one lookup. A column that meets more
+    /// than ``ExtraValues/distinctPerColumn`` values is no longer looked up: its later values stay text.
     private var extraMet: [[ByteKey: Int64]]
-    /// Per column of the file: how many of its values have a code. A column that filled its
-    /// ``extraMet`` with no value repeated holds values that do not repeat; it is no longer looked up.
-    private var extraCoded: [Int]
 
     /// Reads the store's lookups and extra keys, and adds to `extra_keys` the names of the file's
     /// columns `extraColumns` (those that may hold a value no field takes), in the order a row
@@ -75,7 +72,6 @@ package final class CompactDetails: @unchecked Sendable {
         }
         extraPositions = columnPositions
         extraMet = Array(repeating: [:], count: header.count)
-        extraCoded = Array(repeating: 0, count: header.count)
         for row in try Row.fetchAll(db, sql: "SELECT code, value FROM \(ExtraValues.table)") {
             let value: String = row[1]
             extraCodes[ByteKey(Array(value.utf8))] = row[0]
@@ -102,8 +98,7 @@ package final class CompactDetails: @unchecked Sendable {
     /// as text: a value the store or this load has coded, or one this column met before in the
     /// load, gets one (a new one noted in `batch`), when its code is shorter than its quoted text.
     func extraCode(column: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ batch: RowBatch) -> Int64? {
-        let full = extraMet[column].count >= ExtraValues.trackedPerColumn
-        if full && extraCoded[column] == 0 { return nil }
+        guard extraMet[column].count < ExtraValues.distinctPerColumn else { return nil }
         key.bytes.removeAll(keepingCapacity: true)
         key.bytes.append(contentsOf: bytes)
         if let met = extraMet[column][key] {
@@ -120,15 +115,11 @@ package final class CompactDetails: @unchecked Sendable {
                 batch.newExtraValues.append((code, String(decoding: bytes, as: UTF8.self)))
             }
             extraMet[column][key] = code
-            extraCoded[column] += 1
             return code
         }
         // The first time in this load: a value the store has coded keeps its code.
         let known = extraCodes[key]
-        if !full {
-            extraMet[column][key] = known ?? 0
-            if known != nil { extraCoded[column] += 1 }
-        }
+        extraMet[column][key] = known ?? 0
         return known
     }
 
