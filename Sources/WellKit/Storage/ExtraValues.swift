@@ -19,11 +19,10 @@ enum ExtraValues {
     }
 
     /// SQL that is true where `stored` (an extra value as its row's array holds it: text or code)
-    /// is one of `values` (each bound as text): the text itself, or the code of one. It reads no
-    /// row's value back to text, so that `extra.X = V` and `in` cost what they cost when every
-    /// value was text (decoding each row's value made a count 1.7 times as slow). Null where
-    /// `stored` is null, as a comparison of the text would be.
-    /// One `IN` over the texts and their codes, so that each row's value is read once.
+    /// is one of `values` (each bound as text): the text itself, or the code of one, in one `IN`
+    /// so that each row's value is read once and none is read back to text. `extra.X = V` and
+    /// `in` so cost what they cost when every value was text (decoding each row's value made a
+    /// count 1.7 times as slow). Null where `stored` is null, as a comparison of the text would be.
     static func isOne(_ stored: BoundSQL, of values: [BoundSQL]) -> BoundSQL {
         let rows: [BoundSQL] = values.map { "(\($0))" }
         return "\(stored) IN (VALUES \(rows.joined(separator: ", ")) UNION ALL SELECT v.code FROM \(sql: table) v WHERE v.value IN (\(values.joined(separator: ", "))))"
