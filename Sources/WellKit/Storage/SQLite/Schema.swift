@@ -33,10 +33,12 @@ import GRDB
 /// Version 4 (migration "v4-extra-values"): an extra value that repeats is kept once, in
 /// `extra_values(code INTEGER PRIMARY KEY, value TEXT NOT NULL)`, and the rows' arrays hold
 /// its code, a JSON integer, where version 3 held the text (a JSON string; an unmapped column holds
-/// text only, so an integer in the array is always a code). A value met once stays text.
-/// Tennessee's list repeats the same 38-byte address and a handful of statuses on every row. No index
-/// on `value`: readers look codes up, never values (a load reads the table whole), and `wells check`
-/// checks that no value has two codes (a unique index took 0.47 MB of the 244,292-well store).
+/// text only, so an integer in the array is always a code). A value met once, and a column's values
+/// past its first 1,024 distinct ones, stay text (``ExtraValues``). Tennessee's list repeats the
+/// same 38-byte address and a handful of statuses on every row. No index on `value`: rows are read
+/// by code, a condition finds a text's codes with one scan of the table per statement, a load reads
+/// it whole, and `wells check` checks that no value has two codes (a unique index took 0.47 MB of
+/// the 244,292-well store).
 enum Schema {
     /// `PRAGMA application_id` of a WellKit store: "WELL" in ASCII.
     static let applicationID: Int32 = 0x5745_4C4C
