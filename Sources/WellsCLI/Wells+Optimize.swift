@@ -9,7 +9,7 @@ extension Wells {
             abstract: "Restore the pins' spatial order after incremental loads, and repack the spatial index.",
             discussion: """
                 Pins are renumbered along a Hilbert curve so that nearby wells share pages again; their ids change.
-                A store made by an earlier version of wells (schema version 2) is first upgraded to this version's \
+                A store made by an earlier version of wells (schema version 2 or 3) is first upgraded to this version's \
                 layout, in the same way as by any command that writes (such as a load); read-only commands refuse \
                 such a store until then.
 
