@@ -13,7 +13,7 @@ import GRDB  // the stand-in of Fuzz/Shims/GRDB.swift
 // fixed text of ExtraValues.isOne, which compares a stored extra value with texts and their codes.
 private let columns = (WellField.allCases.flatMap { [WellAttribute($0).sql(.sqlite).text, WellAttribute($0).key(.sqlite).text] }
     + [WellAttribute.extra("x").sql(.sqlite).text, WellAttribute.extra("x").storedExtra(.sqlite)!.text,
-       "UNION ALL SELECT v.code FROM extra_values v WHERE v.value IN"])
+       ExtraValues.codesOfValues])
     .sorted { $0.count > $1.count }
 private let keywords: Set<String> = ["AND", "OR", "NOT", "IN", "BETWEEN", "IS", "NULL", "instr", "substr", "length", "wellkit_fold",
                                      "json_extract", "SELECT", "value", "FROM", "json_each", "WHERE", "key", "VALUES"]

@@ -91,12 +91,11 @@ extension Wells {
         /// leaves as the positional argument: name the option meant.
         static func pointBesideFrom(_ point: String, arguments: [String]) -> String {
             var text = "give a point (lat,lon) or --from FILE, not both: '\(point)' was read as the point"
-            let misnamed = arguments.compactMap { argument in
-                fromFileOptions[String(argument.prefix { $0 != "=" })].map { (argument.prefix { $0 != "=" }, $0) }
+            let misnamed = arguments.compactMap { argument -> String? in
+                let option = String(argument.prefix { $0 != "=" })
+                return fromFileOptions[option].map { "use \($0), not \(option)" }
             }
-            if !misnamed.isEmpty {
-                text += "; for the --from file's coordinates, " + misnamed.map { "use \($0.1), not \($0.0)" }.joined(separator: "; ")
-            }
+            if !misnamed.isEmpty { text += "; for the --from file's coordinates, " + misnamed.joined(separator: "; ") }
             return text
         }
 

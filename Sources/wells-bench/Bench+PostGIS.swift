@@ -191,7 +191,7 @@ extension Bench {
                                              python: python, rounds: rounds, passes: passes, pgbenchSeconds: pgbenchSeconds,
                                              throughputSeconds: throughputSeconds, clients: try clientList(), boxes: boxes,
                                              queryFile: queries.map { URL(fileURLWithPath: $0).standardizedFileURL.path })
-            let report = try benchmark.run()
+            let report = try await benchmark.run()
             if format == .json {
                 print(String(decoding: try JSONEncoder.pretty.encode(report), as: UTF8.self))
             } else {
@@ -322,7 +322,7 @@ struct PostGISBenchmark {
 
     // MARK: Running
 
-    func run() throws -> Report {
+    func run() async throws -> Report {
         var problems: [String] = []
         let csvBytes = (try? FileManager.default.attributesOfItem(atPath: csv)[.size] as? Int) ?? 0
         try ScaleBenchmark.readThrough(csv)
@@ -485,7 +485,7 @@ struct PostGISBenchmark {
             for count in clients {
                 Self.progress("throughput, \(count) client\(count == 1 ? "" : "s"): WellKit, then pgbench, \(throughputSeconds) s each")
                 let ours = try wellKitThroughput(url: url, clients: count, seconds: Double(throughputSeconds))
-                let ourAsync = try wellKitAsyncThroughput(url: url, clients: count, seconds: Double(throughputSeconds))
+                let ourAsync = try await wellKitAsyncThroughput(url: url, clients: count, seconds: Double(throughputSeconds))
                 let theirs = try pgbench(name: "pgbench, WellKit's SQL", script: file, database: queryDatabase, mode: "prepared",
                                          clients: count, seconds: throughputSeconds, latencies: false)
                 throughput.append(Throughput(clients: count, wellKitQueriesPerSecond: ours.rate, wellKitQueries: ours.queries,

@@ -25,6 +25,9 @@ enum ExtraValues {
     /// count 1.7 times as slow). Null where `stored` is null, as a comparison of the text would be.
     static func isOne(_ stored: BoundSQL, of values: [BoundSQL]) -> BoundSQL {
         let rows: [BoundSQL] = values.map { "(\($0))" }
-        return "\(stored) IN (VALUES \(rows.joined(separator: ", ")) UNION ALL SELECT v.code FROM \(sql: table) v WHERE v.value IN (\(values.joined(separator: ", "))))"
+        return "\(stored) IN (VALUES \(rows.joined(separator: ", ")) \(sql: codesOfValues) (\(values.joined(separator: ", "))))"
     }
+
+    /// The fixed text of ``isOne(_:of:)`` between the texts and the texts again (the predicate fuzzer allows it).
+    static let codesOfValues = "UNION ALL SELECT v.code FROM \(table) v WHERE v.value IN"
 }

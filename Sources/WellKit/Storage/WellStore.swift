@@ -105,17 +105,18 @@ public final class WellStore: Sendable {
             throw StoreError(.unsupported, "no storage engine for \(scheme):// URLs is enabled; \(remedy)", path: StoreEngines.redacted(path))
         }
         self.path = path
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-        if isDirectory.boolValue {
+        let exists: Bool
+        switch Self.fileKind(path) {
+        case .directory:
             throw StoreError(.notFound, "is a directory, not a store file; give a file such as \(path)/wells.sqlite", path: path)
-        }
-        // A device or a pipe is no store: SQLite would block on a pipe, and write a journal beside a device (`/dev/null-journal`).
-        if exists, let kind = Self.specialFileKind(path) {
+        case .special(let kind):
+            // A device or a pipe is no store: SQLite would block on a pipe, and write a journal beside a device (`/dev/null-journal`).
             throw StoreError(.notFound, "is \(kind), not a store file; give a regular file such as wells.sqlite", path: path)
-        }
-        if mode != .create && !exists {
-            throw StoreError(.notFound, "no store here", remedy: .createStore, path: path)
+        case .missing:
+            guard mode == .create else { throw StoreError(.notFound, "no store here", remedy: .createStore, path: path) }
+            exists = false
+        case .regular:
+            exists = true
         }
         let gate = TraceGate()
         let readOnly = mode == .readOnly
@@ -155,16 +156,26 @@ public final class WellStore: Sendable {
         }
     }
 
-    /// What `path` is when it is neither a regular file nor a directory ("a device", "a pipe",
-    /// "a socket"), following links; nil for a regular file or a path that cannot be read.
-    static func specialFileKind(_ path: String) -> String? {
+    /// What a store's path names, following links.
+    enum FileKind {
+        /// Nothing, or nothing this process may see.
+        case missing
+        case regular
+        case directory
+        /// "a device", "a pipe" or "a socket".
+        case special(String)
+    }
+
+    /// What `path` names, from one `stat`.
+    static func fileKind(_ path: String) -> FileKind {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard stat(path, &info) == 0 else { return .missing }
         switch info.st_mode & S_IFMT {
-        case S_IFCHR, S_IFBLK: return "a device"
-        case S_IFIFO: return "a pipe"
-        case S_IFSOCK: return "a socket"
-        default: return nil
+        case S_IFREG: return .regular
+        case S_IFDIR: return .directory
+        case S_IFCHR, S_IFBLK: return .special("a device")
+        case S_IFIFO: return .special("a pipe")
+        default: return .special("a socket")
         }
     }
 

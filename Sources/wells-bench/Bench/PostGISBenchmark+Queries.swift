@@ -189,36 +189,25 @@ extension PostGISBenchmark {
 
     /// City boxes from `clients` tasks sharing one read-only store through the async fetch
     /// (``WellStore/pins(matching:)``), for `seconds`: no thread waits on a query.
-    func wellKitAsyncThroughput(url: String, clients: Int, seconds: Double) throws -> (rate: Double, queries: Int) {
+    func wellKitAsyncThroughput(url: String, clients: Int, seconds: Double) async throws -> (rate: Double, queries: Int) {
         let store = try warmedStore(url: url, clients: clients), boxes = self.boxes
-        let outcome = Mutex<Result<(Double, Int), any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task.detached {
-            let start = ContinuousClock.now
-            let deadline = start + .milliseconds(Int(seconds * 1000))
-            do {
-                let total = try await withThrowingTaskGroup(of: Int.self) { group in
-                    for k in 0..<clients {
-                        group.addTask {
-                            var i = k * boxes.count / clients, count = 0
-                            while ContinuousClock.now < deadline {
-                                _ = try await store.pins(matching: WellFetchRequest(region: .box(boxes[i % boxes.count])))
-                                i += 1
-                                count += 1
-                            }
-                            return count
-                        }
+        let start = ContinuousClock.now
+        let deadline = start + .milliseconds(Int(seconds * 1000))
+        let total = try await withThrowingTaskGroup(of: Int.self) { group in
+            for k in 0..<clients {
+                group.addTask {
+                    var i = k * boxes.count / clients, count = 0
+                    while ContinuousClock.now < deadline {
+                        _ = try await store.pins(matching: WellFetchRequest(region: .box(boxes[i % boxes.count])))
+                        i += 1
+                        count += 1
                     }
-                    return try await group.reduce(0, +)
+                    return count
                 }
-                outcome.withLock { $0 = .success((Double(total) / (ContinuousClock.now - start).seconds, total)) }
-            } catch {
-                outcome.withLock { $0 = .failure(error) }
             }
-            done.signal()
+            return try await group.reduce(0, +)
         }
-        done.wait()
-        return try outcome.withLock { $0! }.get()
+        return (Double(total) / (ContinuousClock.now - start).seconds, total)
     }
 
     /// Runs pgbench on `script`; with `latencies`, with -r and a per-transaction log (-l) read for p50 and p99.
