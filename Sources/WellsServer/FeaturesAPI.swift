@@ -106,25 +106,26 @@ struct FeaturesAPI: Sendable {
     /// properties are `wellkit_id` (the store's internal id), `uwi`, `name` and the attributes of
     /// `properties=` (every mapped field without it). `parameters` are the request's, as
     /// ``parameters(_:)`` reads them.
-    func items(_ request: Request, parameters: [(name: String, value: String)], lease: StoreReaders.Lease) throws -> String {
+    func items(_ request: Request, parameters: [(name: String, value: String)], lease: StoreReaders.Lease) throws -> [UInt8] {
         var query = try FeatureQuery(parameters, accepting: FeatureQuery.selecting.union(FeatureQuery.paging), configuration: configuration)
         let limit = query.request.limit ?? query.ids?.count ?? configuration.defaultLimit
         let offset = query.request.offset ?? 0
         query.request.limit = limit
-        var out = ""
+        var out: [UInt8] = []
+        out.reserveCapacity(600 * min(limit, 1_000))
         try lease.read { store in
             do {
                 let extras = query.everyExtraColumn ? try store.extraColumnNames().map(WellAttribute.extra) : []
                 let fields: [WellAttribute] = [.id, .identifier, .name, .latitude, .longitude] + query.properties + extras
-                let writer = ResultWriter(format: .geojson, columns: fields.map(Self.propertyName), featureID: Self.featureID) { out += $0 }
+                let writer = ResultWriter(format: .geojson, columns: fields.map(Self.propertyName), featureID: Self.featureID) { out.append(contentsOf: $0.utf8) }
                 var returned = 0
                 if let ids = query.ids {
                     // In the order of `ids`, as a list that loads rows by id expects them.
                     var rows: [Int64: [WellValue]] = [:]
                     try store.forEachRow(query.request, fields: fields) { row in rows[row[0]] = row.values }
-                    for id in ids { if let row = rows[id] { writer.write(row); returned += 1 } }
+                    for id in ids { if let row = rows[id] { writer.write(row, appendingTo: &out); returned += 1 } }
                 } else if query.properties.isEmpty && extras.isEmpty {
-                    // Pins alone (`properties=name`): the same features, written as bytes.
+                    // Pins alone (`properties=name`): the same features, read from the row by type.
                     var bytes: [UInt8] = []
                     bytes.reserveCapacity(180 * min(limit, 1_000))
                     try store.forEachRow(query.request, fields: fields) { row in
@@ -132,9 +133,9 @@ struct FeaturesAPI: Sendable {
                         ResultWriter.appendPinFeature(id: row[0], identifier: row[1], name: row[2], latitude: row[3], longitude: row[4], to: &bytes)
                         returned += 1
                     }
-                    writer.append(raw: String(decoding: bytes, as: UTF8.self), rows: returned)
+                    writer.append(raw: bytes, rows: returned, to: &out)
                 } else {
-                    try store.forEachRow(query.request, fields: fields) { row in writer.write(row.values); returned += 1 }
+                    try store.forEachRow(query.request, fields: fields) { row in writer.write(row.values, appendingTo: &out); returned += 1 }
                 }
                 // A first page that is not full holds every match: no count needed (most city boxes).
                 var matched = returned

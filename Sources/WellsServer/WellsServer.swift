@@ -152,7 +152,7 @@ package struct WellsServer: Sendable {
             let parameters = try FeaturesAPI.parameters(request)
             let small = parameters.contains { $0.name == "bbox" } && !parameters.contains { $0.name == "sortby" }
             return try await respondReading(request, contentType: FeaturesAPI.geoJSON, small: small, cachedAs: Self.cacheKey(request)) { _, lease in
-                Array(try api.items(request, parameters: parameters, lease: lease).utf8)
+                try api.items(request, parameters: parameters, lease: lease)
             }
         }
         router.get(.init(Route.item.path)) { request, context in

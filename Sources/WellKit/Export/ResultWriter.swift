@@ -30,6 +30,10 @@ package final class ResultWriter {
     /// The column whose value is a GeoJSON feature's `id`.
     private let idIndex: Int?
     private let tableCell: (String) -> String
+    /// Each column's JSON key and colon (`"name":`) as UTF-8, written before its value.
+    private let keys: [[UInt8]]
+    /// The bytes of the row being written, kept between rows for their storage.
+    private var scratch: [UInt8] = []
 
     /// - Parameters:
     ///   - columns: The column names, in row order. GeoJSON needs `lat` and `lon` among them.
@@ -46,6 +50,13 @@ package final class ResultWriter {
         latIndex = columns.firstIndex(of: "lat")
         lonIndex = columns.firstIndex(of: "lon")
         idIndex = columns.firstIndex(of: featureID)
+        keys = columns.map { column in
+            var key: [UInt8] = []
+            var column = column
+            column.withUTF8 { ExtraJSON.appendQuoted($0, to: &key) }
+            key.append(UInt8(ascii: ":"))
+            return key
+        }
         switch format {
         case .csv: emit(CSVWriter.line(columns) + "\n")
         case .json: emit("[")
@@ -61,12 +72,10 @@ package final class ResultWriter {
         switch format {
         case .csv:
             emit(CSVWriter.line(values.map(Self.text)) + "\n")
-        case .json:
-            emit((count == 0 ? "\n" : ",\n") + object(values))
-        case .ndjson:
-            emit(object(values) + "\n")
-        case .geojson:
-            emit((count == 0 ? "\n" : ",\n") + feature(values, geometry: geometry))
+        case .json, .ndjson, .geojson:
+            scratch.removeAll(keepingCapacity: true)
+            write(values, geometry: geometry, appendingTo: &scratch)
+            emit(String(decoding: scratch, as: UTF8.self))
         case .table:
             if widths == nil {
                 pending.append(values)
@@ -74,6 +83,21 @@ package final class ResultWriter {
             } else {
                 emitTableRow(values.map { tableCell(Self.text($0)) })
             }
+        }
+    }
+
+    /// Writes one row of JSON, NDJSON or GeoJSON as ``write(_:geometry:)`` does, with its separator,
+    /// appending its UTF-8 text to `out` instead of emitting it: a server builds a page this way
+    /// with no string made per row or per value.
+    package func write(_ values: [WellValue], geometry: String? = nil, appendingTo out: inout [UInt8]) {
+        precondition(format == .json || format == .ndjson || format == .geojson, "ResultWriter: write(_:appendingTo:) writes JSON, NDJSON and GeoJSON")
+        defer { count += 1 }
+        if format != .ndjson { out.append(contentsOf: count == 0 ? [0x0A] : [0x2C, 0x0A]) }
+        if format == .geojson {
+            appendFeature(values, geometry: geometry, to: &out)
+        } else {
+            appendObject(values, to: &out)
+            if format == .ndjson { out.append(0x0A) }
         }
     }
 
@@ -98,33 +122,54 @@ package final class ResultWriter {
 
     // MARK: - Formats
 
-    private func object(_ values: [WellValue]) -> String {
-        var out = "{"
-        for (k, (column, value)) in zip(columns, values).enumerated() {
-            if k > 0 { out += "," }
-            ExtraJSON.appendQuoted(column, to: &out)
-            out += ":" + Self.json(value)
+    private func appendObject(_ values: [WellValue], to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
+        for (k, value) in values.enumerated() {
+            if k > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: keys[k])
+            Self.appendJSON(value, to: &out)
         }
-        return out + "}"
+        out.append(UInt8(ascii: "}"))
     }
 
-    /// One row as a GeoJSON Feature, as ``write(_:)`` writes it into a collection.
+    /// One row as a GeoJSON Feature, as ``write(_:geometry:)`` writes it into a collection.
     package func feature(_ values: [WellValue], geometry given: String? = nil) -> String {
-        var geometry = given ?? "null"
-        if given == nil, let latIndex, let lonIndex, let lat = values[latIndex].double, let lon = values[lonIndex].double {
-            geometry = #"{"type":"Point","coordinates":[\#(Self.number(lon)),\#(Self.number(lat))]}"#
+        var out: [UInt8] = []
+        appendFeature(values, geometry: given, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends ``feature(_:geometry:)``'s text as UTF-8: each key's bytes made once per writer,
+    /// each value written in place. As `String`s, a page of 100 wells with every field took 30%
+    /// of a server's time for uncached city boxes (`perf`, `wells-bench serve`).
+    private func appendFeature(_ values: [WellValue], geometry given: String?, to out: inout [UInt8]) {
+        out.append(contentsOf: #"{"type":"Feature","#.utf8)
+        if let idIndex {
+            out.append(contentsOf: #""id":"#.utf8)
+            Self.appendJSON(values[idIndex], to: &out)
+            out.append(UInt8(ascii: ","))
         }
-        var properties = "{"
+        out.append(contentsOf: #""geometry":"#.utf8)
+        if let given {
+            out.append(contentsOf: given.utf8)
+        } else if let latIndex, let lonIndex, let lat = values[latIndex].double, let lon = values[lonIndex].double, lat.isFinite, lon.isFinite {
+            out.append(contentsOf: #"{"type":"Point","coordinates":["#.utf8)
+            Self.appendNumber(lon, to: &out)
+            out.append(UInt8(ascii: ","))
+            Self.appendNumber(lat, to: &out)
+            out.append(contentsOf: "]}".utf8)
+        } else {
+            out.append(contentsOf: "null".utf8)
+        }
+        out.append(contentsOf: #","properties":{"#.utf8)
         var first = true
-        for (k, (column, value)) in zip(columns, values).enumerated() where k != latIndex && k != lonIndex {
-            if !first { properties += "," }
+        for (k, value) in values.enumerated() where k != latIndex && k != lonIndex {
+            if !first { out.append(UInt8(ascii: ",")) }
             first = false
-            ExtraJSON.appendQuoted(column, to: &properties)
-            properties += ":"
-            Self.appendJSON(value, to: &properties)
+            out.append(contentsOf: keys[k])
+            Self.appendJSON(value, to: &out)
         }
-        let id = idIndex.map { #""id":\#(Self.json(values[$0])),"# } ?? ""
-        return #"{"type":"Feature",\#(id)"geometry":\#(geometry),"properties":\#(properties)}}"#
+        out.append(contentsOf: "}}".utf8)
     }
 
     private func flushTable() {
@@ -141,19 +186,50 @@ package final class ResultWriter {
         pending = []
     }
 
+    /// Writes one line of a table: each cell on one line, cut to its column's width with `…` or
+    /// padded to it (in characters), two spaces between columns, no space at the end. (A line
+    /// whose first cell was empty or began with spaces lost them, and its columns their places.)
+    ///
+    /// In the standard library's `String`, not Foundation's: `replacingOccurrences`, `padding` and
+    /// `trimmingCharacters` bridge every cell through `NSString` on Linux, which took 90% of a
+    /// 244,292-well table's 14.5 s (`perf`).
     private func emitTableRow(_ cells: [String]) {
         guard let widths else { return }
-        let line = zip(cells, widths).map { cell, width in
-            let flat = cell.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: "")
-            return flat.count > width ? String(flat.prefix(width - 1)) + "…" : flat.padding(toLength: width, withPad: " ", startingAt: 0)
+        var line = ""
+        for (k, (cell, width)) in zip(cells, widths).enumerated() {
+            if k > 0 { line += "  " }
+            let flat = Self.oneLine(cell)
+            let length = flat.count
+            if length > width {
+                line += flat.prefix(width - 1)
+                line += "…"
+            } else {
+                line += flat
+                line += String(repeating: " ", count: width - length)
+            }
         }
-        emit(line.joined(separator: "  ").trimmingCharacters(in: .whitespaces) + "\n")
+        emit(Self.trimmingTrailingSpaces(line) + "\n")
     }
 
-    /// Emits rows already written in this writer's format, with their separators (`"\n"` before
-    /// the first, `",\n"` before each other), such as features of ``appendPinFeature(id:name:latitude:longitude:to:)``.
-    package func append(raw text: String, rows: Int) {
-        emit(text)
+    /// `cell` with each line feed made a space and each carriage return dropped.
+    private static func oneLine(_ cell: String) -> String {
+        guard cell.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return cell }
+        var scalars = String.UnicodeScalarView()
+        for scalar in cell.unicodeScalars where scalar != "\r" { scalars.append(scalar == "\n" ? " " : scalar) }
+        return String(scalars)
+    }
+
+    /// `line` without the tabs and space separators (Unicode's Zs) at its end.
+    private static func trimmingTrailingSpaces(_ line: String) -> String {
+        let scalars = line.unicodeScalars
+        guard let last = scalars.lastIndex(where: { $0 != "\t" && $0.properties.generalCategory != .spaceSeparator }) else { return "" }
+        return String(scalars[...last])
+    }
+
+    /// Appends to `out` rows already written in this writer's format, with their separators (`"\n"`
+    /// before the first, `",\n"` before each other), such as features of ``appendPinFeature(id:identifier:name:latitude:longitude:to:)``.
+    package func append(raw bytes: [UInt8], rows: Int, to out: inout [UInt8]) {
+        out.append(contentsOf: bytes)
         count += rows
     }
 
@@ -216,6 +292,26 @@ package final class ResultWriter {
         case .text(let s): ExtraJSON.appendQuoted(s, to: &out)
         case .blob(let data): out += "\"\(data.base64EncodedString())\""
         }
+    }
+
+    /// Appends ``json(_:)`` of `value` to `out` as UTF-8.
+    package static func appendJSON(_ value: WellValue, to out: inout [UInt8]) {
+        switch value {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .integer(let n): out.append(contentsOf: String(n).utf8)
+        case .real(let d):
+            if d.isFinite { appendNumber(d, to: &out) } else { out.append(contentsOf: "null".utf8) }
+        case .text(var s): s.withUTF8 { ExtraJSON.appendQuoted($0, to: &out) }
+        case .blob(let data):
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: data.base64EncodedString().utf8)
+            out.append(UInt8(ascii: "\""))
+        }
+    }
+
+    /// Appends ``number(_:)`` of `value` to `out` as UTF-8.
+    package static func appendNumber(_ value: Double, to out: inout [UInt8]) {
+        out.append(contentsOf: number(value).utf8)
     }
 
     /// The shortest text that reads back as the same double: `51.05`, not `51.050000000000004`.

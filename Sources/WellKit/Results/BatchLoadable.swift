@@ -35,7 +35,7 @@ extension WellPin: BatchLoadable, FixedSelection {
     /// Decodes by position, in the order of ``batchFields``.
     public init(row: WellRow) {
         switch row.storage {
-        case .sqlite(let row): self.init(row)
+        case .sqlite(let row, _): self.init(row)
         case .values: self.init(id: row[0], name: row[1], latitude: row[2], longitude: row[3])
         }
     }
@@ -48,7 +48,7 @@ extension Well: BatchLoadable, FixedSelection {
 
     public init(row: WellRow) {
         switch row.storage {
-        case .sqlite(let row): self.init(row)
+        case .sqlite(let row, _): self.init(row)
         case .values: self.init(pin: WellPin(row: row), detail: WellDetail(row: row, from: WellPin.selection.count))
         }
     }

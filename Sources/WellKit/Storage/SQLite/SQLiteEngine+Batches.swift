@@ -31,11 +31,12 @@ extension SQLiteEngine {
         let selection = (Element.self as? any FixedSelection.Type)?.querySelection ?? .columns(Element.batchFields)
         let width = selection.expressions.count
         let compiled = try compiler.select(WellFetchRequest(), selection, extra: ["p.id"], ids: ids)
-        let rows = try Row.fetchCursor(compiled.statement(db))
+        let statement = try compiled.statement(db)
+        let rows = try Row.fetchCursor(statement)
         var objects: [Int64: Element] = [:]
         objects.reserveCapacity(ids.count)
         while let row = try rows.next() {
-            objects[row[width]] = try Element(row: WellRow(row))
+            objects[row[width]] = try Element(row: WellRow(row, of: statement))
         }
         return objects
     }

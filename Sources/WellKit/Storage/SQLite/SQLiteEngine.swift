@@ -147,7 +147,7 @@ final class SQLiteEngine: StorageEngine {
             let rows = try Row.fetchCursor(statement)
             var count = 0
             while let row = try rows.next() {
-                try body(WellRow(row))
+                try body(WellRow(row, of: statement))
                 count += 1
             }
             return count
