@@ -71,7 +71,13 @@ package final class ResultWriter {
         defer { count += 1 }
         switch format {
         case .csv:
-            emit(CSVWriter.line(values.map(Self.text)) + "\n")
+            scratch.removeAll(keepingCapacity: true)
+            for (k, value) in values.enumerated() {
+                if k > 0 { scratch.append(UInt8(ascii: ",")) }
+                CSVWriter.append(Self.text(value), to: &scratch)
+            }
+            scratch.append(0x0A)
+            emit(String(decoding: scratch, as: UTF8.self))
         case .json, .ndjson, .geojson:
             scratch.removeAll(keepingCapacity: true)
             write(values, geometry: geometry, appendingTo: &scratch)
