@@ -136,11 +136,7 @@ extension Wells {
             let header = columns.map(SafeText.cell)
             var widths = header.map(\.count)
             for row in rows { for (k, value) in row.values.enumerated() { widths[k] = min(40, max(widths[k], text(value).count)) } }
-            func line(_ cells: [String]) -> String {
-                zip(cells, widths).map { cell, width in
-                    cell.count > width ? String(cell.prefix(width - 1)) + "…" : cell.padding(toLength: width, withPad: " ", startingAt: 0)
-                }.joined(separator: "  ").trimmingCharacters(in: .whitespaces) + "\n"
-            }
+            func line(_ cells: [String]) -> String { ResultWriter.tableLine(cells, widths: widths) }
             var out = line(header) + widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n"
             var current = -1
             for row in rows {

@@ -192,29 +192,34 @@ package final class ResultWriter {
         pending = []
     }
 
-    /// Writes one line of a table: each cell on one line, cut to its column's width with `…` or
-    /// padded to it (in characters), two spaces between columns, no space at the end. (A line
-    /// whose first cell was empty or began with spaces lost them, and its columns their places.)
-    ///
-    /// In the standard library's `String`, not Foundation's: `replacingOccurrences`, `padding` and
-    /// `trimmingCharacters` bridge every cell through `NSString` on Linux, which took 90% of a
-    /// 244,292-well table's 14.5 s (`perf`).
     private func emitTableRow(_ cells: [String]) {
         guard let widths else { return }
+        emit(Self.tableLine(cells, widths: widths))
+    }
+
+    /// One line of a table, with its line break: each cell on one line, cut to its column's
+    /// width with `…` or padded to it (in characters), two spaces between columns, no space at
+    /// the end. (Before, a line whose first cell was empty or began with spaces lost them, and
+    /// its columns their places.)
+    ///
+    /// In the standard library's `String`, not Foundation's: `replacingOccurrences`, `padding` and
+    /// `trimmingCharacters` bridged every cell through `NSString` on Linux, which took 90% of a
+    /// 244,292-well table's 14.5 s (`perf`).
+    package static func tableLine(_ cells: [String], widths: [Int]) -> String {
         var line = ""
         for (k, (cell, width)) in zip(cells, widths).enumerated() {
             if k > 0 { line += "  " }
-            let flat = Self.oneLine(cell)
+            let flat = oneLine(cell)
             let length = flat.count
             if length > width {
-                line += flat.prefix(width - 1)
+                line += flat.prefix(max(0, width - 1))
                 line += "…"
             } else {
                 line += flat
                 line += String(repeating: " ", count: width - length)
             }
         }
-        emit(Self.trimmingTrailingSpaces(line) + "\n")
+        return trimmingTrailingSpaces(line) + "\n"
     }
 
     /// `cell` with each line feed made a space and each carriage return dropped.
