@@ -196,6 +196,26 @@ func withStatement<T>(_ statement: Statement, _ body: (OpaquePointer) throws -> 
     return try body(stmt)
 }
 
+/// Binds `value` to parameter `index` of a raw statement; SQLite copies text and blobs.
+func bind(_ value: WellValue, at index: Int32, to statement: OpaquePointer) {
+    let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    switch value {
+    case .null: sqlite3_bind_null(statement, index)
+    case .integer(let n): sqlite3_bind_int64(statement, index, n)
+    case .real(let d): sqlite3_bind_double(statement, index, d)
+    case .text(var text):
+        text.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return _ = sqlite3_bind_text(statement, index, "", 0, transient) }
+            sqlite3_bind_text(statement, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(bytes.count), transient)
+        }
+    case .blob(let data):
+        data.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress else { return _ = sqlite3_bind_zeroblob(statement, index, 0) }
+            sqlite3_bind_blob(statement, index, base, Int32(bytes.count), transient)
+        }
+    }
+}
+
 /// Steps a raw statement that returns no rows, resets it, and throws SQLite's error as GRDB does.
 func stepToDone(_ statement: OpaquePointer) throws {
     let code = sqlite3_step(statement)
