@@ -288,24 +288,12 @@ package final class ResultWriter {
 
     /// A value as a JSON literal: a number, a string or null.
     package static func json(_ value: WellValue) -> String {
-        var out = ""
+        var out: [UInt8] = []
         appendJSON(value, to: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
-    /// Appends ``json(_:)`` of `value` to `out`, a string quoted in place (a feature's properties
-    /// are written this way, with no string made per value).
-    package static func appendJSON(_ value: WellValue, to out: inout String) {
-        switch value {
-        case .null: out += "null"
-        case .integer(let n): out += String(n)
-        case .real(let d): out += d.isFinite ? number(d) : "null"
-        case .text(let s): ExtraJSON.appendQuoted(s, to: &out)
-        case .blob(let data): out += "\"\(data.base64EncodedString())\""
-        }
-    }
-
-    /// Appends ``json(_:)`` of `value` to `out` as UTF-8.
+    /// Appends ``json(_:)`` of `value` to `out` as UTF-8, a string quoted in place.
     package static func appendJSON(_ value: WellValue, to out: inout [UInt8]) {
         switch value {
         case .null: out.append(contentsOf: "null".utf8)

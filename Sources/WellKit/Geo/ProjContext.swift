@@ -182,7 +182,7 @@ enum CRSString {
     /// "4326" -> "EPSG:4326", "epsg:26916" -> "EPSG:26916", "+proj=utm ..." gains "+type=crs";
     /// anything else is trimmed and passed on.
     static func normalize(_ string: String) -> String {
-        let trimmed = string.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = String(string.trimmingWhitespace())
         if !trimmed.isEmpty, trimmed.allSatisfy(\.isASCIIDigit) { return "EPSG:\(trimmed)" }
         // A bare "+proj=utm +zone=16 ..." is a CRS for the user (as in cs2cs), not an operation.
         if trimmed.hasPrefix("+proj="), !trimmed.contains("+type=crs"),

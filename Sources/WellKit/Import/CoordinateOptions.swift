@@ -77,7 +77,7 @@ public struct CoordinateOptions: Sendable, Equatable {
     /// The CRS a row's coordinates are in, given its datum cell and ``datumLookup``.
     func crs(forDatum datum: String?, in lookup: [String: String]) -> String? {
         guard datumColumn != nil else { return crs ?? "EPSG:4326" }
-        var name = (datum ?? "").trimmingCharacters(in: .whitespaces)
+        var name = String((datum ?? "").trimmingSpaces())
         if name.isEmpty, let emptyDatum { name = emptyDatum }
         return lookup[Self.datumKey(name)]
     }

@@ -85,6 +85,7 @@ enum PartitionedParse {
         var offset: Int
         var line: Int
         var spans: [FieldSpan] = []
+        var datums = RecordValidator.DatumMemo()
 
         init(buffer: UnsafeBufferPointer<UInt8>, delimiter: UInt8, validator: RecordValidator, options: LoadOptions, offset: Int, line: Int) {
             self.buffer = buffer
@@ -122,7 +123,7 @@ enum PartitionedParse {
                     progress(LoadProgress(phase: .reading, done: min(offset * (until == nil ? 1 : 2), buffer.count), total: buffer.count))
                 }
                 switch validator.locate(RecordFields(buffer: buffer, spans: spans), issue: issue, line: recordLine, range: start..<end,
-                                        missingIdentifier: options.onMissingIdentifier) {
+                                        missingIdentifier: options.onMissingIdentifier, datums: &datums) {
                 case .failure(let why):
                     part.rejects.append(Reject(line: recordLine, column: why.column, kind: why.kind, reason: why.reason,
                                                raw: decode(UnsafeBufferPointer(rebasing: buffer[start..<end]))))

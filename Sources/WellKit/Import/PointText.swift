@@ -63,20 +63,15 @@ enum PointText {
         return Point(x: lon, y: lat, srid: nil, form: .dmsPair)
     }
 
-    // In the standard library, not Foundation: `trimmingCharacters` and `uppercased()` made a
-    // bridged string per call, 29% of a load of 244,292 WKT points (`perf`).
-
     /// `text` without the characters of `isTrimmed` at its ends: by default tabs and space
-    /// separators (Unicode's Zs), as Foundation's `.whitespaces` trims.
-    private static func trimmed(_ text: Substring, where isTrimmed: (Character) -> Bool = isSpace) -> Substring {
+    /// separators, as ``Swift/StringProtocol/trimmingSpaces()`` trims (in the standard library:
+    /// Foundation's `trimmingCharacters` and `uppercased()` made 29% of a load of WKT points).
+    private static func trimmed(_ text: Substring, where isTrimmed: ((Character) -> Bool)? = nil) -> Substring {
+        guard let isTrimmed else { return text.trimmingSpaces() }
         guard let first = text.firstIndex(where: { !isTrimmed($0) }), let last = text.lastIndex(where: { !isTrimmed($0) }) else {
             return text[text.endIndex...]
         }
         return text[first...last]
-    }
-
-    private static func isSpace(_ character: Character) -> Bool {
-        character.unicodeScalars.allSatisfy { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
     }
 
     /// Whether `text` begins with `prefix` (ASCII, its letters upper case), its letters in any case.

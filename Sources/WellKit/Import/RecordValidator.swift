@@ -56,12 +56,37 @@ struct RecordValidator: Sendable {
         decimalComma = coordinates.decimalComma
     }
 
+    /// The datums one parser's rows named, each resolved once: its CRS, that CRS's place in
+    /// ``crsNames`` and the transformer to EPSG:4326 (none for EPSG:4326 itself); nil for a datum
+    /// the lookup lacks. Resolving each row's cell anew (its key, the CRS names, the transformer
+    /// cache's lookup) took a third of a load of NWIS's Pennsylvania list (`perf`).
+    struct DatumMemo {
+        struct Resolved {
+            var crs: String
+            /// The CRS's place in ``RecordValidator/crsNames`` (-1 for EPSG:4326, which needs no source kept).
+            var index: Int
+            var transformer: Result<CoordinateTransformer, any Error>?
+        }
+
+        /// The distinct cells kept; a file of more resolves the rest row by row.
+        static let capacity = 64
+        fileprivate var resolved: [String: Resolved?] = [:]
+    }
+
+    private func resolveDatum(_ datum: String?) -> DatumMemo.Resolved? {
+        guard let crs = coordinates.crs(forDatum: datum, in: datumLookup) else { return nil }
+        guard crs != "EPSG:4326" else { return DatumMemo.Resolved(crs: crs, index: -1, transformer: nil) }
+        return DatumMemo.Resolved(crs: crs, index: crsNames.firstIndex(of: crs)!,
+                                  transformer: Result { try TransformCache.shared.transformer(from: crs, to: "EPSG:4326") })
+    }
+
     /// Decides whether a record is a well, and where it is.
     ///
     /// - Parameters:
     ///   - range: The record's bytes in the file, kept to build its row and to fetch its raw text later.
+    ///   - datums: The datums this parser's rows named so far, resolved (``DatumMemo``).
     func locate(_ fields: RecordFields, issue: CSVIssue?, line: Int, range: Range<Int>,
-                missingIdentifier: LoadOptions.MissingIdentifierRule) -> Result<ScannedRecord, RejectReason> {
+                missingIdentifier: LoadOptions.MissingIdentifierRule, datums: inout DatumMemo) -> Result<ScannedRecord, RejectReason> {
         if let issue {
             return .failure(RejectReason(column: header.indices.contains(issue.field) ? header[issue.field] : nil,
                                          kind: .malformedQuoting, reason: issue.description))
@@ -89,20 +114,27 @@ struct RecordValidator: Sendable {
         var source: ScannedRecord.Source?
         if coordinates.needsTransform {
             let datum = datumIndex.map { fields.text($0) }
-            guard let crs = coordinates.crs(forDatum: datum, in: datumLookup) else {
+            let resolved: DatumMemo.Resolved?
+            if let known = datums.resolved[datum ?? ""] {
+                resolved = known
+            } else {
+                resolved = resolveDatum(datum)
+                if datums.resolved.count < DatumMemo.capacity { datums.resolved[datum ?? ""] = resolved }
+            }
+            guard let resolved else {
                 return .failure(RejectReason(
                     column: datumIndex.map { header[$0] }, kind: .unknownDatum,
                     reason: "datum \"\(datum ?? "")\" is not one of \(coordinates.datums.keys.sorted().joined(separator: ", ")); map it with \(describe(.mapDatum))"))
             }
-            if crs != "EPSG:4326" {
+            if let toWGS84 = resolved.transformer {
                 do {
-                    let transformer = try TransformCache.shared.transformer(from: crs, to: "EPSG:4326")
-                    source = ScannedRecord.Source(x: lon, y: lat, crs: crsNames.firstIndex(of: crs)!)
+                    let transformer = try toWGS84.get()
+                    source = ScannedRecord.Source(x: lon, y: lat, crs: resolved.index)
                     (lon, lat) = try transformer.transform(x: lon, y: lat)
                 } catch {
                     return .failure(RejectReason(
                         column: header[lonIndex], kind: .notTransformable,
-                        reason: "(\(fields.text(lonIndex)), \(fields.text(latIndex))) could not be converted from \(crs) to EPSG:4326: \(error)"))
+                        reason: "(\(fields.text(lonIndex)), \(fields.text(latIndex))) could not be converted from \(resolved.crs) to EPSG:4326: \(error)"))
                 }
             }
         }

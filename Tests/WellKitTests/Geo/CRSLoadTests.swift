@@ -77,6 +77,36 @@ import Testing
         #expect(pins[0].coordinate.distance(to: wgs.coordinate) > 1)  // NAD27 moved
     }
 
+    /// A parser resolves each datum cell once (``RecordValidator/DatumMemo``) and, past the 64
+    /// distinct cells it keeps, row by row: every spelling of a datum converts alike, every unknown
+    /// one is rejected with its name, before the memo is full and after.
+    @Test func datumCellsResolveAlikeBeforeAndAfterTheMemoFills() throws {
+        var csv = "site_no,lat,lon,datum\n"
+        let known = ["NAD27", "nad 27", " NAD-27 ", "NAD83", "WGS84", "North American Datum 1927"]
+        for k in 0..<200 {
+            csv += "S\(k),39.8333333,-86.5,\(k % 2 == 0 ? "MARS\(k)" : known[k / 2 % known.count])\n"
+        }
+        var options = LoadOptions()
+        options.coordinates = CoordinateOptions(datumColumn: "datum")
+        let store = try Fixtures.makeStore()
+        var rejects: [Reject] = []
+        let summary = try store.load(csvAt: try Fixtures.file(csv), options: options) { rejects += $0 }
+        #expect(summary.inserted == 100 && summary.rejectReasons == ["unknown datum": 100])
+        #expect(rejects.map(\.line) == (0..<100).map { 2 + 2 * $0 } && rejects.last!.reason.contains(#"datum "MARS198""#), "\(rejects.last!)")
+        // Each spelling's wells land where the first well of its datum does; NAD27 moves them.
+        let wells = try store.fetchWells(WellFetchRequest())
+        var first: [String: WellPin] = [:]
+        for well in wells {
+            let datum = known[Int(well.detail.identifier.dropFirst())! / 2 % known.count]
+            let key = datum == "NAD83" || datum == "WGS84" ? datum : "NAD27"
+            let reference = first[key] ?? well.pin
+            first[key] = reference
+            #expect(well.pin.latitude == reference.latitude && well.pin.longitude == reference.longitude, "\(datum)")
+        }
+        #expect(first.count == 3 && first["WGS84"]!.latitude == 39.8333333 && first["WGS84"]!.longitude == -86.5)
+        #expect(first["NAD27"]!.coordinate.distance(to: first["WGS84"]!.coordinate) > 1, "NAD27 moved")
+    }
+
     @Test func projectedBoxMatchesBruteForce() throws {
         let store = try Fixtures.makeStore()
         var random = SplitMix(seed: 11)
