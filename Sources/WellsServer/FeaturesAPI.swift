@@ -126,14 +126,12 @@ struct FeaturesAPI: Sendable {
                     for id in ids { if let row = rows[id] { writer.write(row, appendingTo: &out); returned += 1 } }
                 } else if query.properties.isEmpty && extras.isEmpty {
                     // Pins alone (`properties=name`): the same features, read from the row by type.
-                    var bytes: [UInt8] = []
-                    bytes.reserveCapacity(180 * min(limit, 1_000))
                     try store.forEachRow(query.request, fields: fields) { row in
-                        bytes.append(contentsOf: returned == 0 ? [0x0A] : [0x2C, 0x0A])
-                        ResultWriter.appendPinFeature(id: row[0], identifier: row[1], name: row[2], latitude: row[3], longitude: row[4], to: &bytes)
+                        out.append(contentsOf: returned == 0 ? [0x0A] : [0x2C, 0x0A])
+                        ResultWriter.appendPinFeature(id: row[0], identifier: row[1], name: row[2], latitude: row[3], longitude: row[4], to: &out)
                         returned += 1
                     }
-                    writer.append(raw: bytes, rows: returned, to: &out)
+                    writer.appended(rows: returned)
                 } else {
                     try store.forEachRow(query.request, fields: fields) { row in writer.write(row.values, appendingTo: &out); returned += 1 }
                 }

@@ -237,10 +237,10 @@ package final class ResultWriter {
         return String(scalars[...last])
     }
 
-    /// Appends to `out` rows already written in this writer's format, with their separators (`"\n"`
-    /// before the first, `",\n"` before each other), such as features of ``appendPinFeature(id:identifier:name:latitude:longitude:to:)``.
-    package func append(raw bytes: [UInt8], rows: Int, to out: inout [UInt8]) {
-        out.append(contentsOf: bytes)
+    /// Counts `rows` that the caller wrote in this writer's format, with their separators (`"\n"`
+    /// before the first, `",\n"` before each other), into the bytes this writer's text goes to,
+    /// such as features of ``appendPinFeature(id:identifier:name:latitude:longitude:to:)``.
+    package func appended(rows: Int) {
         count += rows
     }
 

@@ -101,12 +101,11 @@ import Testing
         writer.finish()
         var fast: [UInt8] = []
         let other = ResultWriter(format: .geojson, columns: columns, featureID: "uwi") { fast += $0.utf8 }
-        var bytes: [UInt8] = []
         for (k, (id, uwi, name, lat, lon)) in pins.enumerated() {
-            bytes += k == 0 ? [0x0A] : [0x2C, 0x0A]
-            ResultWriter.appendPinFeature(id: id, identifier: uwi, name: name, latitude: lat, longitude: lon, to: &bytes)
+            fast += k == 0 ? [0x0A] : [0x2C, 0x0A]
+            ResultWriter.appendPinFeature(id: id, identifier: uwi, name: name, latitude: lat, longitude: lon, to: &fast)
         }
-        other.append(raw: bytes, rows: pins.count, to: &fast)
+        other.appended(rows: pins.count)
         other.finish()
         // The rows appended as bytes by the general writer, as a server's page of every field writes them.
         var general: [UInt8] = []
