@@ -7,16 +7,19 @@ import GRDB  // the stand-in of Fuzz/Shims/GRDB.swift
 // argument per `?` and every value of the predicate among the arguments, an `extra.NAME` column's
 // name among them too (its JSON path, or the key itself when the name holds a quote).
 
-// The SQL text that the compiler renders for each attribute (WellAttribute.sql, .key and
-// .storedExtra, the one place that does): a field's decoded column, a date's day-number column and
+// The SQL text that the compiler renders for each attribute (WellAttribute.sql, .key,
+// .storedExtra and .storedExtraType, the one place that does): a field's decoded column, a date's day-number column and
 // an extra column's lookup, decoded or as stored, whose name is bound, never written; and the
-// fixed text of ExtraValues.isOne, which compares a stored extra value with texts and their codes.
+// fixed texts of ExtraValues.isOne, which compares a stored extra value with texts and their codes,
+// and of ExtraValues.meets, which applies another condition to a stored extra value's text or code.
 private let columns = (WellField.allCases.flatMap { [WellAttribute($0).sql(.sqlite).text, WellAttribute($0).key(.sqlite).text] }
     + [WellAttribute.extra("x").sql(.sqlite).text, WellAttribute.extra("x").storedExtra(.sqlite)!.text,
-       ExtraValues.codesOfValues])
+       WellAttribute.extra("x").storedExtraType(.sqlite)!.text,
+       ExtraValues.codesOfValues, ExtraValues.whenCode, ExtraValues.codesWhere, ExtraValues.codeText])
     .sorted { $0.count > $1.count }
 private let keywords: Set<String> = ["AND", "OR", "NOT", "IN", "BETWEEN", "IS", "NULL", "instr", "substr", "length", "wellkit_fold",
-                                     "json_extract", "SELECT", "value", "FROM", "json_each", "WHERE", "key", "VALUES"]
+                                     "json_extract", "SELECT", "value", "FROM", "json_each", "WHERE", "key", "VALUES",
+                                     "CASE", "ELSE", "END"]
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func predicateFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -211,26 +211,25 @@ extension WellPredicate {
     func sql(_ dialect: SQLDialect = .sqlite) -> BoundSQL {
         switch self {
         case .compare(let field, let op, let value):
-            if let stored = field.storedExtra(dialect), op == .equal || op == .notEqual {
-                let equal = ExtraValues.isOne(stored, of: ["\(value.bound(for: field, dialect))"])
-                return op == .equal ? equal : "NOT (\(equal))"
+            if let stored = field.storedExtra(dialect) {
+                if op == .equal || op == .notEqual {
+                    let equal = ExtraValues.isOne(stored, of: ["\(value.bound(for: field, dialect))"])
+                    return op == .equal ? equal : "NOT (\(equal))"
+                }
+                return ExtraValues.meets(stored, type: field.storedExtraType(dialect)!) { "\($0) \(sql: op.rawValue) \(value.bound(for: field, dialect))" }
             }
             return "\(field.key(dialect)) \(sql: op.rawValue) \(value.bound(for: field, dialect))"
         case .string(let field, let op, let text, let options):
-            let column = Self.folded(field.sql(dialect), options, dialect)
-            let value = { Self.folded("\(text)", options, dialect) }
-            switch (op, dialect) {
-            case (.contains, .sqlite): return "instr(\(column), \(value())) > 0"
-            case (.beginsWith, .sqlite): return "substr(\(column), 1, length(\(value()))) = \(value())"
-            case (.endsWith, .sqlite): return "substr(\(column), -length(\(value()))) = \(value())"
-            case (.contains, .postgres): return "strpos(\(column), \(value())) > 0"
-            case (.beginsWith, .postgres): return "starts_with(\(column), \(value()))"
-            case (.endsWith, .postgres):
-                return text.isEmpty ? "\(column) = ''" : "right(\(column), length(\(value()))) = \(value())"
-            case (.equals, _): return "\(column) = \(value())"
-            case (.notEquals, _): return "\(column) != \(value())"
+            if let stored = field.storedExtra(dialect) {
+                return ExtraValues.meets(stored, type: field.storedExtraType(dialect)!) { Self.string(op, text, options, on: $0, dialect) }
             }
+            return Self.string(op, text, options, on: field.sql(dialect), dialect)
         case .between(let field, let low, let high):
+            if let stored = field.storedExtra(dialect) {
+                return ExtraValues.meets(stored, type: field.storedExtraType(dialect)!) {
+                    "\($0) BETWEEN \(low.bound(for: field, dialect)) AND \(high.bound(for: field, dialect))"
+                }
+            }
             return "\(field.key(dialect)) BETWEEN \(low.bound(for: field, dialect)) AND \(high.bound(for: field, dialect))"
         case .in(let field, let values):
             guard !values.isEmpty else { return BoundSQL(sql: dialect.truth(false)) }
@@ -249,6 +248,24 @@ extension WellPredicate {
             case .and, .or, .not: return "NOT \(predicate.sql(dialect))"  // already parenthesised, or a NOT
             default: return "NOT (\(predicate.sql(dialect)))"
             }
+        }
+    }
+
+    /// A string operator's condition on `column`: an attribute's value or, for an extra column, a
+    /// value of ``ExtraValues``; `text` is bound.
+    private static func string(_ op: StringOperator, _ text: String, _ options: StringOptions, on column: BoundSQL, _ dialect: SQLDialect) -> BoundSQL {
+        let column = folded(column, options, dialect)
+        let value = { folded("\(text)", options, dialect) }
+        switch (op, dialect) {
+        case (.contains, .sqlite): return "instr(\(column), \(value())) > 0"
+        case (.beginsWith, .sqlite): return "substr(\(column), 1, length(\(value()))) = \(value())"
+        case (.endsWith, .sqlite): return "substr(\(column), -length(\(value()))) = \(value())"
+        case (.contains, .postgres): return "strpos(\(column), \(value())) > 0"
+        case (.beginsWith, .postgres): return "starts_with(\(column), \(value()))"
+        case (.endsWith, .postgres):
+            return text.isEmpty ? "\(column) = ''" : "right(\(column), length(\(value()))) = \(value())"
+        case (.equals, _): return "\(column) = \(value())"
+        case (.notEquals, _): return "\(column) != \(value())"
         }
     }
 

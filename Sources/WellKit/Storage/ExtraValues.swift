@@ -30,4 +30,18 @@ enum ExtraValues {
 
     /// The fixed text of ``isOne(_:of:)`` between the texts and the texts again (the predicate fuzzer allows it).
     static let codesOfValues = "UNION ALL SELECT v.code FROM \(table) v WHERE v.value IN"
+
+    /// SQL that is true where `stored` (an extra value as its row's array holds it) meets
+    /// `condition`, a condition on a text such as `beginswith` or `<`: on a code, whether it is one
+    /// of the codes whose text meets it (SQLite runs that list once per statement), on a text the
+    /// condition itself. Null where `stored` is null, as the condition on the decoded text was.
+    /// Decoding every row's value instead (a lookup per coded row) made `count --where
+    /// 'extra.mode beginswith Flow'` 1.3 times as slow as when every value was text.
+    /// `type` is the stored value's JSON type (``WellAttribute/storedExtraType(_:)``).
+    static func meets(_ stored: BoundSQL, type: BoundSQL, _ condition: (BoundSQL) -> BoundSQL) -> BoundSQL {
+        "CASE \(type) \(sql: whenCode) \(stored) \(sql: codesWhere) \(condition(BoundSQL(sql: codeText)))) ELSE \(condition(stored)) END"
+    }
+
+    /// The fixed texts of ``meets(_:_:)`` (the predicate fuzzer allows them).
+    static let whenCode = "WHEN 'integer' THEN", codesWhere = "IN (SELECT v.code FROM \(table) v WHERE", codeText = "v.value"
 }

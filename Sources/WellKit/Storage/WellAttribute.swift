@@ -115,6 +115,14 @@ public struct WellAttribute: Hashable, Sendable, CustomStringConvertible {
         return "json_extract(\(sql: qualified ? "d.\"extra\"" : "\"extra\""), (SELECT '$[' || position || ']' FROM extra_keys WHERE name = \(name)))"
     }
 
+    /// For an extra column of a SQLite store, the JSON type of ``storedExtra(_:qualified:)``:
+    /// `integer` for a code, `text` for a text, null where the row has no value. Cheaper than
+    /// `typeof` of the value, which copies the value out first.
+    func storedExtraType(_ dialect: SQLDialect) -> BoundSQL? {
+        guard dialect == .sqlite, case .extra(let name) = storage else { return nil }
+        return "json_type(d.\"extra\", (SELECT '$[' || position || ']' FROM extra_keys WHERE name = \(name)))"
+    }
+
     /// The attribute as an SQL expression that sorts and compares as its value but is cheaper to
     /// read, or that an index serves: a SQLite date's day number (the days sort as the dates do;
     /// ``PredicateValue`` binds dates as days for it). Every other attribute is its value (``sql(_:qualified:)``).

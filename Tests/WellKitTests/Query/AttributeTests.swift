@@ -85,6 +85,10 @@ import WellsTestSupport
             ("extra.hole_depth_va > 90", { $0["hole_depth_va"].map { Self.before("90", $0) } ?? false }),
             ("extra.alt_datum_cd beginswith[c] ngv", { $0["alt_datum_cd"]?.lowercased().hasPrefix("ngv") ?? false }),
             ("extra.alt_datum_cd =[c] navd88", { $0["alt_datum_cd"]?.lowercased() == "navd88" }),
+            // Stored values that are codes of repeated texts: the condition meets the text, not the code.
+            ("extra.alt_datum_cd between NAVD88 and NGVD29", { $0["alt_datum_cd"].map { !Self.before($0, "NAVD88") && !Self.before("NGVD29", $0) } ?? false }),
+            ("extra.alt_datum_cd endswith 29 or extra.alt_datum_cd contains VD8", { ($0["alt_datum_cd"]?.hasSuffix("29") ?? false) || ($0["alt_datum_cd"]?.contains("VD8") ?? false) }),
+            ("not (extra.alt_datum_cd beginswith NA)", { $0["alt_datum_cd"].map { !$0.hasPrefix("NA") } ?? false }),
             ("extra.alt_datum_cd in (NGVD29, NAVD88) and extra.hole_depth_va is not null",
              { ["NGVD29", "NAVD88"].contains($0["alt_datum_cd"] ?? "") && $0["hole_depth_va"] != nil }),
             ("extra.hole_depth_va is null", { $0["hole_depth_va"] == nil }),
