@@ -18,7 +18,7 @@ flags=(-O -parse-as-library -swift-version 6 -g -use-ld=lld -package-name wellki
 
 sources_csv=("$src/Import/CSVScanner.swift" "$src/Import/CSVReader.swift" "$src/Import/ImportError.swift" "$src/Import/PlacementFix.swift"
              "$src/Import/TitleLines.swift" "$src/Storage/WellField.swift")
-sources_values=("$src/Import/ValueParsing.swift" "$src/Geo/DMS.swift" "$src/Geo/Double+Decimal.swift" "$src/Import/PointText.swift" Shims/Support.swift)
+sources_values=("$src/Import/ValueParsing.swift" "$src/Geo/DMS.swift" "$src/Geo/Double+Decimal.swift" "$src/Import/PointText.swift" "$src/Trimming.swift" Shims/Support.swift)
 # Predicates and the other arguments share their sources: WellFetchRequest.swift holds WellField(keyPath:).
 sources_predicate=("$src/Query/WellPredicate.swift" "$src/Query/BoundSQL.swift" "$src/Query/PredicateParser.swift" "$src/Storage/WellField.swift" "$src/Storage/WellAttribute.swift" "$src/Storage/ExtraValues.swift"
                    "$src/Storage/StoreError.swift" "$src/Query/QueryError.swift" "$src/Import/ValueParsing.swift" "$src/Geo/BoundingBox.swift"
