@@ -26,16 +26,16 @@ enum PointText {
     }
 
     static func parse(_ raw: String, decimalComma: Bool = false) -> Point? {
-        var text = trimmed(raw[...])
+        var text = raw.trimmingSpaces()
         var srid: Int?
         if hasPrefix(text, caseless: "SRID=") {
             guard let semicolon = text.firstIndex(of: ";"), let code = Int(text[text.index(text.startIndex, offsetBy: 5)..<semicolon]) else { return nil }
             srid = code
-            text = trimmed(text[text.index(after: semicolon)...])
+            text = text[text.index(after: semicolon)...].trimmingSpaces()
         }
         if hasPrefix(text, caseless: "POINT") {
             guard let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")"), open < close else { return nil }
-            let modifier = trimmed(text[text.index(text.startIndex, offsetBy: 5)..<open]).uppercased()
+            let modifier = text[text.index(text.startIndex, offsetBy: 5)..<open].trimmingSpaces().uppercased()
             guard ["", "Z", "M", "ZM"].contains(modifier) else { return nil }
             let numbers = text[text.index(after: open)..<close].split(whereSeparator: { $0 == " " || $0 == "\t" }).map { ValueParsing.number(String($0)) }
             guard numbers.count >= 2, numbers.count <= 4, let x = numbers[0], let y = numbers[1] else { return nil }
@@ -48,7 +48,7 @@ enum PointText {
             inner = inner.dropFirst().dropLast()
         }
         let separator: Character = decimalComma ? ";" : ","
-        let parts = inner.split(separator: separator, omittingEmptySubsequences: false).map { String(trimmed($0)) }
+        let parts = inner.split(separator: separator, omittingEmptySubsequences: false).map { String($0.trimmingSpaces()) }
         if parts.count == 2 {
             let read = { (s: String) in decimalComma ? ValueParsing.decimalComma(s) : ValueParsing.number(s) }
             if let lat = read(parts[0]), let lon = read(parts[1]) { return Point(x: lon, y: lat, srid: nil, form: .tuple) }
@@ -56,22 +56,13 @@ enum PointText {
         // A DMS pair: the latitude ends with N or S, the longitude follows.
         guard let end = text.firstIndex(where: { "NSns".contains($0) }) else { return nil }
         let latitudeText = String(text[...end])
-        let longitudeText = String(trimmed(text[text.index(after: end)...], where: { " ,;\t".contains($0) }))
+        var longitude = text[text.index(after: end)...].drop { " ,;\t".contains($0) }
+        while let last = longitude.last, " ,;\t".contains(last) { longitude.removeLast() }
+        let longitudeText = String(longitude)
         guard !longitudeText.isEmpty, latitudeText.contains(where: { $0.isNumber }),
               let lat = DMS.degrees(latitudeText), let lon = DMS.degrees(longitudeText),
               abs(lat) <= 90, abs(lon) <= 180 else { return nil }
         return Point(x: lon, y: lat, srid: nil, form: .dmsPair)
-    }
-
-    /// `text` without the characters of `isTrimmed` at its ends: by default tabs and space
-    /// separators, as ``Swift/StringProtocol/trimmingSpaces()`` trims (in the standard library:
-    /// Foundation's `trimmingCharacters` and `uppercased()` made 29% of a load of WKT points).
-    private static func trimmed(_ text: Substring, where isTrimmed: ((Character) -> Bool)? = nil) -> Substring {
-        guard let isTrimmed else { return text.trimmingSpaces() }
-        guard let first = text.firstIndex(where: { !isTrimmed($0) }), let last = text.lastIndex(where: { !isTrimmed($0) }) else {
-            return text[text.endIndex...]
-        }
-        return text[first...last]
     }
 
     /// Whether `text` begins with `prefix` (ASCII, its letters upper case), its letters in any case.

@@ -183,7 +183,6 @@ package struct QueryCompiler: Sendable {
         var sql: BoundSQL = "SELECT \(sql: (names + ["count(*)"] + aggregates).joined(separator: ", ")) FROM (\(selected.literal)) q"
         if !names.isEmpty {
             let order = names.map { dialect == .postgres ? "\($0) ASC NULLS FIRST" : "\($0) ASC" }
-            let groupAndOrder = BoundSQL(sql: " GROUP BY \(names.joined(separator: ", ")) ORDER BY \(order.joined(separator: ", "))")
             if storedKeys {
                 let texts = keys.enumerated().map { k, key in
                     guard case .field(let field) = key, field.storedExtra(dialect) != nil else { return "k\(k)" }
@@ -192,10 +191,8 @@ package struct QueryCompiler: Sendable {
                 let stored: BoundSQL = "SELECT \(sql: names.joined(separator: ", ")), count(*) AS n FROM (\(selected.literal)) q GROUP BY \(sql: names.joined(separator: ", "))"
                 let decoded: BoundSQL = "SELECT \(sql: texts.joined(separator: ", ")), n FROM (\(stored)) g"
                 sql = "SELECT \(sql: names.joined(separator: ", ")), sum(n) FROM (\(decoded)) t"
-                sql += groupAndOrder
-            } else {
-                sql += groupAndOrder
             }
+            sql += BoundSQL(sql: " GROUP BY \(names.joined(separator: ", ")) ORDER BY \(order.joined(separator: ", "))")
         }
         return CompiledFetch(literal: sql, usesSpatiaLite: selected.usesSpatiaLite)
     }

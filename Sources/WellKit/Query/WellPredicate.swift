@@ -211,26 +211,17 @@ extension WellPredicate {
     func sql(_ dialect: SQLDialect = .sqlite) -> BoundSQL {
         switch self {
         case .compare(let field, let op, let value):
-            if let stored = field.storedExtra(dialect) {
-                if op == .equal || op == .notEqual {
-                    let equal = ExtraValues.isOne(stored, of: ["\(value.bound(for: field, dialect))"])
-                    return op == .equal ? equal : "NOT (\(equal))"
-                }
-                return ExtraValues.meets(stored, type: field.storedExtraType(dialect)!) { "\($0) \(sql: op.rawValue) \(value.bound(for: field, dialect))" }
+            if let stored = field.storedExtra(dialect), op == .equal || op == .notEqual {
+                let equal = ExtraValues.isOne(stored, of: ["\(value.bound(for: field, dialect))"])
+                return op == .equal ? equal : "NOT (\(equal))"
             }
-            return "\(field.key(dialect)) \(sql: op.rawValue) \(value.bound(for: field, dialect))"
+            return Self.condition(on: field, dialect, keyed: true) { "\($0) \(sql: op.rawValue) \(value.bound(for: field, dialect))" }
         case .string(let field, let op, let text, let options):
-            if let stored = field.storedExtra(dialect) {
-                return ExtraValues.meets(stored, type: field.storedExtraType(dialect)!) { Self.string(op, text, options, on: $0, dialect) }
-            }
-            return Self.string(op, text, options, on: field.sql(dialect), dialect)
+            return Self.condition(on: field, dialect, keyed: false) { Self.string(op, text, options, on: $0, dialect) }
         case .between(let field, let low, let high):
-            if let stored = field.storedExtra(dialect) {
-                return ExtraValues.meets(stored, type: field.storedExtraType(dialect)!) {
-                    "\($0) BETWEEN \(low.bound(for: field, dialect)) AND \(high.bound(for: field, dialect))"
-                }
+            return Self.condition(on: field, dialect, keyed: true) {
+                "\($0) BETWEEN \(low.bound(for: field, dialect)) AND \(high.bound(for: field, dialect))"
             }
-            return "\(field.key(dialect)) BETWEEN \(low.bound(for: field, dialect)) AND \(high.bound(for: field, dialect))"
         case .in(let field, let values):
             guard !values.isEmpty else { return BoundSQL(sql: dialect.truth(false)) }
             let list: [BoundSQL] = values.map { "\($0.bound(for: field, dialect))" }
@@ -249,6 +240,17 @@ extension WellPredicate {
             default: return "NOT (\(predicate.sql(dialect)))"
             }
         }
+    }
+
+    /// `condition` applied to `field`: to its key (``WellAttribute/key(_:qualified:)``, when `keyed`)
+    /// or its value; for an extra column of a SQLite store, to its text or code as the row holds it
+    /// (``ExtraValues/meets(_:type:_:)``), so that no row's value is read back to text.
+    private static func condition(on field: WellAttribute, _ dialect: SQLDialect, keyed: Bool,
+                                  _ condition: (BoundSQL) -> BoundSQL) -> BoundSQL {
+        if let stored = field.storedExtra(dialect), let type = field.storedExtraType(dialect) {
+            return ExtraValues.meets(stored, type: type, condition)
+        }
+        return condition(keyed ? field.key(dialect) : field.sql(dialect))
     }
 
     /// A string operator's condition on `column`: an attribute's value or, for an extra column, a

@@ -100,9 +100,8 @@ public struct WellAttribute: Hashable, Sendable, CustomStringConvertible {
             case .postgres:
                 return "(\(sql: column) ->> \(name)) COLLATE \"C\""
             case .sqlite:
-                let path: BoundSQL = "(SELECT '$[' || position || ']' FROM extra_keys WHERE name = \(name))"
-                let value: BoundSQL = "json_extract(\(sql: column), \(path))"
-                return "CASE json_type(\(sql: column), \(path)) WHEN 'integer' THEN (SELECT v.value FROM \(sql: ExtraValues.table) v WHERE v.code = \(value)) ELSE \(value) END"
+                let value = Self.extraValue(column, name)
+                return "CASE \(Self.extraType(column, name)) WHEN 'integer' THEN (SELECT v.value FROM \(sql: ExtraValues.table) v WHERE v.code = \(value)) ELSE \(value) END"
             }
         }
     }
@@ -112,7 +111,7 @@ public struct WellAttribute: Hashable, Sendable, CustomStringConvertible {
     /// for equality read it without decoding (``ExtraValues/isOne(_:of:)``).
     func storedExtra(_ dialect: SQLDialect, qualified: Bool = true) -> BoundSQL? {
         guard dialect == .sqlite, case .extra(let name) = storage else { return nil }
-        return "json_extract(\(sql: qualified ? "d.\"extra\"" : "\"extra\""), (SELECT '$[' || position || ']' FROM extra_keys WHERE name = \(name)))"
+        return Self.extraValue(qualified ? "d.\"extra\"" : "\"extra\"", name)
     }
 
     /// For an extra column of a SQLite store, the JSON type of ``storedExtra(_:qualified:)``:
@@ -120,7 +119,21 @@ public struct WellAttribute: Hashable, Sendable, CustomStringConvertible {
     /// `typeof` of the value, which copies the value out first.
     func storedExtraType(_ dialect: SQLDialect) -> BoundSQL? {
         guard dialect == .sqlite, case .extra(let name) = storage else { return nil }
-        return "json_type(d.\"extra\", (SELECT '$[' || position || ']' FROM extra_keys WHERE name = \(name)))"
+        return Self.extraType("d.\"extra\"", name)
+    }
+
+    /// SQLite: the value at an extra column's position in `column`'s array, and its JSON type; the
+    /// position is looked up by the bound name once per statement.
+    private static func extraValue(_ column: String, _ name: String) -> BoundSQL {
+        "json_extract(\(sql: column), \(extraPath(name)))"
+    }
+
+    private static func extraType(_ column: String, _ name: String) -> BoundSQL {
+        "json_type(\(sql: column), \(extraPath(name)))"
+    }
+
+    private static func extraPath(_ name: String) -> BoundSQL {
+        "(SELECT '$[' || position || ']' FROM extra_keys WHERE name = \(name))"
     }
 
     /// The attribute as an SQL expression that sorts and compares as its value but is cheaper to
