@@ -177,7 +177,7 @@ struct PostgresBulkWrite {
     /// connection, a server error: that is the cause to report) wakes at once. The builder is
     /// synchronous work (``RowPipeline`` runs on its caller's thread), so it runs on a thread,
     /// never on an event loop or Swift's pool.
-    private func copy(into table: String, on connection: PostgresConnection, records: [ScannedRecord], order: [(UInt64, Int)],
+    private func copy(into table: String, on connection: PostgresConnection, records: RecordList, order: [(UInt64, Int)],
                       builder: RowBuilder, progress: (@Sendable (LoadProgress) -> Void)?,
                       encode: @escaping (BindableRows, Int, Int, inout ByteBuffer) -> Void) async throws {
         let (chunks, continuation) = AsyncStream<ByteBuffer>.makeStream()

@@ -27,7 +27,8 @@ extension Bench {
                 Peak RSS: ru_maxrss of the process from wait4, the largest over the rounds. Linux counts the \
                 spawning process's resident set into it, so no figure is below wells-bench's own: the spawn floor \
                 in the report, what `true` spawned the same way reports. B/well > CSV: (peak RSS − CSV bytes) ÷ \
-                wells, what the load holds per well beyond the file, which it maps.
+                wells, what the load holds per well beyond the file, which it maps (a file of 1 GiB or more \
+                gives its pages back as it is read, and is not subtracted).
 
                 Store: the bytes of the store file and its -wal after the process exits (last round), and per \
                 well. Phases: the seconds of each phase in the `phases` object of `wells load --format json`, \
@@ -204,7 +205,7 @@ struct ScaleBenchmark {
         /// The rows divided by those of the size with the fewest rows: the time ratio of linear growth.
         var rowsRatio: Double
         var peakRSSBytes: Int
-        /// (peakRSSBytes − csvBytes) ÷ rows.
+        /// (peakRSSBytes − csvBytes) ÷ rows; csvBytes not subtracted for a file of 1 GiB or more, whose pages the load gives back.
         var peakRSSBytesPerWellAboveCSV: Double
         var storeBytes: Int
         var storeBytesPerWell: Double
@@ -351,7 +352,8 @@ struct ScaleBenchmark {
                         rejected: entry.rejected, csvBytes: entry.csvBytes, seconds: seconds,
                         microsecondsPerWell: seconds / Double(rows) * 1e6, timeRatio: seconds / smallestSeconds,
                         rowsRatio: Double(rows) / Double(smallest.wells[0].rows), peakRSSBytes: peak,
-                        peakRSSBytesPerWellAboveCSV: Double(peak - entry.csvBytes) / Double(rows),
+                        // WellKit's MappedFile.releaseThreshold: a file this big is not resident beside the load.
+                        peakRSSBytesPerWellAboveCSV: Double(peak - (entry.csvBytes < 1 << 30 ? entry.csvBytes : 0)) / Double(rows),
                         storeBytes: store, storeBytesPerWell: Double(store) / Double(rows), phases: phases, reference: reference)
         }
         return Report(rounds: rounds, wells: wellsCommand, reference: referenceCommand, spawnFloorBytes: floor, sizes: sizes, runs: runs,

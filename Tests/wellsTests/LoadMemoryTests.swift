@@ -7,8 +7,8 @@ import Testing
     @Test func shortfallNamesWhatIsNeededAndWhatIsFree() throws {
         #expect(LoadMemory.shortfall(wells: 1_000_000, available: 1 << 30) == nil)
         let message = try #require(LoadMemory.shortfall(wells: 10_000_000, available: 1 << 30))
-        #expect(message.contains("about 2,035 MB of memory besides the file itself"))
-        #expect(message.contains("about 10,000,000 wells at 200 bytes each), and 1,024 MB is available"))
+        #expect(message.contains("about 1,081 MB of memory besides the file itself"))
+        #expect(message.contains("about 10,000,000 wells at 100 bytes each), and 1,024 MB is available"))
         #expect(message.contains("nothing was changed"))
         #expect(LoadMemory.shortfall(wells: Int.max / 2, available: Int.max - 1) != nil)
         #expect(LoadMemory.shortfall(wells: Int.max / 2, available: nil) == nil)

@@ -12,13 +12,15 @@ enum DuplicateIdentifiers {
     /// - `.last` keeps the last, in the place of the first; each one loses to the next.
     static func resolve(_ identifiers: [String], rule: LoadOptions.DuplicateRule,
                         hash: (String) -> UInt64 = fnv1a) -> (kept: [Int], losers: [(loser: Int, winner: Int)]) {
-        resolve(count: identifiers.count, rule: rule, hash: { hash(identifiers[$0]) }, same: { identifiers[$0] == identifiers[$1] })
+        let (kept, losers) = resolve(count: identifiers.count, rule: rule, hash: { hash(identifiers[$0]) }, same: { identifiers[$0] == identifiers[$1] })
+        return (kept ?? Array(identifiers.indices), losers)
     }
 
     /// The same, for `count` identifiers known by position: `hash(k)` is the k-th one's hash, and
     /// `same(j, k)` tells whether the j-th and k-th are equal (asked only when their hashes are).
+    /// `kept` is nil when every position is kept (no list of every position for a load of millions).
     static func resolve(count: Int, rule: LoadOptions.DuplicateRule, hash: (Int) -> UInt64,
-                        same: (Int, Int) -> Bool) -> (kept: [Int], losers: [(loser: Int, winner: Int)]) {
+                        same: (Int, Int) -> Bool) -> (kept: [Int]?, losers: [(loser: Int, winner: Int)]) {
         var keyed = (0..<count).map { (hash: hash($0), position: $0) }
         keyed.sort { $0.hash < $1.hash || ($0.hash == $1.hash && $0.position < $1.position) }
         var removed = [Bool](repeating: false, count: count)
@@ -47,7 +49,7 @@ enum DuplicateIdentifiers {
             }
             start = end
         }
-        guard !losers.isEmpty else { return (Array(0..<count), []) }
+        guard !losers.isEmpty else { return (nil, []) }
         let kept = (0..<count).compactMap { replacement[$0] ?? (removed[$0] ? nil : $0) }
         return (kept, losers.sorted { $0.loser < $1.loser })
     }

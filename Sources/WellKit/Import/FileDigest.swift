@@ -13,13 +13,34 @@ import Darwin
 /// WellKit for this one function. OpenSSL's assembly uses the CPU's SHA extensions where present.
 enum FileDigest {
     private typealias OneShot = @convention(c) (UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UInt8>?) -> UnsafeMutablePointer<UInt8>?
+    private typealias NewContext = @convention(c) () -> OpaquePointer?
+    private typealias FreeContext = @convention(c) (OpaquePointer?) -> Void
+    private typealias Method = @convention(c) () -> OpaquePointer?
+    private typealias Initialize = @convention(c) (OpaquePointer?, OpaquePointer?, OpaquePointer?) -> Int32
+    private typealias Update = @convention(c) (OpaquePointer?, UnsafeRawPointer?, Int) -> Int32
+    private typealias Finish = @convention(c) (OpaquePointer?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt32>?) -> Int32
 
-    private struct API: @unchecked Sendable { var sha256: OneShot? }
+    /// OpenSSL's one-shot `SHA256`, and its streaming EVP digest for files read and given back in parts.
+    private struct API: @unchecked Sendable {
+        var sha256: OneShot?
+        var newContext: NewContext?, freeContext: FreeContext?, method: Method?
+        var initialize: Initialize?, update: Update?, finish: Finish?
+    }
 
     private static let loaded: Result<API, StoreError> = SystemLibrary.load(
         "OpenSSL's libcrypto", names: ["libcrypto.so.3", "libcrypto.so"], package: "libssl3", into: API()) { handle, api in
-        guard let symbol = dlsym(handle, "SHA256") else { return UnsafePointer(strdup("SHA256")) }
-        api.pointee.sha256 = unsafeBitCast(symbol, to: OneShot.self)
+        func symbol<T>(_ name: String, as type: T.Type) -> T? { dlsym(handle, name).map { unsafeBitCast($0, to: type) } }
+        api.pointee.sha256 = symbol("SHA256", as: OneShot.self)
+        api.pointee.newContext = symbol("EVP_MD_CTX_new", as: NewContext.self)
+        api.pointee.freeContext = symbol("EVP_MD_CTX_free", as: FreeContext.self)
+        api.pointee.method = symbol("EVP_sha256", as: Method.self)
+        api.pointee.initialize = symbol("EVP_DigestInit_ex", as: Initialize.self)
+        api.pointee.update = symbol("EVP_DigestUpdate", as: Update.self)
+        api.pointee.finish = symbol("EVP_DigestFinal_ex", as: Finish.self)
+        for (name, found) in [("SHA256", api.pointee.sha256 != nil), ("EVP_MD_CTX_new", api.pointee.newContext != nil),
+                              ("EVP_DigestUpdate", api.pointee.update != nil)] where !found {
+            return UnsafePointer(strdup(name))
+        }
         return nil
     }
 
@@ -28,6 +49,30 @@ enum FileDigest {
         let api = try loaded.get()
         var digest = [UInt8](repeating: 0, count: 32)
         _ = api.sha256!(bytes.baseAddress, bytes.count, &digest)
+        return hex(digest)
+    }
+
+    /// The SHA-256 of a mapped file, as 64 lowercase hex digits; a file that gives back its pages
+    /// (``MappedFile/releases``) is read 32 MB at a time and each part given back once hashed.
+    static func sha256(_ file: MappedFile) throws -> String {
+        guard file.releases, let base = file.bytes.baseAddress else { return try sha256(file.bytes) }
+        let api = try loaded.get()
+        guard let context = api.newContext?() else { return try sha256(file.bytes) }
+        defer { api.freeContext?(context) }
+        var digest = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        guard api.initialize?(context, api.method?(), nil) == 1 else { return try sha256(file.bytes) }
+        let step = 32 << 20
+        for start in stride(from: 0, to: file.bytes.count, by: step) {
+            let end = min(start + step, file.bytes.count)
+            _ = api.update?(context, base + start, end - start)
+            file.release(start..<end)
+        }
+        _ = api.finish?(context, &digest, &length)
+        return hex(digest)
+    }
+
+    private static func hex(_ digest: [UInt8]) -> String {
         let hex = Array("0123456789abcdef".utf8)
         return String(decoding: digest.flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 15)]] }, as: UTF8.self)
     }

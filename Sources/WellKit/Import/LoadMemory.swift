@@ -2,15 +2,18 @@ import Foundation
 
 /// What a load holds in memory, and whether the machine has it, checked before the work starts.
 ///
-/// A load maps its file, which the kernel can drop and read again (clean page cache), and holds
-/// besides it, until the commit, about 130–180 bytes per well: a 72-byte ``ScannedRecord``, the
-/// Hilbert order (16 bytes), the R*Tree's leaves (24 bytes), duplicate settling (16 bytes, before
-/// the write), and SQLite's 64 MiB page cache. Measured as peak RSS minus the file's size:
-/// 176 bytes per well at 2,442,920 wells and 128 at 10,000,000. Beyond what the machine has free,
-/// the kernel would kill the load part-way; it is refused before it reads the file instead.
+/// A load maps its file, which the kernel can drop and read again (clean page cache); a file of
+/// 1 GiB or more gives its pages back as it is read (``MappedFile/releaseThreshold``). Besides it,
+/// until the commit, a load holds about 60–80 bytes per well: a 48-byte record (``RecordList``),
+/// the Hilbert order (8 bytes), duplicate settling (17 bytes, before the write), and SQLite's
+/// 64 MiB page cache. Measured as peak RSS minus the file's resident pages and 100 MB of fixed
+/// costs: 77 bytes per well at 2,442,920 wells and 68 at 10,000,000 (it was 176 and 128, with
+/// 72-byte records, the R*Tree's leaves held as an array, and the whole file resident). Beyond
+/// what the machine has free, the kernel would kill the load part-way; it is refused before it
+/// reads the file instead.
 enum LoadMemory {
-    /// Bytes per well a load needs besides the mapped file, with room over the measured 176.
-    static let bytesPerWell = 200
+    /// Bytes per well a load needs besides the mapped file, with room over the measured 77.
+    static let bytesPerWell = 100
     /// The page cache, the batches and the process's own fixed costs.
     static let fixedBytes = 128 << 20
 

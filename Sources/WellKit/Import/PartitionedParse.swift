@@ -18,7 +18,7 @@ enum PartitionedParse {
 
     /// The located records of a stretch of the file, in file order.
     struct Part {
-        var records: [ScannedRecord] = []
+        var records = RecordList()
         var rejects: [Reject] = []
         /// Data records read, blank lines not counted.
         var count = 0
@@ -38,11 +38,12 @@ enum PartitionedParse {
     static func run(file: MappedFile, from offset: Int, line: Int, delimiter: UInt8, validator: RecordValidator,
                     options: LoadOptions, guess: Int? = nil) -> Part {
         let buffer = file.bytes
-        var parser = Parser(buffer: buffer, delimiter: delimiter, validator: validator, options: options, offset: offset, line: line)
+        var parser = Parser(buffer: buffer, delimiter: delimiter, validator: validator, options: options, offset: offset, line: line,
+                            releasing: file)
         guard let guess = guess ?? (buffer.count - offset >= parallelThreshold ? offset + (buffer.count - offset) / 2 : nil) else {
             var part = Part()
             parser.parse(into: &part, until: nil)
-            part.sha256 = try? FileDigest.sha256(buffer)
+            part.sha256 = try? FileDigest.sha256(file)
             return part
         }
         let middle = lineStart(after: max(guess, offset), in: buffer)
@@ -52,16 +53,16 @@ enum PartitionedParse {
         DispatchQueue.global().async(group: group) {
             let buffer = file.bytes
             var parser = Parser(buffer: buffer, delimiter: delimiter, validator: validator, options: LoadOptions(copying: options),
-                                offset: middle, line: lineBreaks(in: buffer, before: middle) + 1)
+                                offset: middle, line: lineBreaks(in: file, before: middle) + 1, releasing: file)
             var part = Part()
             parser.parse(into: &part, until: nil, recordStarts: true)
-            part.sha256 = try? FileDigest.sha256(buffer)
+            part.sha256 = try? FileDigest.sha256(file)
             second.value = part
         }
         var first = Part()
         parser.parse(into: &first, until: middle)
         group.wait()
-        let tail = second.value!
+        var tail = second.value!
         first.sha256 = tail.sha256
         let index = Dictionary(tail.starts.enumerated().map { ($1.offset, $0) }, uniquingKeysWith: { a, _ in a })
         while index[parser.offset] == nil, parser.offset < buffer.count {
@@ -69,7 +70,7 @@ enum PartitionedParse {
         }
         guard let k = index[parser.offset] else { return first }
         let fromLine = tail.starts[k].line
-        first.records += tail.records.drop { $0.line < fromLine }
+        first.records.append(takingFrom: &tail.records, from: tail.records.firstIndex { $0.line >= fromLine } ?? tail.records.count)
         first.rejects += tail.rejects.drop { $0.line < fromLine }
         first.shortLines += tail.shortLines.drop { $0 < fromLine }
         first.count += tail.starts.count - k
@@ -86,9 +87,13 @@ enum PartitionedParse {
         var line: Int
         var spans: [FieldSpan] = []
         var datums = RecordValidator.DatumMemo()
+        /// Gives back the pages this parser has read, when the file is big.
+        var release: MappedFile.ReleaseBehind
 
-        init(buffer: UnsafeBufferPointer<UInt8>, delimiter: UInt8, validator: RecordValidator, options: LoadOptions, offset: Int, line: Int) {
+        init(buffer: UnsafeBufferPointer<UInt8>, delimiter: UInt8, validator: RecordValidator, options: LoadOptions, offset: Int, line: Int,
+             releasing file: MappedFile) {
             self.buffer = buffer
+            self.release = MappedFile.ReleaseBehind(file, from: offset)
             self.scanner = CSVScanner(delimiter: delimiter)
             self.validator = validator
             self.options = options
@@ -118,6 +123,7 @@ enum PartitionedParse {
                 }
                 part.count += 1
                 if recordStarts { part.starts.append((start, recordLine)) }
+                release.done(before: start)
                 if part.count & 4095 == 0, let progress = options.progress {
                     // The first half reports for both: its offset, doubled while the second half runs.
                     progress(LoadProgress(phase: .reading, done: min(offset * (until == nil ? 1 : 2), buffer.count), total: buffer.count))
@@ -144,10 +150,13 @@ enum PartitionedParse {
     }
 
     /// Counts line breaks (LF, CRLF or a lone CR) before `offset`, as ``CSVScanner`` numbers lines.
-    private static func lineBreaks(in buffer: UnsafeBufferPointer<UInt8>, before offset: Int) -> Int {
+    private static func lineBreaks(in file: MappedFile, before offset: Int) -> Int {
+        let buffer = file.bytes
         var count = 0
         var previousCR = false
+        var release = MappedFile.ReleaseBehind(file, from: 0)
         for k in 0..<offset {
+            if k & 0xFFFFF == 0 { release.done(before: k) }
             let b = buffer[k]
             if b == 0x0A { if !previousCR { count += 1 } } else if b == 0x0D { count += 1 }
             previousCR = b == 0x0D

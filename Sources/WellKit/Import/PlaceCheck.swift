@@ -316,7 +316,9 @@ extension ScannedFile {
         let stateColumn = columns.first { $0.kind == .state }
         // The most specific place a row names first: its county, then its state or country.
         let ordered = columns.filter { $0.kind == .county } + columns.filter { $0.kind != .county }
+        var release = MappedFile.ReleaseBehind(file, from: range.isEmpty ? 0 : records[range.lowerBound].range.lowerBound)
         for k in range {
+            release.done(before: records[k].range.lowerBound)
             _ = scanner.scan(buffer, from: records[k].range.lowerBound, to: buffer.count, atEOF: true, line: records[k].line, fields: &spans)
             for column in ordered where column.index < spans.count && !spans[column.index].isEmpty {
                 let stateSpan = column.kind == .county ? stateColumn.flatMap { $0.index < spans.count ? spans[$0.index] : nil } : nil

@@ -247,12 +247,11 @@ struct RejectReason: Error, Equatable {
 
 /// A record that is a well: where it is in the file, and where it is on Earth.
 ///
-/// Plain values only, so that the load's passes over its records (merging the two halves,
-/// settling duplicates, the Hilbert sort) copy bytes and never touch a reference count.
-/// A load holds one per well until it commits, so the layout is packed: 72 bytes, against 104
-/// for the plain fields (10,000,000 wells: 720 MB against 1.04 GB). Offsets are 64-bit; a
-/// record's length, its identifier's place in it and its line are 32-bit, which
-/// ``RecordValidator`` checks before it makes one (``fits(length:line:)``).
+/// Plain values only, so that the load's passes over its records copy bytes and never touch a
+/// reference count. A load holds one per well until it commits, packed further in a
+/// ``RecordList`` (48 bytes). Offsets are 64-bit; a record's length, its identifier's place in
+/// it and its line are 32-bit, which ``RecordValidator`` checks before it makes one
+/// (``fits(length:line:)``).
 package struct ScannedRecord: Sendable {
     /// The coordinates as the file gave them, when they were converted to EPSG:4326.
     struct Source: Sendable {
@@ -278,7 +277,7 @@ package struct ScannedRecord: Sendable {
     private var sourceCRS: Int32
     private var flags: UInt8
 
-    private static let hasIdentifier: UInt8 = 1, identifierEscaped: UInt8 = 2
+    static let hasIdentifier: UInt8 = 1, identifierEscaped: UInt8 = 2
 
     init(range: Range<Int>, line: Int, lat: Double, lon: Double, identifier: FieldSpan?, hash: UInt64, source: Source?) {
         precondition(Self.fits(length: range.count, line: line), "a record too long or too far down the file for ScannedRecord")

@@ -37,13 +37,38 @@ package final class RowBatch: @unchecked Sendable {
     /// The extra values this batch's rows are the first to keep as codes (``ExtraValues``).
     var newExtraValues: [(code: Int64, value: String)] = []
 
+    /// The bytes of this batch's records, read from a big file rather than through its mapping
+    /// (``MappedFile/read(_:into:)``): its text cells point here as others point into the mapping,
+    /// so it is allocated before the rows are built and never moves while they are bound.
+    private var source = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    private var sourceUsed = 0
+
     init() {
         cells.reserveCapacity(Self.capacity * Column.width)
         arena.reserveCapacity(Self.capacity * 160)
     }
 
+    deinit { source.deallocate() }
+
+    /// Makes room for `bytes` bytes of records read by ``readSource(_:from:)``.
+    func reserveSource(_ bytes: Int) {
+        guard bytes > source.count else { return }
+        source.deallocate()
+        source = .allocate(byteCount: max(bytes, 2 * source.count), alignment: 8)
+    }
+
+    /// Reads the bytes at `range` of `file` into the batch's own memory and returns them.
+    func readSource(_ range: Range<Int>, from file: MappedFile) -> UnsafeBufferPointer<UInt8> {
+        precondition(sourceUsed + range.count <= source.count, "reserveSource(_:) makes room for a batch's records first")
+        let start = source.baseAddress! + sourceUsed
+        file.read(range, into: start)
+        sourceUsed += range.count
+        return UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: range.count)
+    }
+
     func reset(rows: Range<Int>) {
         self.rows = rows
+        sourceUsed = 0
         cells.removeAll(keepingCapacity: true)
         arena.removeAll(keepingCapacity: true)
         newNames.removeAll(keepingCapacity: true)
@@ -155,6 +180,8 @@ private let SQLITE_STATIC = unsafeBitCast(0, to: sqlite3_destructor_type.self)
 package final class RowBuilder: @unchecked Sendable {
     private let validator: RecordValidator
     private let buffer: UnsafeBufferPointer<UInt8>
+    /// The mapped file the records are in.
+    let file: MappedFile
     private let scanner: CSVScanner
     private var spans: [FieldSpan] = []
     private var extra = ExtraJSON()
@@ -172,6 +199,7 @@ package final class RowBuilder: @unchecked Sendable {
         self.validator = validator
         self.compact = compact
         self.buffer = file.bytes
+        self.file = file
         self.scanner = CSVScanner(delimiter: delimiter)
         self.keys = validator.header.map { Array($0.utf8) }
         self.crsNames = validator.crsNames.map { Array($0.utf8) }
@@ -179,9 +207,13 @@ package final class RowBuilder: @unchecked Sendable {
         spans.reserveCapacity(keys.count)
     }
 
+    /// Whether records are read into each batch (``RowBatch/readSource(_:from:)``) rather than from the mapping: a big file's.
+    var reads: Bool { file.releases }
+
     /// Appends the row of `record` to `batch`, its cells in ``RowBatch/Column`` order (`DetailColumnTests` checks it).
     func build(_ record: ScannedRecord, into batch: RowBatch) {
-        _ = scanner.scan(buffer, from: record.range.lowerBound, to: buffer.count, atEOF: true, line: record.line, fields: &spans)
+        let buffer = reads ? batch.readSource(record.range, from: file) : self.buffer
+        _ = scanner.scan(buffer, from: reads ? 0 : record.range.lowerBound, to: buffer.count, atEOF: true, line: record.line, fields: &spans)
         if spans.count < keys.count { CSVScanner.padTrailing(&spans, to: keys.count) }
         let fields = RecordFields(buffer: buffer, spans: spans)
         batch.cells.append(validator.nameIndex.map { text(fields, $0, batch) } ?? .null)
@@ -247,7 +279,7 @@ package final class RowBuilder: @unchecked Sendable {
         let span = fields.spans[index]
         if span.isEmpty { return .null }
         if !span.escaped {
-            let bytes = UnsafeBufferPointer(rebasing: buffer[span.start..<span.end])
+            let bytes = UnsafeBufferPointer(rebasing: fields.buffer[span.start..<span.end])
             if isASCII(bytes) || String(validating: bytes, as: UTF8.self) != nil { return .mapped(bytes) }
         }
         return fields.withText(index) { batch.arenaText($0) }

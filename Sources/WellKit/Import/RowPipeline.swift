@@ -15,7 +15,7 @@ package enum RowPipeline {
     /// `builder`, and hands each batch to `consume`.
     ///
     /// - Throws: what `consume` throws; the builder's thread is stopped and joined first.
-    package static func run(_ records: [ScannedRecord], count: Int, order: @escaping @Sendable (Int) -> Int, builder: RowBuilder,
+    package static func run(_ records: RecordList, count: Int, order: @escaping @Sendable (Int) -> Int, builder: RowBuilder,
                     consume: (RowBatch) throws -> Void) throws {
         let batches = (0..<depth).map { _ in RowBatch() }
         // A producer/consumer hand-off, not a lock: `free` counts empty batches, `ready` built ones; the group joins the builder.
@@ -32,6 +32,11 @@ package enum RowPipeline {
                 if stop.flag.load(ordering: .relaxed) { return }
                 let batch = batches[k % depth]
                 batch.reset(rows: rows)
+                if builder.reads {
+                    var bytes = 0
+                    for position in rows { bytes += records[order(position)].range.count }
+                    batch.reserveSource(bytes)
+                }
                 for position in rows { builder.build(records[order(position)], into: batch) }
                 ready.signal()
             }

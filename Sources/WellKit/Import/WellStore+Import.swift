@@ -36,8 +36,9 @@ extension WellStore {
     ///   with ``Reject/writeCSV(_:toCSVAt:)``.
     /// - Throws: ``ImportError`` when the file cannot be read or has no usable coordinate columns;
     ///   `DatabaseError` when SQLite fails, or what `handler` throws.
-    /// - Complexity: O(n log n) for n records. Memory holds, besides the mapped file, about
-    ///   130–180 bytes per well and SQLite's 64 MiB page cache (see `LoadMemory`); a file whose
+    /// - Complexity: O(n log n) for n records. Memory holds, besides the mapped file (whose pages
+    ///   a file of 1 GiB or more gives back as it is read), about 60–80 bytes per well and SQLite's
+    ///   64 MiB page cache (see `LoadMemory`): 10,000,000 wells peak under 0.9 GB. A file whose
     ///   wells would not fit in the memory available is refused with ``StoreError/Code/outOfMemory``
     ///   before it is read.
     public func load(csvAt path: String, options: LoadOptions = LoadOptions(),
@@ -236,7 +237,7 @@ package struct ScannedFile {
     let file: MappedFile
     var validator: RecordValidator
     let delimiter: UInt8
-    package var records: [ScannedRecord]
+    package var records: RecordList
     package var rejects: [Reject]
     var mapping: ColumnMapping
 
@@ -263,9 +264,9 @@ package struct ScannedFile {
     mutating func settleDuplicates(rule: LoadOptions.DuplicateRule, identifierIsKey: Bool) throws {
         let records = self.records
         let (kept, losers) = DuplicateIdentifiers.resolve(
-            count: records.count, rule: rule, hash: { records[$0].hash },
+            count: records.count, rule: rule, hash: { records.hash($0) },
             same: { identifier(of: records[$0]).utf8.elementsEqual(identifier(of: records[$1]).utf8) })
-        guard !losers.isEmpty else { return }
+        guard !losers.isEmpty, let kept else { return }
         if !identifierIsKey, mapping.column(for: .identifier) != nil {
             let different = losers.count { !Self.sameLocation(records[$0.0], records[$0.1]) }
             if different >= max(10, records.count / 50) {
@@ -284,7 +285,7 @@ package struct ScannedFile {
                                   raw: file.text(at: record.range)))
         }
         summary.duplicates = losers.count
-        self.records = kept.map { records[$0] }
+        self.records = records.selecting(kept)
     }
 
     /// The error for a file whose every record was rejected: the commonest reason, an example, and
@@ -350,11 +351,7 @@ package struct ScannedFile {
         mapping = validator.mapping
         summary.mapping[WellField.identifier.rawValue] = nil
         summary.extraColumns = mapping.unmappedIndices.map { mapping.header[$0] }
-        self.records = kept.map {
-            var record = records[$0]
-            record.identifier = nil
-            return record
-        }
+        self.records = records.selecting(kept ?? Array(records.indices)) { $0.identifier = nil }
     }
 
     /// Flags wells whose coordinates look wrong (``SuspectCoordinates``), or rejects them with `reject`.
@@ -363,7 +360,7 @@ package struct ScannedFile {
     mutating func flagSuspects(reject: Bool, placeFindings: [SuspectCoordinates.Finding] = []) {
         // A well outside its row's place keeps the slip that would put it back; one that no slip explains
         // keeps the neighbours' reason (such as "far from the others") when they have one, with the place's detail.
-        var byIndex = Dictionary(SuspectCoordinates.find(records.map { ($0.lat, $0.lon) }).map { ($0.index, $0) }, uniquingKeysWith: { a, _ in a })
+        var byIndex = Dictionary(SuspectCoordinates.find(records.indices.map { records.coordinates($0) }).map { ($0.index, $0) }, uniquingKeysWith: { a, _ in a })
         for finding in placeFindings {
             if finding.reason == SuspectCoordinates.outsidePlace, var other = byIndex[finding.index] {
                 other.detail = finding.detail + "; " + other.detail
@@ -388,7 +385,7 @@ package struct ScannedFile {
         }
         if reject {
             let drop = Set(findings.map(\.index))
-            records = records.enumerated().filter { !drop.contains($0.offset) }.map(\.element)
+            records = records.selecting(records.indices.lazy.filter { !drop.contains($0) })
         }
     }
 

@@ -142,6 +142,40 @@ import Testing
         }
     }
 
+    /// A big file's path (its pages given back as it is read, each row read with `pread` in spatial
+    /// order, ``MappedFile/releaseThreshold``) stores exactly what the mapped path stores: a random
+    /// list (quotes, line breaks, Latin-1, duplicates, rejects), a reload of it (every well matched
+    /// and updated), and a projected list, whose records keep the file's coordinates apart.
+    @Test func bigFilePathStoresWhatTheMappedPathStores() throws {
+        let path = try Self.write(Self.randomWellList(seed: 21, rows: 4000))
+        var projected = LoadOptions()
+        projected.coordinates = CoordinateOptions(crs: "EPSG:26916", xColumn: "Utmx", yColumn: "Utmy")
+        let queries = [
+            "SELECT * FROM pins ORDER BY id", "SELECT * FROM details ORDER BY pin_id", "SELECT id, AsText(geom) FROM pin_points ORDER BY id",
+            "SELECT * FROM idx_pin_points_geom ORDER BY pkid", "SELECT load_id, line, \"column\", reason, raw FROM rejects ORDER BY load_id, line",
+            "SELECT * FROM suspects ORDER BY pin_id",
+            "SELECT file, sha256, records, inserted, updated, rejected, bad_values, duplicates, crs, transformation FROM loads ORDER BY id",
+        ]
+        var dumps: [[String]] = []
+        for threshold in [MappedFile.releaseThreshold, 0] {
+            let store = try Fixtures.makeStore()
+            var summaries: [LoadSummary] = []
+            try MappedFile.$releaseThreshold.withValue(threshold) {
+                summaries.append(try store.load(csvAt: path))
+                summaries.append(try store.load(csvAt: path))
+                summaries.append(try store.load(csvAt: Fixtures.sharedData("in-igs-orphan-wells-utm16n.csv"), options: projected))
+            }
+            #expect(summaries[0].inserted > 3000 && summaries[0].rejected > 0 && summaries[0].duplicates > 0)
+            #expect(summaries[1].updated == summaries[0].inserted && summaries[1].inserted == 0)
+            #expect(summaries[2].inserted == 492)
+            dumps.append(try store.pool.read { db in
+                try queries.flatMap { sql in try Row.fetchAll(db, sql: sql).map(\.description) }
+            })
+        }
+        #expect(dumps[0].count > 2 * 4000)
+        #expect(dumps[0] == dumps[1])
+    }
+
     /// The decimal parser agrees with `Double.init` bit for bit, on its fast path and off it.
     @Test func decimalMatchesDoubleInit() {
         var rng = SeededRandom(seed: 99)

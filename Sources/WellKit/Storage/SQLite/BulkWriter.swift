@@ -27,18 +27,27 @@ struct BulkWriter {
         try db.execute(sql: "PRAGMA cache_size = \(Self.writeCacheSize)")
         defer { try? db.execute(sql: "PRAGMA cache_size = \(Self.defaultCacheSize)") }
         let existing = try StoredIdentifiers(db)
-        // New wells take ids in Hilbert order, after the largest id in use.
-        var newOnes: [(key: UInt64, index: Int)] = []
+        // New wells take ids in Hilbert order, after the largest id in use: each is its 32-bit Hilbert
+        // key over its record's index, so that one sort of 8-byte numbers orders them, ties in file order.
+        var newOnes: [UInt64] = []
         var updates: [(id: Int64, index: Int)] = []
         newOnes.reserveCapacity(records.count)
-        for (index, record) in records.enumerated() {
-            if !existing.isEmpty, let id = existing.id(of: scan.identifier(of: record)) {
-                updates.append((id, index))
-            } else {
-                newOnes.append((SpatialIndex.hilbertKey(longitude: record.lon, latitude: record.lat), index))
+        // Matching reads each identifier from the file, in file order: a big file's pages are given back behind it.
+        var release = MappedFile.ReleaseBehind(scan.file, from: 0)
+        for index in records.indices {
+            if !existing.isEmpty {
+                let record = records[index]
+                release.done(before: record.range.lowerBound)
+                if let id = existing.id(of: scan.identifier(of: record)) {
+                    updates.append((id, index))
+                    continue
+                }
             }
+            let point = records.coordinates(index)
+            newOnes.append(SpatialIndex.hilbertKey(longitude: point.lon, latitude: point.lat) << 32 | UInt64(index))
         }
-        newOnes.sort { $0.key < $1.key || ($0.key == $1.key && $0.index < $1.index) }
+        newOnes.sort()
+        @inline(__always) func newIndex(_ k: Int) -> Int { Int(truncatingIfNeeded: newOnes[k] & 0xFFFF_FFFF) }
         // Updates in id order walk the pins and details B-trees from one end to the other.
         updates.sort { $0.id < $1.id }
         let firstNewID = (try Int64.fetchOne(db, sql: "SELECT max(id) FROM pins") ?? 0) + 1
@@ -81,7 +90,7 @@ struct BulkWriter {
         let written = newOnes.count + updates.count
         var strays = 0
         try RowPipeline.run(records, count: written, order: { [newOnes, updates] in
-            $0 < newOnes.count ? newOnes[$0].index : updates[$0 - newOnes.count].index
+            $0 < newOnes.count ? Int(truncatingIfNeeded: newOnes[$0] & 0xFFFF_FFFF) : updates[$0 - newOnes.count].index
         }, builder: builder) { batch in
             try CompactDetails.insert(batch.newNames, into: db)
             try CompactDetails.insert(extraValues: batch.newExtraValues, into: db)
@@ -132,8 +141,10 @@ struct BulkWriter {
         progress?(LoadProgress(phase: .indexing, done: 1, total: 3))
         if existing.isEmpty && firstNewID == 1 {
             // A first load: the new pins are every pin, already in Hilbert order; no need to read them back.
-            try SpatialIndex.write(count: newOnes.count, { (Int64($0 + 1), records[newOnes[$0].index].lon, records[newOnes[$0].index].lat) },
-                                   into: SpatialIndex.rtree, db)
+            try SpatialIndex.write(count: newOnes.count, idsAscend: true, id: { Int64($0 + 1) }, position: {
+                let point = records.coordinates(newIndex($0))
+                return (point.lon, point.lat)
+            }, into: SpatialIndex.rtree, db)
         } else {
             try SpatialIndex.repack(db)
         }

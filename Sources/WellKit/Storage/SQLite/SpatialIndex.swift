@@ -52,90 +52,105 @@ package enum SpatialIndex {
             }
         }
         points.sort { $0.key < $1.key || ($0.key == $1.key && $0.id < $1.id) }
-        try write(count: points.count, { (points[$0].id, points[$0].lon, points[$0].lat) }, into: rtree, db)
+        try write(count: points.count, idsAscend: zip(points, points.dropFirst()).allSatisfy { $0.id < $1.id },
+                  id: { points[$0].id }, position: { (points[$0].lon, points[$0].lat) }, into: rtree, db)
     }
 
-    /// Writes `count` points, `point(0)` to `point(count - 1)` in spatial order, as a packed R*Tree named `name`.
+    /// Writes `count` points, the k-th with id `id(k)` at `position(k)`, in spatial order, as a packed R*Tree named `name`.
     ///
-    /// Holds 24 bytes per point while it writes, and 16 more unless the ids ascend (as a first load's do).
-    static func write(count: Int, _ point: (Int) -> (id: Int64, lon: Double, lat: Double), into name: String, _ db: Database) throws {
+    /// The shape of the tree follows from the count alone, so one pass over the points writes the
+    /// leaves and keeps one box per leaf; the upper levels are made from those. Nothing per point
+    /// is held, except, when the ids do not ascend (`idsAscend` false, a repack), the id and leaf
+    /// of each point (16 bytes) to write the `_rowid` table in id order. (The leaves were an array
+    /// of 24 bytes a point, made before the tree: a first load of 10,000,000 wells held 240 MB more
+    /// at its peak.)
+    static func write(count: Int, idsAscend: Bool, id: (Int) -> Int64, position: (Int) -> (lon: Double, lat: Double),
+                      into name: String, _ db: Database) throws {
         let nodeBytes = try Int.fetchOne(db, sql: "SELECT length(data) FROM \("\(name)_node".quotedDatabaseIdentifier) WHERE nodeno = 1") ?? 1228
         let capacity = (nodeBytes - 4) / 24
         for suffix in ["node", "parent", "rowid"] {
             try db.execute(sql: "DELETE FROM \("\(name)_\(suffix)".quotedDatabaseIdentifier)")
         }
-        // levels[0]: the points; levels[k]: one cell per node of level k-1.
-        typealias Cell = (id: Int64, box: (Float, Float, Float, Float))
-        var levels: [[Cell]] = [(0..<count).map {
-            let p = point($0)
-            return (p.id, (down(p.lon), up(p.lon), down(p.lat), up(p.lat)))
-        }]
-        let idsAscend = zip(levels[0], levels[0].dropFirst()).allSatisfy { $0.id < $1.id }
-        repeat {
-            let below = levels[levels.count - 1]
-            var cells: [Cell] = []
-            cells.reserveCapacity(below.count / capacity + 1)
-            for startIndex in stride(from: 0, to: max(below.count, 1), by: capacity) {
-                var box: (Float, Float, Float, Float) = (.infinity, -.infinity, .infinity, -.infinity)
-                for cell in below[startIndex..<min(startIndex + capacity, below.count)] {
-                    box = (min(box.0, cell.box.0), max(box.1, cell.box.1), min(box.2, cell.box.2), max(box.3, cell.box.3))
-                }
-                cells.append((0, box))
-            }
-            levels.append(cells)
-        } while levels[levels.count - 1].count > 1
-        // Node levels 0 (leaves) ..< depth+1; the root (level `depth`) is node 1, numbered top-down.
-        let depth = levels.count - 2
+        typealias Box = (Float, Float, Float, Float)
+        let empty: Box = (.infinity, -.infinity, .infinity, -.infinity)
+        // Nodes per level, from the leaves (level 0) to the root (level `depth`). The root is node 1, as
+        // SQLite requires; the others are numbered from 2 up, leaves first, in the order they are
+        // written, so that the `_node` table grows at its right edge.
+        var nodes = [max(1, (count + capacity - 1) / capacity)]
+        while nodes[nodes.count - 1] > 1 { nodes.append((nodes[nodes.count - 1] + capacity - 1) / capacity) }
+        let depth = nodes.count - 1
         var firstNode = [Int64](repeating: 1, count: depth + 1)
-        for level in stride(from: depth - 1, through: 0, by: -1) {
-            firstNode[level] = firstNode[level + 1] + Int64(levels[level + 2].count)
-        }
-        for level in stride(from: 1, through: depth, by: 1) {
-            for k in levels[level].indices { levels[level][k].id = firstNode[level - 1] + Int64(k) }
-        }
+        for level in 0..<depth { firstNode[level] = level == 0 ? 2 : firstNode[level - 1] + Int64(nodes[level - 1]) }
         let insertNode = try db.makeStatement(sql: "INSERT INTO \("\(name)_node".quotedDatabaseIdentifier) VALUES (?, ?)")
         let insertParent = try db.makeStatement(sql: "INSERT INTO \("\(name)_parent".quotedDatabaseIdentifier) VALUES (?, ?)")
         let insertRowid = try db.makeStatement(sql: "INSERT INTO \("\(name)_rowid".quotedDatabaseIdentifier) VALUES (?, ?)")
-        var blob = [UInt8](repeating: 0, count: nodeBytes)
-        // The `_rowid` table maps each point to its leaf, in id order: as written when the ids ascend, else sorted.
+        // One node's blob, filled in place: a node is written per 168 points, with no array or closure per cell.
+        let blob = UnsafeMutableRawBufferPointer.allocate(byteCount: nodeBytes, alignment: 8)
+        defer { blob.deallocate() }
+        func startNode(level: Int) {
+            blob.initializeMemory(as: UInt8.self, repeating: 0)
+            blob.storeBytes(of: (level == depth ? UInt16(depth) : 0).bigEndian, toByteOffset: 0, as: UInt16.self)
+        }
+        @inline(__always) func put(_ id: Int64, _ box: Box, into blob: UnsafeMutableRawBufferPointer, at cell: Int) {
+            let offset = 4 + 24 * cell
+            blob.storeBytes(of: UInt64(bitPattern: id).bigEndian, toByteOffset: offset, as: UInt64.self)
+            blob.storeBytes(of: box.0.bitPattern.bigEndian, toByteOffset: offset + 8, as: UInt32.self)
+            blob.storeBytes(of: box.1.bitPattern.bigEndian, toByteOffset: offset + 12, as: UInt32.self)
+            blob.storeBytes(of: box.2.bitPattern.bigEndian, toByteOffset: offset + 16, as: UInt32.self)
+            blob.storeBytes(of: box.3.bitPattern.bigEndian, toByteOffset: offset + 20, as: UInt32.self)
+        }
+        func finishNode(level: Int, node: Int, cells: Int) throws {
+            blob.storeBytes(of: UInt16(cells).bigEndian, toByteOffset: 2, as: UInt16.self)
+            let nodeno = firstNode[level] + Int64(node)
+            try insertNode.execute(arguments: [nodeno, Data(blob)])
+            if level < depth { try insertParent.execute(arguments: [nodeno, firstNode[level + 1] + Int64(node / capacity)]) }
+        }
+        // boxes[level]: the box of each node of that level, as a cell of the level above.
+        var boxes: [[Box]] = [[]]
+        boxes[0].reserveCapacity(nodes[0])
+        // The `_rowid` table maps each point to its leaf, in id order: as written when the ids ascend, else sorted after.
         var leafOf: [(id: Int64, node: Int64)] = []
         if !idsAscend { leafOf.reserveCapacity(count) }
-        for level in stride(from: depth, through: 0, by: -1) {
-            let cells = levels[level]
-            for node in 0..<levels[level + 1].count {
-                let nodeno = firstNode[level] + Int64(node)
-                let range = (node * capacity)..<min(node * capacity + capacity, cells.count)
-                for k in blob.indices { blob[k] = 0 }
-                putBE16(&blob, 0, level == depth ? UInt16(depth) : 0)
-                putBE16(&blob, 2, UInt16(range.count))
-                var offset = 4
-                for cell in cells[range] {
-                    putBE64(&blob, offset, UInt64(bitPattern: cell.id))
-                    putFloat(&blob, offset + 8, cell.box.0)
-                    putFloat(&blob, offset + 12, cell.box.1)
-                    putFloat(&blob, offset + 16, cell.box.2)
-                    putFloat(&blob, offset + 20, cell.box.3)
-                    offset += 24
-                    if level == 0 && !idsAscend { leafOf.append((cell.id, nodeno)) }
+        for node in 0..<nodes[0] {
+            let range = (node * capacity)..<min(node * capacity + capacity, count)
+            startNode(level: 0)
+            var nodeBox = empty, cells = 0
+            for k in range {
+                let point = position(k), pointID = id(k)
+                let box = (down(point.lon), up(point.lon), down(point.lat), up(point.lat))
+                put(pointID, box, into: blob, at: cells)
+                cells += 1
+                nodeBox = (min(nodeBox.0, box.0), max(nodeBox.1, box.1), min(nodeBox.2, box.2), max(nodeBox.3, box.3))
+                if !idsAscend { leafOf.append((pointID, firstNode[0] + Int64(node))) }
+            }
+            try finishNode(level: 0, node: node, cells: cells)
+            boxes[0].append(nodeBox)
+        }
+        for level in stride(from: 1, through: depth, by: 1) {
+            boxes.append([])
+            let below = boxes[level - 1]
+            for node in 0..<nodes[level] {
+                let range = (node * capacity)..<min(node * capacity + capacity, below.count)
+                startNode(level: level)
+                var nodeBox = empty, cells = 0
+                for k in range {
+                    put(firstNode[level - 1] + Int64(k), below[k], into: blob, at: cells)
+                    cells += 1
+                    nodeBox = (min(nodeBox.0, below[k].0), max(nodeBox.1, below[k].1), min(nodeBox.2, below[k].2), max(nodeBox.3, below[k].3))
                 }
-                try insertNode.execute(arguments: [nodeno, Data(blob)])
-                if level < depth {
-                    try insertParent.execute(arguments: [nodeno, firstNode[level + 1] + Int64(node / capacity)])
-                }
+                try finishNode(level: level, node: node, cells: cells)
+                boxes[level].append(nodeBox)
             }
         }
+        // One row per point, after the nodes (interleaved with them, the index phase took a third
+        // longer); raw binds, as GRDB's argument arrays took most of the 0.4 s index phase.
         leafOf.sort { $0.id < $1.id }
-        // One row per pin: raw binds, as GRDB's argument arrays took most of the 0.4 s index phase.
-        try withStatement(insertRowid) { stmt in
-            func insert(_ id: Int64, _ node: Int64) throws {
-                sqlite3_bind_int64(stmt, 1, id)
-                sqlite3_bind_int64(stmt, 2, node)
-                try stepToDone(stmt)
-            }
-            if idsAscend {
-                for (k, cell) in levels[0].enumerated() { try insert(cell.id, firstNode[0] + Int64(k / capacity)) }
-            } else {
-                for entry in leafOf { try insert(entry.id, entry.node) }
+        try withStatement(insertRowid) { rowid in
+            for k in 0..<count {
+                let (pointID, node) = idsAscend ? (id(k), firstNode[0] + Int64(k / capacity)) : leafOf[k]
+                sqlite3_bind_int64(rowid, 1, pointID)
+                sqlite3_bind_int64(rowid, 2, node)
+                try stepToDone(rowid)
             }
         }
     }
@@ -170,19 +185,5 @@ package enum SpatialIndex {
     private static func up(_ value: Double) -> Float {
         let f = Float(value)
         return Double(f) < value ? f.nextUp : f
-    }
-
-    private static func putBE16(_ bytes: inout [UInt8], _ at: Int, _ value: UInt16) {
-        bytes[at] = UInt8(value >> 8)
-        bytes[at + 1] = UInt8(value & 0xFF)
-    }
-
-    private static func putBE64(_ bytes: inout [UInt8], _ at: Int, _ value: UInt64) {
-        for k in 0..<8 { bytes[at + k] = UInt8((value >> (56 - 8 * UInt64(k))) & 0xFF) }
-    }
-
-    private static func putFloat(_ bytes: inout [UInt8], _ at: Int, _ value: Float) {
-        let bits = value.bitPattern
-        for k in 0..<4 { bytes[at + k] = UInt8((bits >> (24 - 8 * UInt32(k))) & 0xFF) }
     }
 }

@@ -1,0 +1,184 @@
+/// The located records of a load, in order: what a load holds per well until it commits.
+///
+/// A list of ``ScannedRecord`` values, stored packed and in fixed segments, because a national
+/// file holds millions of them:
+/// - **48 bytes a record** (``Packed``), where a ``ScannedRecord`` takes 72: the coordinates as the
+///   file gave them (24 bytes, set only when a load converts from another CRS) are kept apart, in
+///   ``sources``, and the identifier's place in its record takes 16-bit numbers (an identifier
+///   that starts or ends past 64 KiB into its record, which only a pathological file has, is kept
+///   in ``farIdentifiers``).
+/// - **Segments of 1,048,576 records** (48 MiB): the list grows a segment at a time, where an
+///   array doubles and copies (holding the old and the new buffer at once), and joining the
+///   parse's two halves gives back each segment of the second as it is copied. A segment is
+///   bigger than glibc's largest threshold for mapping an allocation of its own (32 MiB), so a
+///   freed one goes back to the system at once: with 3 MiB segments, the second half's records,
+///   made on another thread, stayed in that thread's malloc arena after the join (200 MB of a
+///   10,000,000-well load). Pages of a segment not yet filled are not resident.
+///
+/// A load of 10,000,000 wells held 720 MB of records (and up to twice that while the array grew
+/// and the halves were joined); it holds 480 MB.
+package struct RecordList: RandomAccessCollection, Sendable {
+    /// A record as stored.
+    struct Packed {
+        var lat: Double
+        var lon: Double
+        var hash: UInt64
+        /// The record's first byte in the file (the low 48 bits) and ``ScannedRecord``'s flags (the top 8).
+        var startAndFlags: UInt64
+        var length: UInt32
+        var line: UInt32
+        /// The identifier's bytes relative to the record's start, when both fit in 16 bits.
+        var identifierStart: UInt16
+        var identifierLength: UInt16
+        /// An index into ``sources``, or `UInt32.max` when the coordinates were not converted.
+        var source: UInt32
+    }
+
+    private static let shift = 20, segmentSize = 1 << shift, mask = segmentSize - 1
+    private static let noSource = UInt32.max
+    /// Flags beside ``ScannedRecord``'s own: the identifier's span is in ``Storage/farIdentifiers``.
+    private static let farIdentifier: UInt8 = 0x80
+
+    /// The segments, allocated by hand: reading a record is two loads, with no reference counting
+    /// (an array of arrays retained the inner array on every read, and a load reads each record
+    /// several times). Shared between copies of a list until one of them changes (copy on write).
+    // @unchecked Sendable: changed only through a list that holds the one reference (``makeUnique()``).
+    private final class Storage: @unchecked Sendable {
+        /// Room for 4,096 segments: 2³² records, as many as lines a ``ScannedRecord`` can number.
+        static let maximumSegments = 1 << 12
+        let segments = UnsafeMutablePointer<UnsafeMutablePointer<Packed>?>.allocate(capacity: maximumSegments)
+        var segmentCount = 0
+        var count = 0
+        /// The coordinates as the file gave them, for records converted to EPSG:4326.
+        var sources: [ScannedRecord.Source] = []
+        /// Identifier spans that do not fit ``Packed``, by their record's first byte.
+        var farIdentifiers: [Int: FieldSpan] = [:]
+
+        init() { segments.initialize(repeating: nil, count: Self.maximumSegments) }
+
+        deinit {
+            for k in 0..<segmentCount { segments[k]?.deallocate() }
+            segments.deallocate()
+        }
+
+        func copy() -> Storage {
+            let copy = Storage()
+            for k in 0..<segmentCount {
+                guard let segment = segments[k] else { continue }
+                let new = UnsafeMutablePointer<Packed>.allocate(capacity: segmentSize)
+                new.initialize(from: segment, count: Swift.min(segmentSize, count - k * segmentSize))
+                copy.segments[k] = new
+            }
+            copy.segmentCount = segmentCount
+            copy.count = count
+            copy.sources = sources
+            copy.farIdentifiers = farIdentifiers
+            return copy
+        }
+
+        @inline(__always) subscript(position: Int) -> Packed {
+            segments[position >> shift].unsafelyUnwrapped[position & mask]
+        }
+    }
+
+    private var storage = Storage()
+
+    package init() {}
+
+    package var count: Int { storage.count }
+    package var startIndex: Int { 0 }
+    package var endIndex: Int { storage.count }
+
+    package subscript(position: Int) -> ScannedRecord {
+        precondition(position >= 0 && position < storage.count, "a record list's index out of range")
+        let packed = storage[position]
+        let start = Int(packed.startAndFlags & 0xFFFF_FFFF_FFFF), flags = UInt8(packed.startAndFlags >> 56)
+        var identifier: FieldSpan?
+        if flags & ScannedRecord.hasIdentifier != 0 {
+            if flags & Self.farIdentifier != 0 {
+                identifier = storage.farIdentifiers[start]
+            } else {
+                let from = start + Int(packed.identifierStart)
+                identifier = FieldSpan(start: from, end: from + Int(packed.identifierLength), escaped: flags & ScannedRecord.identifierEscaped != 0)
+            }
+        }
+        return ScannedRecord(range: start..<(start + Int(packed.length)), line: Int(packed.line), lat: packed.lat, lon: packed.lon,
+                             identifier: identifier, hash: packed.hash,
+                             source: packed.source == Self.noSource ? nil : storage.sources[Int(packed.source)])
+    }
+
+    /// The coordinates of the record at `position`, without making the whole record.
+    @inline(__always) package func coordinates(_ position: Int) -> (lat: Double, lon: Double) {
+        precondition(position >= 0 && position < storage.count, "a record list's index out of range")
+        let packed = storage[position]
+        return (packed.lat, packed.lon)
+    }
+
+    /// The hash of the identifier of the record at `position` (``ScannedRecord/hash``).
+    @inline(__always) package func hash(_ position: Int) -> UInt64 {
+        precondition(position >= 0 && position < storage.count, "a record list's index out of range")
+        return storage[position].hash
+    }
+
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    }
+
+    /// Appends `record`.
+    package mutating func append(_ record: ScannedRecord) {
+        makeUnique()
+        var flags: UInt8 = 0
+        var identifierStart: UInt16 = 0, identifierLength: UInt16 = 0
+        let start = record.range.lowerBound
+        if let span = record.identifier {
+            flags |= ScannedRecord.hasIdentifier | (span.escaped ? ScannedRecord.identifierEscaped : 0)
+            if span.start - start <= Int(UInt16.max) && span.end - span.start <= Int(UInt16.max) {
+                identifierStart = UInt16(span.start - start)
+                identifierLength = UInt16(span.end - span.start)
+            } else {
+                flags |= Self.farIdentifier
+                storage.farIdentifiers[start] = span
+            }
+        }
+        var source = Self.noSource
+        if let given = record.source {
+            source = UInt32(storage.sources.count)
+            storage.sources.append(given)
+        }
+        precondition(start < 1 << 48 && storage.count < Storage.maximumSegments << Self.shift, "a file of 256 TiB or 2³² records")
+        let packed = Packed(lat: record.lat, lon: record.lon, hash: record.hash, startAndFlags: UInt64(start) | UInt64(flags) << 56,
+                            length: UInt32(record.range.count), line: UInt32(record.line),
+                            identifierStart: identifierStart, identifierLength: identifierLength, source: source)
+        let segment = storage.count >> Self.shift
+        if segment == storage.segmentCount {
+            storage.segments[segment] = .allocate(capacity: Self.segmentSize)
+            storage.segmentCount += 1
+        }
+        (storage.segments[segment].unsafelyUnwrapped + (storage.count & Self.mask)).initialize(to: packed)
+        storage.count += 1
+    }
+
+    /// Appends the records of `other` from position `first` on, giving back each of its segments once copied.
+    package mutating func append(takingFrom other: inout RecordList, from first: Int) {
+        other.makeUnique()
+        for position in first..<other.count {
+            append(other[position])
+            if position & Self.mask == Self.mask {
+                other.storage.segments[position >> Self.shift]?.deallocate()
+                other.storage.segments[position >> Self.shift] = nil
+            }
+        }
+        other = RecordList()
+    }
+
+    /// The records at `positions` (in that order), each changed by `change`.
+    package func selecting(_ positions: some Sequence<Int>, _ change: (inout ScannedRecord) -> Void = { _ in }) -> RecordList {
+        var list = RecordList()
+        for position in positions {
+            var record = self[position]
+            change(&record)
+            list.append(record)
+        }
+        return list
+    }
+}
