@@ -75,8 +75,11 @@ struct PostgresBulkWrite {
             """)
         let records = scan.records
         // Wells in Hilbert order: new ones take their ids in it, after the largest in use.
-        var order: [(UInt64, Int)] = records.indices.map { (SpatialIndex.hilbertKey(longitude: records[$0].lon, latitude: records[$0].lat), $0) }
-        order.sort { (a: (UInt64, Int), b: (UInt64, Int)) in a.0 < b.0 || (a.0 == b.0 && a.1 < b.1) }
+        var order = records.indices.map {
+            let point = records.coordinates($0)
+            return SpatialIndex.orderKey(index: $0, longitude: point.lon, latitude: point.lat)
+        }
+        order.sort()
         let builder = scan.makeBuilder()
         let rowsClock = ContinuousClock.now
         if empty {
@@ -177,7 +180,7 @@ struct PostgresBulkWrite {
     /// connection, a server error: that is the cause to report) wakes at once. The builder is
     /// synchronous work (``RowPipeline`` runs on its caller's thread), so it runs on a thread,
     /// never on an event loop or Swift's pool.
-    private func copy(into table: String, on connection: PostgresConnection, records: RecordList, order: [(UInt64, Int)],
+    private func copy(into table: String, on connection: PostgresConnection, records: RecordList, order: [UInt64],
                       builder: RowBuilder, progress: (@Sendable (LoadProgress) -> Void)?,
                       encode: @escaping (BindableRows, Int, Int, inout ByteBuffer) -> Void) async throws {
         let (chunks, continuation) = AsyncStream<ByteBuffer>.makeStream()
@@ -194,7 +197,7 @@ struct PostgresBulkWrite {
                 chunk.reserveCapacity(Self.chunkBytes + 4096)
             }
             defer { continuation.finish() }
-            try RowPipeline.run(records, count: records.count, order: { [order] in order[$0].1 }, builder: builder) { batch in
+            try RowPipeline.run(records, count: records.count, order: { [order] in SpatialIndex.index(ofOrderKey: order[$0]) }, builder: builder) { batch in
                 try batch.withRows { rows in
                     for (k, position) in batch.rows.enumerated() {
                         encode(rows, k, position, &chunk)

@@ -27,8 +27,7 @@ struct BulkWriter {
         try db.execute(sql: "PRAGMA cache_size = \(Self.writeCacheSize)")
         defer { try? db.execute(sql: "PRAGMA cache_size = \(Self.defaultCacheSize)") }
         let existing = try StoredIdentifiers(db)
-        // New wells take ids in Hilbert order, after the largest id in use: each is its 32-bit Hilbert
-        // key over its record's index, so that one sort of 8-byte numbers orders them, ties in file order.
+        // New wells take ids in Hilbert order, after the largest id in use (``SpatialIndex/orderKey(index:longitude:latitude:)``).
         var newOnes: [UInt64] = []
         var updates: [(id: Int64, index: Int)] = []
         newOnes.reserveCapacity(records.count)
@@ -44,10 +43,10 @@ struct BulkWriter {
                 }
             }
             let point = records.coordinates(index)
-            newOnes.append(SpatialIndex.hilbertKey(longitude: point.lon, latitude: point.lat) << 32 | UInt64(index))
+            newOnes.append(SpatialIndex.orderKey(index: index, longitude: point.lon, latitude: point.lat))
         }
         newOnes.sort()
-        @inline(__always) func newIndex(_ k: Int) -> Int { Int(truncatingIfNeeded: newOnes[k] & 0xFFFF_FFFF) }
+        @inline(__always) func newIndex(_ k: Int) -> Int { SpatialIndex.index(ofOrderKey: newOnes[k]) }
         // Updates in id order walk the pins and details B-trees from one end to the other.
         updates.sort { $0.id < $1.id }
         let firstNewID = (try Int64.fetchOne(db, sql: "SELECT max(id) FROM pins") ?? 0) + 1
@@ -90,7 +89,7 @@ struct BulkWriter {
         let written = newOnes.count + updates.count
         var strays = 0
         try RowPipeline.run(records, count: written, order: { [newOnes, updates] in
-            $0 < newOnes.count ? Int(truncatingIfNeeded: newOnes[$0] & 0xFFFF_FFFF) : updates[$0 - newOnes.count].index
+            $0 < newOnes.count ? SpatialIndex.index(ofOrderKey: newOnes[$0]) : updates[$0 - newOnes.count].index
         }, builder: builder) { batch in
             try CompactDetails.insert(batch.newNames, into: db)
             try CompactDetails.insert(extraValues: batch.newExtraValues, into: db)

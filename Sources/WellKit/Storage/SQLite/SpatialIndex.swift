@@ -157,7 +157,17 @@ package enum SpatialIndex {
 
     // MARK: - Hilbert order
 
-    /// The Hilbert-curve index of a point on a 2¹⁶ × 2¹⁶ grid over the whole globe.
+    /// A record's place in the write order: its 32-bit Hilbert key over its index, so that one
+    /// sort of 8-byte numbers puts a load's wells in spatial order, ties in file order (a load has
+    /// fewer than 2³² records: ``ScannedRecord`` numbers its lines in 32 bits).
+    package static func orderKey(index: Int, longitude: Double, latitude: Double) -> UInt64 {
+        hilbertKey(longitude: longitude, latitude: latitude) << 32 | UInt64(truncatingIfNeeded: index)
+    }
+
+    /// The record index of an ``orderKey(index:longitude:latitude:)``.
+    @inline(__always) package static func index(ofOrderKey key: UInt64) -> Int { Int(truncatingIfNeeded: key & 0xFFFF_FFFF) }
+
+    /// The Hilbert-curve index of a point on a 2¹⁶ × 2¹⁶ grid over the whole globe: below 2³².
     package static func hilbertKey(longitude: Double, latitude: Double) -> UInt64 {
         var x = UInt32(max(0, min(65535, (longitude + 180) / 360 * 65535)))
         var y = UInt32(max(0, min(65535, (latitude + 90) / 180 * 65535)))
