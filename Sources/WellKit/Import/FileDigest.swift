@@ -37,11 +37,11 @@ enum FileDigest {
         api.pointee.initialize = symbol("EVP_DigestInit_ex", as: Initialize.self)
         api.pointee.update = symbol("EVP_DigestUpdate", as: Update.self)
         api.pointee.finish = symbol("EVP_DigestFinal_ex", as: Finish.self)
-        for (name, found) in [("SHA256", api.pointee.sha256 != nil), ("EVP_MD_CTX_new", api.pointee.newContext != nil),
-                              ("EVP_DigestUpdate", api.pointee.update != nil)] where !found {
-            return UnsafePointer(strdup(name))
-        }
-        return nil
+        let found = [("SHA256", api.pointee.sha256 != nil), ("EVP_MD_CTX_new", api.pointee.newContext != nil),
+                     ("EVP_MD_CTX_free", api.pointee.freeContext != nil), ("EVP_sha256", api.pointee.method != nil),
+                     ("EVP_DigestInit_ex", api.pointee.initialize != nil), ("EVP_DigestUpdate", api.pointee.update != nil),
+                     ("EVP_DigestFinal_ex", api.pointee.finish != nil)]
+        return found.first { !$0.1 }.map { UnsafePointer(strdup($0.0)) }
     }
 
     /// The SHA-256 of `bytes`, as 64 lowercase hex digits.
@@ -57,18 +57,19 @@ enum FileDigest {
     static func sha256(_ file: MappedFile) throws -> String {
         guard file.releases, let base = file.bytes.baseAddress else { return try sha256(file.bytes) }
         let api = try loaded.get()
-        guard let context = api.newContext?() else { return try sha256(file.bytes) }
-        defer { api.freeContext?(context) }
+        // The loader checked every symbol.
+        guard let context = api.newContext!() else { return try sha256(file.bytes) }
+        defer { api.freeContext!(context) }
         var digest = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
-        guard api.initialize?(context, api.method?(), nil) == 1 else { return try sha256(file.bytes) }
+        var ok = api.initialize!(context, api.method!(), nil) == 1
         let step = 32 << 20
-        for start in stride(from: 0, to: file.bytes.count, by: step) {
+        for start in stride(from: 0, to: file.bytes.count, by: step) where ok {
             let end = min(start + step, file.bytes.count)
-            _ = api.update?(context, base + start, end - start)
+            ok = api.update!(context, base + start, end - start) == 1
             file.release(start..<end)
         }
-        _ = api.finish?(context, &digest, &length)
+        guard ok, api.finish!(context, &digest, &length) == 1, length == 32 else { return try sha256(file.bytes) }
         return hex(digest)
     }
 

@@ -248,10 +248,9 @@ struct RejectReason: Error, Equatable {
 /// A record that is a well: where it is in the file, and where it is on Earth.
 ///
 /// Plain values only, so that the load's passes over its records copy bytes and never touch a
-/// reference count. A load holds one per well until it commits, packed further in a
-/// ``RecordList`` (48 bytes). Offsets are 64-bit; a record's length, its identifier's place in
-/// it and its line are 32-bit, which ``RecordValidator`` checks before it makes one
-/// (``fits(length:line:)``).
+/// reference count. A load holds one per well until it commits, packed in a ``RecordList``
+/// (48 bytes), where a record's length and line are 32-bit: ``RecordValidator`` checks that they
+/// fit before it makes one (``fits(length:line:)``).
 package struct ScannedRecord: Sendable {
     /// The coordinates as the file gave them, when they were converted to EPSG:4326.
     struct Source: Sendable {
@@ -261,38 +260,28 @@ package struct ScannedRecord: Sendable {
         var crs: Int
     }
 
-    private var start: Int
-    private var length: UInt32
-    private var line32: UInt32
+    /// The record's bytes in the file, line break included.
+    let range: Range<Int>
+    /// The physical line the record starts on.
+    let line: Int
     package var lat: Double
     package var lon: Double
     /// FNV-1a of the identifier's text, for finding duplicates.
     var hash: UInt64
-    /// The identifier's bytes, relative to `start`.
-    private var identifierStart: UInt32
-    private var identifierLength: UInt32
-    private var sourceX: Double
-    private var sourceY: Double
-    /// The source CRS's index, or -1 when the coordinates were not converted.
-    private var sourceCRS: Int32
-    private var flags: UInt8
+    /// The identifier's field; nil when it was empty and is generated from the file and line.
+    var identifier: FieldSpan?
+    var source: Source?
 
+    /// ``RecordList``'s flags for the identifier.
     static let hasIdentifier: UInt8 = 1, identifierEscaped: UInt8 = 2
 
     init(range: Range<Int>, line: Int, lat: Double, lon: Double, identifier: FieldSpan?, hash: UInt64, source: Source?) {
         precondition(Self.fits(length: range.count, line: line), "a record too long or too far down the file for ScannedRecord")
-        start = range.lowerBound
-        length = UInt32(range.count)
-        line32 = UInt32(line)
+        self.range = range
+        self.line = line
         self.lat = lat
         self.lon = lon
         self.hash = hash
-        identifierStart = 0
-        identifierLength = 0
-        sourceX = 0
-        sourceY = 0
-        sourceCRS = -1
-        flags = 0
         self.identifier = identifier
         self.source = source
     }
@@ -300,38 +289,7 @@ package struct ScannedRecord: Sendable {
     /// Whether a record of `length` bytes starting on `line` can be held.
     static func fits(length: Int, line: Int) -> Bool { length <= Int(UInt32.max) && line >= 0 && line <= Int(UInt32.max) }
 
-    /// The record's bytes in the file, line break included.
-    var range: Range<Int> { start..<(start + Int(length)) }
-    /// The physical line the record starts on.
-    var line: Int { Int(line32) }
-
-    /// The identifier's field; nil when it was empty and is generated from the file and line.
-    var identifier: FieldSpan? {
-        get {
-            guard flags & Self.hasIdentifier != 0 else { return nil }
-            let from = start + Int(identifierStart)
-            return FieldSpan(start: from, end: from + Int(identifierLength), escaped: flags & Self.identifierEscaped != 0)
-        }
-        set {
-            flags &= ~(Self.hasIdentifier | Self.identifierEscaped)
-            guard let span = newValue else { return }
-            // A field lies inside its record, which `fits` bounded.
-            identifierStart = UInt32(span.start - start)
-            identifierLength = UInt32(span.end - span.start)
-            flags |= Self.hasIdentifier | (span.escaped ? Self.identifierEscaped : 0)
-        }
-    }
-
-    var source: Source? {
-        get { sourceCRS < 0 ? nil : Source(x: sourceX, y: sourceY, crs: Int(sourceCRS)) }
-        set {
-            sourceCRS = newValue.map { Int32($0.crs) } ?? -1
-            sourceX = newValue?.x ?? 0
-            sourceY = newValue?.y ?? 0
-        }
-    }
-
-    var generatedIdentifier: Bool { flags & Self.hasIdentifier == 0 }
+    var generatedIdentifier: Bool { identifier == nil }
 }
 
 // MARK: - RecordFields
