@@ -62,7 +62,10 @@ enum PartitionedParse {
         var first = Part()
         parser.parse(into: &first, until: middle)
         group.wait()
+        // Taken out of the hand-off, so that the second half's records are this function's alone
+        // and the join gives back their segments rather than copying them first.
         var tail = second.value!
+        second.value = nil
         first.sha256 = tail.sha256
         let index = Dictionary(tail.starts.enumerated().map { ($1.offset, $0) }, uniquingKeysWith: { a, _ in a })
         while index[parser.offset] == nil, parser.offset < buffer.count {
