@@ -352,8 +352,7 @@ struct ScaleBenchmark {
                         rejected: entry.rejected, csvBytes: entry.csvBytes, seconds: seconds,
                         microsecondsPerWell: seconds / Double(rows) * 1e6, timeRatio: seconds / smallestSeconds,
                         rowsRatio: Double(rows) / Double(smallest.wells[0].rows), peakRSSBytes: peak,
-                        // WellKit's MappedFile.releaseThreshold: a file this big is not resident beside the load.
-                        peakRSSBytesPerWellAboveCSV: Double(peak - (entry.csvBytes < 1 << 30 ? entry.csvBytes : 0)) / Double(rows),
+                        peakRSSBytesPerWellAboveCSV: Double(peak - (LoadMemory.keepsResident(fileBytes: entry.csvBytes) ? entry.csvBytes : 0)) / Double(rows),
                         storeBytes: store, storeBytesPerWell: Double(store) / Double(rows), phases: phases, reference: reference)
         }
         return Report(rounds: rounds, wells: wellsCommand, reference: referenceCommand, spawnFloorBytes: floor, sizes: sizes, runs: runs,

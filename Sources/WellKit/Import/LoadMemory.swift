@@ -11,9 +11,13 @@ import Foundation
 /// 72-byte records, the R*Tree's leaves held as an array, and the whole file resident). Beyond
 /// what the machine has free, the kernel would kill the load part-way; it is refused before it
 /// reads the file instead.
-enum LoadMemory {
+package enum LoadMemory {
     /// Bytes per well a load needs besides the mapped file, with room over the measured 77.
     static let bytesPerWell = 100
+
+    /// Whether a load keeps a file of `bytes` resident while it runs: a file under
+    /// ``MappedFile/releaseThreshold``, which is mapped and read in up front.
+    package static func keepsResident(fileBytes bytes: Int) -> Bool { bytes < MappedFile.releaseThreshold }
     /// The page cache, the batches and the process's own fixed costs.
     static let fixedBytes = 128 << 20
 

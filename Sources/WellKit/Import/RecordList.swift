@@ -36,8 +36,9 @@ package struct RecordList: RandomAccessCollection, Sendable {
 
     private static let shift = 20, segmentSize = 1 << shift, mask = segmentSize - 1
     private static let noSource = UInt32.max
-    /// Flags beside ``ScannedRecord``'s own: the identifier's span is in ``Storage/farIdentifiers``.
-    private static let farIdentifier: UInt8 = 0x80
+    /// The flags in ``Packed/startAndFlags``: the record has an identifier, it needs unescaping,
+    /// and its span is in ``Storage/farIdentifiers``.
+    private static let hasIdentifier: UInt8 = 1, identifierEscaped: UInt8 = 2, farIdentifier: UInt8 = 4
 
     /// The segments, allocated by hand: reading a record is two loads, with no reference counting
     /// (an array of arrays retained the inner array on every read, and a load reads each record
@@ -90,17 +91,22 @@ package struct RecordList: RandomAccessCollection, Sendable {
     package var startIndex: Int { 0 }
     package var endIndex: Int { count }
 
-    package subscript(position: Int) -> ScannedRecord {
+    /// The packed record at `position`, bounds checked.
+    @inline(__always) private func packed(_ position: Int) -> Packed {
         precondition(position >= 0 && position < count, "a record list's index out of range")
-        let packed = storage[position]
+        return storage[position]
+    }
+
+    package subscript(position: Int) -> ScannedRecord {
+        let packed = packed(position)
         let start = Int(packed.startAndFlags & 0xFFFF_FFFF_FFFF), flags = UInt8(packed.startAndFlags >> 56)
         var identifier: FieldSpan?
-        if flags & ScannedRecord.hasIdentifier != 0 {
+        if flags & Self.hasIdentifier != 0 {
             if flags & Self.farIdentifier != 0 {
                 identifier = storage.farIdentifiers[start]
             } else {
                 let from = start + Int(packed.identifierStart)
-                identifier = FieldSpan(start: from, end: from + Int(packed.identifierLength), escaped: flags & ScannedRecord.identifierEscaped != 0)
+                identifier = FieldSpan(start: from, end: from + Int(packed.identifierLength), escaped: flags & Self.identifierEscaped != 0)
             }
         }
         return ScannedRecord(range: start..<(start + Int(packed.length)), line: Int(packed.line), lat: packed.lat, lon: packed.lon,
@@ -110,16 +116,12 @@ package struct RecordList: RandomAccessCollection, Sendable {
 
     /// The coordinates of the record at `position`, without making the whole record.
     @inline(__always) package func coordinates(_ position: Int) -> (lat: Double, lon: Double) {
-        precondition(position >= 0 && position < count, "a record list's index out of range")
-        let packed = storage[position]
+        let packed = packed(position)
         return (packed.lat, packed.lon)
     }
 
     /// The hash of the identifier of the record at `position` (``ScannedRecord/hash``).
-    @inline(__always) package func hash(_ position: Int) -> UInt64 {
-        precondition(position >= 0 && position < count, "a record list's index out of range")
-        return storage[position].hash
-    }
+    @inline(__always) package func hash(_ position: Int) -> UInt64 { packed(position).hash }
 
     private mutating func makeUnique() {
         if !isKnownUniquelyReferenced(&storage) { storage = storage.copy(count: count) }
@@ -132,7 +134,7 @@ package struct RecordList: RandomAccessCollection, Sendable {
         var identifierStart: UInt16 = 0, identifierLength: UInt16 = 0
         let start = record.range.lowerBound
         if let span = record.identifier {
-            flags |= ScannedRecord.hasIdentifier | (span.escaped ? ScannedRecord.identifierEscaped : 0)
+            flags |= Self.hasIdentifier | (span.escaped ? Self.identifierEscaped : 0)
             if span.start - start <= Int(UInt16.max) && span.end - span.start <= Int(UInt16.max) {
                 identifierStart = UInt16(span.start - start)
                 identifierLength = UInt16(span.end - span.start)

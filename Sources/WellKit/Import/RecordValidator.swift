@@ -272,9 +272,6 @@ package struct ScannedRecord: Sendable {
     var identifier: FieldSpan?
     var source: Source?
 
-    /// ``RecordList``'s flags for the identifier.
-    static let hasIdentifier: UInt8 = 1, identifierEscaped: UInt8 = 2
-
     init(range: Range<Int>, line: Int, lat: Double, lon: Double, identifier: FieldSpan?, hash: UInt64, source: Source?) {
         precondition(Self.fits(length: range.count, line: line), "a record too long or too far down the file for ScannedRecord")
         self.range = range

@@ -179,7 +179,6 @@ private let SQLITE_STATIC = unsafeBitCast(0, to: sqlite3_destructor_type.self)
 // @unchecked Sendable: moved to the thread that uses it, never shared (one builder per thread).
 package final class RowBuilder: @unchecked Sendable {
     private let validator: RecordValidator
-    private let buffer: UnsafeBufferPointer<UInt8>
     /// The mapped file the records are in.
     let file: MappedFile
     private let scanner: CSVScanner
@@ -198,7 +197,6 @@ package final class RowBuilder: @unchecked Sendable {
     init(validator: RecordValidator, file: MappedFile, delimiter: UInt8, compact: CompactDetails? = nil) {
         self.validator = validator
         self.compact = compact
-        self.buffer = file.bytes
         self.file = file
         self.scanner = CSVScanner(delimiter: delimiter)
         self.keys = validator.header.map { Array($0.utf8) }
@@ -212,7 +210,7 @@ package final class RowBuilder: @unchecked Sendable {
 
     /// Appends the row of `record` to `batch`, its cells in ``RowBatch/Column`` order (`DetailColumnTests` checks it).
     func build(_ record: ScannedRecord, into batch: RowBatch) {
-        let buffer = reads ? batch.readSource(record.range, from: file) : self.buffer
+        let buffer = reads ? batch.readSource(record.range, from: file) : file.bytes
         _ = scanner.scan(buffer, from: reads ? 0 : record.range.lowerBound, to: buffer.count, atEOF: true, line: record.line, fields: &spans)
         if spans.count < keys.count { CSVScanner.padTrailing(&spans, to: keys.count) }
         let fields = RecordFields(buffer: buffer, spans: spans)

@@ -32,12 +32,10 @@ package enum RowPipeline {
                 if stop.flag.load(ordering: .relaxed) { return }
                 let batch = batches[k % depth]
                 batch.reset(rows: rows)
-                if builder.reads {
-                    var bytes = 0
-                    for position in rows { bytes += records[order(position)].range.count }
-                    batch.reserveSource(bytes)
-                }
-                for position in rows { builder.build(records[order(position)], into: batch) }
+                let chunk = rows.map { records[order($0)] }
+                // A big file's records are read into the batch, which makes room for all of them first.
+                if builder.reads { batch.reserveSource(chunk.reduce(0) { $0 + $1.range.count }) }
+                for record in chunk { builder.build(record, into: batch) }
                 ready.signal()
             }
         }

@@ -212,7 +212,7 @@ extension WellStore {
             summary.warnings.append("\(grouped(part.shortLines.count)) record\(part.shortLines.count == 1 ? "" : "s") had fewer fields than the header "
                 + "(the first on line \(first)); their missing trailing fields were read as empty")
         }
-        summary.sha256 = try part.sha256 ?? FileDigest.sha256(file.bytes)
+        summary.sha256 = try part.sha256 ?? FileDigest.sha256(file)
         summary.phases["parse"] = (ContinuousClock.now - clock).seconds
         var scan = ScannedFile(summary: summary, file: file, validator: validator, delimiter: reader.delimiter,
                                records: part.records, rejects: part.rejects, mapping: mapping)
