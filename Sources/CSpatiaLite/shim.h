@@ -21,3 +21,10 @@ static inline const char *wk_spatialite_resolve(void *handle, WKSpatiaLite *api)
 #undef WK_SPATIALITE_RESOLVE
     return 0;
 }
+
+/* Turns SQLite's memory statistics off (SQLITE_CONFIG_MEMSTATUS): with them on, as Debian builds
+ * SQLite, every allocation and free takes a process-wide mutex. `sqlite3_config` is variadic, so
+ * Swift calls it through here. Returns SQLITE_MISUSE once SQLite is initialised. */
+static inline int wk_sqlite_disable_memory_statistics(void) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}

@@ -43,6 +43,8 @@ package struct Wells: AsyncParsableCommand {
             Terminal.flushStandardOutput()
             Foundation.exit(0)
         }
+        // Before any store opens SQLite: its memory statistics cost every allocation a global mutex.
+        WellStore.disableSQLiteMemoryStatistics()
         enableEngines()
         do {
             var command = try root.parseAsRoot(arguments)

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import Testing
 @testable import WellKit
 @testable import WellKitSynthetic
@@ -22,6 +23,15 @@ import Testing
             #expect(try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal")
             #expect(try String.fetchOne(db, sql: "SELECT spatialite_version()") == SpatiaLite.version)
         }
+    }
+
+    /// SQLite's memory statistics can be turned off only before SQLite starts (the `wells` tool does
+    /// it first thing); once a store is open the call changes nothing and says so.
+    @Test func memoryStatisticsStayOnceSQLiteHasStarted() throws {
+        let store = try Fixtures.makeStore()
+        _ = try store.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM pins") }
+        #expect(!WellStore.disableSQLiteMemoryStatistics())
+        #expect(sqlite3_memory_used() > 0)
     }
 
     @Test func everyConnectionHasSpatiaLite() throws {
