@@ -7,6 +7,8 @@ import GRDBSQLite
 /// Latin-1 turned into UTF-8, a date rewritten as `yyyy-mm-dd`, the JSON of the other columns.
 /// So a field is copied once, by SQLite, from the file's pages into the database's.
 // @unchecked Sendable: RowPipeline hands a batch between two threads with semaphores; one uses it at a time.
+// Its mutable properties are `@exclusivity(unchecked)` for the same reason: a row appends some 25
+// cells, and each append to a class's property was checked at run time (with the builder's, 4% of a load's CPU).
 package final class RowBatch: @unchecked Sendable {
     /// The cells of a row, in this order: the pin's name, lat and lon, then the detail's columns in
     /// ``DetailColumn/all`` order, but `load_id`, which the writer binds once per load.
@@ -28,20 +30,20 @@ package final class RowBatch: @unchecked Sendable {
 
     /// The positions, in the write order, of this batch's rows.
     package var rows: Range<Int> = 0..<0
-    var cells: [Cell] = []
+    @exclusivity(unchecked) var cells: [Cell] = []
     /// Text made for this batch's rows.
-    var arena: [UInt8] = []
+    @exclusivity(unchecked) var arena: [UInt8] = []
     /// The names new to a SQLite store's lookups that this batch's rows refer to (``CompactDetails``):
     /// the writer stores them before the rows.
-    var newNames: [(slot: Int, code: Int64, name: String)] = []
+    @exclusivity(unchecked) var newNames: [(slot: Int, code: Int64, name: String)] = []
     /// The extra values this batch's rows are the first to keep as codes (``ExtraValues``).
-    var newExtraValues: [(code: Int64, value: String)] = []
+    @exclusivity(unchecked) var newExtraValues: [(code: Int64, value: String)] = []
 
     /// The bytes of this batch's records, read from a big file rather than through its mapping
     /// (``MappedFile/read(_:into:)``): its text cells point here as others point into the mapping,
     /// so it is allocated before the rows are built and never moves while they are bound.
-    private var source = UnsafeMutableRawBufferPointer(start: nil, count: 0)
-    private var sourceUsed = 0
+    @exclusivity(unchecked) private var source = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    @exclusivity(unchecked) private var sourceUsed = 0
 
     init() {
         cells.reserveCapacity(Self.capacity * Column.width)
@@ -177,22 +179,23 @@ private let SQLITE_STATIC = unsafeBitCast(0, to: sqlite3_destructor_type.self)
 ///
 /// One builder per thread: it keeps the spans of the record in hand and the counts of bad values.
 // @unchecked Sendable: moved to the thread that uses it, never shared (one builder per thread).
+// Its mutable properties are `@exclusivity(unchecked)`, as ``RowBatch``'s are: one thread, many accesses a row.
 package final class RowBuilder: @unchecked Sendable {
     private let validator: RecordValidator
     /// The mapped file the records are in.
     let file: MappedFile
     private let scanner: CSVScanner
-    private var spans: [FieldSpan] = []
-    private var extra = ExtraJSON()
+    @exclusivity(unchecked) private var spans: [FieldSpan] = []
+    @exclusivity(unchecked) private var extra = ExtraJSON()
     /// A SQLite store's compact row (schema version 3): dates as days, names as codes, extras as an
     /// array by position; nil for text rows (PostgreSQL's, previews').
     private let compact: CompactDetails?
-    private var extraArray = ExtraArray()
+    @exclusivity(unchecked) private var extraArray = ExtraArray()
     /// The header names as UTF-8, the keys of the JSON.
     private let keys: [[UInt8]]
     private let crsNames: [[UInt8]]
     /// Per detail field (as in ``WellField/detailValueFields``), how many values did not parse.
-    package private(set) var badValues: [Int]
+    @exclusivity(unchecked) package private(set) var badValues: [Int]
 
     init(validator: RecordValidator, file: MappedFile, delimiter: UInt8, compact: CompactDetails? = nil) {
         self.validator = validator

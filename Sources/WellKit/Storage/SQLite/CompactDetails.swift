@@ -13,25 +13,26 @@ import GRDB
 /// the store gets the next code here and rides in its batch (``RowBatch/newNames``) to the writer,
 /// which stores it (``insert(_:into:)``) before the batch's rows.
 // @unchecked Sendable: used by the one builder thread of a load (RowPipeline), then dropped.
+// Its mutable properties are `@exclusivity(unchecked)`, as ``RowBatch``'s are: one thread, several lookups a row.
 package final class CompactDetails: @unchecked Sendable {
     /// Per detail value field (``WellField/detailValueFields``): the lookup's codes by name as
     /// UTF-8, empty for a field kept in its row (``hasLookup(_:)``). Keyed by bytes (``ByteKey``) so
     /// that a row's name is looked up without making a `String` (eight per row; a load's builder
     /// thread spent 12% of its time making and freeing them).
-    private var codes: [[ByteKey: Int64]]
+    @exclusivity(unchecked) private var codes: [[ByteKey: Int64]]
     private let lookups: [Bool]
-    private var nextCode: [Int64]
+    @exclusivity(unchecked) private var nextCode: [Int64]
     /// The name being looked up, reused from row to row.
-    private var key = ByteKey()
+    @exclusivity(unchecked) private var key = ByteKey()
     /// Per column of the file: its position in `extra_keys` (-1 for a column that never holds an extra value).
     let extraPositions: [Int]
     /// The codes of the extra values kept once (``ExtraValues``), by their UTF-8, the store's and this load's.
-    private var extraCodes: [ByteKey: Int64] = [:]
-    private var nextExtraCode: Int64 = 1
+    @exclusivity(unchecked) private var extraCodes: [ByteKey: Int64] = [:]
+    @exclusivity(unchecked) private var nextExtraCode: Int64 = 1
     /// Per column of the file: the values this load met in it, each with its code, or 0 for a value
     /// met once so far. A value that repeats is found with one lookup. A column that meets more
     /// than ``ExtraValues/distinctPerColumn`` values is no longer looked up: its later values stay text.
-    private var extraMet: [[ByteKey: Int64]]
+    @exclusivity(unchecked) private var extraMet: [[ByteKey: Int64]]
 
     /// Reads the store's lookups and extra keys, and adds to `extra_keys` the names of the file's
     /// columns `extraColumns` (those that may hold a value no field takes), in the order a row
