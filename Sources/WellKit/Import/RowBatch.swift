@@ -249,7 +249,7 @@ package final class RowBuilder: @unchecked Sendable {
                 }
             case .text, .integer:
                 if let compact, compact.hasLookup(slot) {
-                    cell = fields.withText(index) { .integer(compact.code(slot, $0, batch)) }
+                    cell = .integer(compact.code(slot, of: fields, index, batch))
                 } else {
                     cell = text(fields, index, batch)
                 }
@@ -272,7 +272,7 @@ package final class RowBuilder: @unchecked Sendable {
         } else {
             batch.cells.append(contentsOf: repeatElement(.null, count: 3))
         }
-        batch.cells.append((compact == nil ? extra.withFinished { $0.map(batch.arenaText) } : extraArray.withFinished { $0.map(batch.arenaText) }) ?? .null)
+        batch.cells.append((compact == nil ? extra.withFinished { $0.map { batch.arenaText($0) } } : extraArray.withFinished { $0.map { batch.arenaText($0) } }) ?? .null)
     }
 
     /// A text cell for a non-empty field: in place in the file when its bytes are the text, else made in the arena.
@@ -290,13 +290,7 @@ package final class RowBuilder: @unchecked Sendable {
         if let compact {
             let position = compact.extraPositions[index]
             guard !extraArray.holds(position) else { return }
-            fields.withText(index) { value in
-                if let code = compact.extraCode(column: index, value, batch) {
-                    extraArray.append(position: position, code: code)
-                } else {
-                    extraArray.append(position: position, value: value)
-                }
-            }
+            compact.appendExtra(fields, index, position: position, to: &extraArray, batch)
             return
         }
         keys[index].withUnsafeBufferPointer { key in
