@@ -113,11 +113,11 @@ extension WellStore {
         var options = options
         let path = file.path
         let head = Array(file.bytes.prefix(TextEncoding.sniffLength))
-        if case .utf16 = try TextEncoding.classify(head, file: path) {
+        if case .utf16(let bigEndian) = try TextEncoding.classify(head, file: path) {
             // UTF-16 (Excel's "Unicode text") is rewritten as UTF-8 once, then mapped like any file.
             let label = name ?? path
             return try InputFile.withTemporaryFile(label: label) { spool in
-                try TextEncoding.transcodeUTF16(file.bytes, file: path, to: spool)
+                try TextEncoding.transcodeUTF16(file, bigEndian: bigEndian, to: spool)
                 var result = try Self.scan(csvAt: spool, options: options, name: label)
                 result.summary.file = label
                 return result

@@ -201,6 +201,34 @@ import Testing
         }
     }
 
+    /// The transcoder goes a chunk at a time: a surrogate pair split by a chunk's end must arrive
+    /// whole, in either byte order, whatever the chunk's size.
+    @Test(arguments: [2, 3, 5, 64])
+    func utf16IsTranscodedAcrossChunks(chunkUnits: Int) throws {
+        let text = "api,name\n1,Café 𝔘 🛢️ Øst\n2,\u{10FFFF}x𝔘\n"
+        let directory = try Fixtures.temporaryDirectory()
+        for (bom, encoding, bigEndian) in [([UInt8(0xFF), 0xFE], String.Encoding.utf16LittleEndian, false), ([0xFE, 0xFF], .utf16BigEndian, true)] {
+            let url = directory.appendingPathComponent("u16-\(chunkUnits)-\(bigEndian).csv"), spool = url.path + ".utf8"
+            try (Data(bom) + text.data(using: encoding)!).write(to: url)
+            try TextEncoding.transcodeUTF16(MappedFile(path: url.path), bigEndian: bigEndian, to: spool, chunkUnits: chunkUnits)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: spool)) == Data(text.utf8), "\(chunkUnits) units, big-endian \(bigEndian)")
+        }
+    }
+
+    /// A lone surrogate, at a chunk's end or in its middle, and an odd number of bytes are refused.
+    @Test(arguments: [[0x41, 0x00, 0x00, 0xD8], [0x41, 0x00, 0x00, 0xDC, 0x42, 0x00], [0x41, 0x00, 0x42]] as [[UInt8]])
+    func invalidUTF16IsRefused(body: [UInt8]) throws {
+        let url = try Fixtures.temporaryDirectory().appendingPathComponent("bad16.csv")
+        try Data([0xFF, 0xFE] + body).write(to: url)
+        do {
+            try TextEncoding.transcodeUTF16(MappedFile(path: url.path), bigEndian: false, to: url.path + ".utf8", chunkUnits: 2)
+            Issue.record("invalid UTF-16 was transcoded")
+        } catch let error as ImportError {
+            #expect(error.code == .notText)
+            #expect(error.description.contains("not valid UTF-16"))
+        }
+    }
+
     @Test(arguments: [([UInt8(0x1F), 0x8B, 8, 0], "gzip"), ([0x50, 0x4B, 3, 4], "ZIP"), ([0x53, 0x51, 0, 0x4C], "NUL byte")])
     func nonTextIsRefusedWithoutEchoingBytes(head: [UInt8], name: String) throws {
         let url = try Fixtures.temporaryDirectory().appendingPathComponent("bin.csv")
