@@ -1,25 +1,28 @@
 import GRDB
 import GRDBSQLite
 
-/// The identifiers already in a store, to match a reload's wells to their pins, at about 40
+/// The identifiers already in a store, to match a reload's wells to their pins, at about 27
 /// bytes per stored well.
 ///
 /// A map from each identifier's text to its pin id would hold every identifier as a `String`
 /// (about 100 bytes each for 21-byte UWIs: 2,442,920 wells, 240 MB). This keeps two independent
-/// 64-bit hashes of each identifier instead (FNV-1a as the key, and the standard library's
-/// seeded SipHash to confirm), and keeps the text only for the rare identifiers whose FNV-1a
-/// collides with another stored one. Two different identifiers match only if both hashes
-/// collide; the writer's update is guarded by `uwi = ?` as well, and fails the load rather
-/// than change another well if that ever happens.
+/// hashes of each identifier instead, FNV-1a (64 bits) as the key and 24 bits of the standard
+/// library's seeded SipHash to confirm, packed with the pin id into one 64-bit value, and keeps
+/// the text only for the rare identifiers whose FNV-1a collides with another stored one (or whose
+/// pin id needs more than 40 bits). Two different identifiers match only if both hashes collide
+/// (one chance in 2^88 for a pair); the writer's update is guarded by `uwi = ?` as well, and fails
+/// the load rather than change another well if that ever happens. (With a 16-byte entry of the id
+/// and a whole second hash, the map of 10,000,000 wells took 400 MB; packed, 270 MB.)
 struct StoredIdentifiers {
-    private struct Entry {
-        /// The pin id, or -1 when several stored identifiers share the key (see `collided`).
-        var id: Int64
-        var check: Int
-    }
-
-    private var entries: [UInt64: Entry] = [:]
+    /// Per FNV-1a key: the check's 24 bits above the pin id's 40, or ``elsewhere``.
+    private var entries: [UInt64: UInt64] = [:]
+    /// The identifiers whose key is ``elsewhere``, by their text.
     private var collided: [String: Int64] = [:]
+
+    /// An entry whose identifiers are in `collided`: its key is shared, or its pin id is too big to pack.
+    private static let elsewhere = UInt64.max
+    private static let idBits = 40
+    private static let idMask: UInt64 = (1 << idBits) - 1
 
     /// How many wells the store holds.
     private(set) var count = 0
@@ -41,7 +44,9 @@ struct StoredIdentifiers {
                 let bytes = UnsafeBufferPointer(start: sqlite3_column_text(statement, 0), count: Int(sqlite3_column_bytes(statement, 0)))
                 let id = sqlite3_column_int64(statement, 1)
                 let key = DuplicateIdentifiers.fnv1a(bytes)
-                if entries.updateValue(Entry(id: id, check: Self.check(bytes)), forKey: key) != nil { clashing.insert(key) }
+                let packs = id >= 0 && UInt64(id) < Self.idMask
+                let entry = packs ? Self.check(bytes) << Self.idBits | UInt64(id) : Self.elsewhere
+                if entries.updateValue(entry, forKey: key) != nil || !packs { clashing.insert(key) }
             }
         }
         guard !clashing.isEmpty else { return }
@@ -53,7 +58,7 @@ struct StoredIdentifiers {
                 collided[String(decoding: bytes, as: UTF8.self)] = sqlite3_column_int64(statement, 1)
             }
         }
-        for key in clashing { entries[key]?.id = -1 }
+        for key in clashing { entries[key] = Self.elsewhere }
     }
 
     /// The pin id of the stored well with this identifier, if there is one.
@@ -61,14 +66,15 @@ struct StoredIdentifiers {
         var text = identifier
         return text.withUTF8 { bytes in
             guard let entry = entries[DuplicateIdentifiers.fnv1a(bytes)] else { return nil }
-            if entry.id < 0 { return collided[identifier] }
-            return entry.check == Self.check(bytes) ? entry.id : nil
+            if entry == Self.elsewhere { return collided[identifier] }
+            return entry >> Self.idBits == Self.check(bytes) ? Int64(entry & Self.idMask) : nil
         }
     }
 
-    private static func check(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    /// 24 bits of the seeded SipHash of `bytes`.
+    private static func check(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
         var hasher = Hasher()
         hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
-        return hasher.finalize()
+        return UInt64(UInt(bitPattern: hasher.finalize())) & ((1 << (64 - idBits)) - 1)
     }
 }
