@@ -47,9 +47,11 @@ enum TextEncoding: Equatable {
     static func transcodeUTF16(_ file: MappedFile, bigEndian: Bool, to spool: String, chunkUnits: Int = 1 << 19) throws {
         precondition(chunkUnits >= 2, "a chunk holds at least a surrogate pair")
         let bytes = file.bytes, path = file.path
-        let invalid = ImportError(.notText, "the file starts with a UTF-16 byte order mark but is not valid UTF-16; "
-            + "save it again as CSV (UTF-8)", file: path)
-        guard bytes.count % 2 == 0 else { throw invalid }
+        func invalid(_ what: String) -> ImportError {
+            ImportError(.notText, "the file starts with a UTF-16 byte order mark but is not valid UTF-16: \(what); "
+                + "save it again as CSV (UTF-8)", file: path)
+        }
+        guard bytes.count % 2 == 0 else { throw invalid("it has an odd number of bytes (\(bytes.count))") }
         guard FileManager.default.createFile(atPath: spool, contents: nil), let output = FileHandle(forWritingAtPath: spool) else {
             throw ImportError(.cannotOpen, "cannot write the UTF-8 copy of the file to \(spool)", file: path)
         }
@@ -59,6 +61,7 @@ enum TextEncoding: Equatable {
         utf8.reserveCapacity(3 * chunkUnits)
         var behind = MappedFile.ReleaseBehind(file, from: 0)
         var start = 2  // after the byte order mark
+        var line = 1  // of the chunk's start
         while start < bytes.count {
             var end = min(start + 2 * chunkUnits, bytes.count)
             units.removeAll(keepingCapacity: true)
@@ -73,7 +76,12 @@ enum TextEncoding: Equatable {
             }
             utf8.removeAll(keepingCapacity: true)
             let failed = transcode(units.makeIterator(), from: UTF16.self, to: UTF8.self, stoppingOnError: true) { utf8.append($0) }
-            if failed { throw invalid }
+            if failed {
+                let k = Self.firstLoneSurrogate(in: units) ?? 0
+                let at = line + units[..<k].lazy.filter { $0 == 0x0A }.count
+                throw invalid("a lone surrogate (0x\(String(units[k], radix: 16, uppercase: true))) on line \(at), at byte \(start + 2 * k)")
+            }
+            line += units.lazy.filter { $0 == 0x0A }.count
             do {
                 try utf8.withUnsafeBytes { try output.write(contentsOf: $0) }
             } catch {
@@ -85,5 +93,19 @@ enum TextEncoding: Equatable {
         // The load reads the UTF-8 copy from here on: the UTF-16 pages, read in up front below
         // 1 GiB, leave the process's memory (112 MB for 244,292 wells).
         file.release(0..<bytes.count)
+    }
+
+    /// The index of the first code unit of `units` that is half a surrogate pair without its other half.
+    static func firstLoneSurrogate(in units: [UInt16]) -> Int? {
+        var k = 0
+        while k < units.count {
+            if UTF16.isTrailSurrogate(units[k]) { return k }
+            if UTF16.isLeadSurrogate(units[k]) {
+                guard k + 1 < units.count, UTF16.isTrailSurrogate(units[k + 1]) else { return k }
+                k += 1
+            }
+            k += 1
+        }
+        return nil
     }
 }

@@ -215,9 +215,14 @@ import Testing
         }
     }
 
-    /// A lone surrogate, at a chunk's end or in its middle, and an odd number of bytes are refused.
-    @Test(arguments: [[0x41, 0x00, 0x00, 0xD8], [0x41, 0x00, 0x00, 0xDC, 0x42, 0x00], [0x41, 0x00, 0x42]] as [[UInt8]])
-    func invalidUTF16IsRefused(body: [UInt8]) throws {
+    /// A lone surrogate, at the file's end or in its middle, and an odd number of bytes are refused,
+    /// naming where: the line and the byte (counted from the file's start, its byte order mark included).
+    @Test(arguments: [
+        ([0x41, 0x00, 0x0A, 0x00, 0x00, 0xD8], "a lone surrogate (0xD800) on line 2, at byte 6"),
+        ([0x41, 0x00, 0x0A, 0x00, 0x0A, 0x00, 0x00, 0xDC, 0x42, 0x00], "a lone surrogate (0xDC00) on line 3, at byte 8"),
+        ([0x41, 0x00, 0x42], "it has an odd number of bytes (5)"),
+    ] as [([UInt8], String)])
+    func invalidUTF16IsRefused(body: [UInt8], message: String) throws {
         let url = try Fixtures.temporaryDirectory().appendingPathComponent("bad16.csv")
         try Data([0xFF, 0xFE] + body).write(to: url)
         do {
@@ -225,7 +230,7 @@ import Testing
             Issue.record("invalid UTF-16 was transcoded")
         } catch let error as ImportError {
             #expect(error.code == .notText)
-            #expect(error.description.contains("not valid UTF-16"))
+            #expect(error.description.contains("not valid UTF-16: \(message);"), "\(error.description)")
         }
     }
 
