@@ -18,6 +18,7 @@ package enum LoadMemory {
     /// Whether a load keeps a file of `bytes` resident while it runs: a file under
     /// ``MappedFile/releaseThreshold``, which is mapped and read in up front.
     package static func keepsResident(fileBytes bytes: Int) -> Bool { bytes < MappedFile.releaseThreshold }
+
     /// The page cache, the batches and the process's own fixed costs.
     static let fixedBytes = 128 << 20
 

@@ -56,19 +56,19 @@ enum TextEncoding: Equatable {
             throw ImportError(.cannotOpen, "cannot write the UTF-8 copy of the file to \(spool)", file: path)
         }
         defer { try? output.close() }
+        @inline(__always) func unit(at offset: Int) -> UInt16 {
+            let first = UInt16(bytes[offset]), second = UInt16(bytes[offset + 1])
+            return bigEndian ? first << 8 | second : second << 8 | first
+        }
         var units: [UInt16] = [], utf8: [UInt8] = []
         units.reserveCapacity(chunkUnits)
         utf8.reserveCapacity(3 * chunkUnits)
         var behind = MappedFile.ReleaseBehind(file, from: 0)
         var start = 2  // after the byte order mark
-        var line = 1  // of the chunk's start
         while start < bytes.count {
             var end = min(start + 2 * chunkUnits, bytes.count)
             units.removeAll(keepingCapacity: true)
-            for offset in stride(from: start, to: end, by: 2) {
-                let first = UInt16(bytes[offset]), second = UInt16(bytes[offset + 1])
-                units.append(bigEndian ? first << 8 | second : second << 8 | first)
-            }
+            for offset in stride(from: start, to: end, by: 2) { units.append(unit(at: offset)) }
             // A surrogate pair that the chunk's end splits goes whole into the next chunk.
             if end < bytes.count, let last = units.last, UTF16.isLeadSurrogate(last) {
                 units.removeLast()
@@ -77,11 +77,11 @@ enum TextEncoding: Equatable {
             utf8.removeAll(keepingCapacity: true)
             let failed = transcode(units.makeIterator(), from: UTF16.self, to: UTF8.self, stoppingOnError: true) { utf8.append($0) }
             if failed {
-                let k = Self.firstLoneSurrogate(in: units) ?? 0
-                let at = line + units[..<k].lazy.filter { $0 == 0x0A }.count
-                throw invalid("a lone surrogate (0x\(String(units[k], radix: 16, uppercase: true))) on line \(at), at byte \(start + 2 * k)")
+                let k = Self.firstLoneSurrogate(in: units) ?? 0, byte = start + 2 * k
+                // Lines are counted only for the message, from the file's start.
+                let line = 1 + stride(from: 2, to: byte, by: 2).lazy.filter { unit(at: $0) == 0x0A }.count
+                throw invalid("a lone surrogate (0x\(String(units[k], radix: 16, uppercase: true))) on line \(line), at byte \(byte)")
             }
-            line += units.lazy.filter { $0 == 0x0A }.count
             do {
                 try utf8.withUnsafeBytes { try output.write(contentsOf: $0) }
             } catch {
