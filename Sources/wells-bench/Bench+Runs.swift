@@ -128,7 +128,7 @@ extension Bench {
             try viewports.map { "\($0.label) \($0.box.minLongitude) \($0.box.minLatitude) \($0.box.maxLongitude) \($0.box.maxLatitude)" }
                 .joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
             let sql = """
-                SELECT p.id, p.name, p.lat, p.lon FROM idx_pin_points_geom r JOIN pins p ON p.id = r.pkid \
+                SELECT p.id, p.name, p.lat, p.lon FROM idx_pins_geom r JOIN pins p ON p.id = r.pkid \
                 WHERE r.xmin <= ?3 AND r.xmax >= ?1 AND r.ymin <= ?4 AND r.ymax >= ?2 \
                 AND p.lon BETWEEN ?1 AND ?3 AND p.lat BETWEEN ?2 AND ?4
                 """

@@ -26,7 +26,7 @@ import WellsTestSupport
             }
             let size = try FileManager.default.attributesOfItem(atPath: store)[.size] as! Int
             var damages: [(String, (String) throws -> Void)] = []
-            for name in ["pins", "details", "details_uwi", "idx_pin_points_geom_node", "loads", "grdb_migrations"] {
+            for name in ["pins", "details", "details_uwi", "idx_pins_geom_node", "loads", "grdb_migrations"] {
                 let page = try #require(roots[name], "no table or index \(name) in the store")
                 damages.append(("noise over \(name)'s root page \(page)", { try Self.noise($0, page: page) }))
             }
@@ -121,16 +121,15 @@ import WellsTestSupport
         try Self.withDamages { directory, store, _ in
             let breaches: [(sql: String, finding: String)] = [
                 ("DELETE FROM details WHERE pin_id = (SELECT min(pin_id) FROM details)", "1 pins have no detail"),
-                ("UPDATE idx_pin_points_geom SET xmin = xmin + 1, xmax = xmax + 1 WHERE pkid IN (1, 2)",
+                ("UPDATE idx_pins_geom SET xmin = xmin + 1, xmax = xmax + 1 WHERE pkid IN (1, 2)",
                  "2 spatial index boxes do not hold their pin"),
                 ("UPDATE loads SET rejected = rejected + 1", "1 loads keep a number of rejected rows other than they report"),
                 ("UPDATE details SET extra = json_set(extra, '$[0]', 999999) WHERE pin_id = (SELECT min(pin_id) FROM details WHERE extra IS NOT NULL)",
                  "1 extra values are neither text nor the code of a row of extra_values"),
-                // Without SpatiaLite's triggers, which would keep the R*Tree in step (and need SpatiaLite loaded).
-                ("DROP TRIGGER gid_pin_points_geom; DELETE FROM pin_points WHERE id = 3", "1 pins have no point"),
-                ("DROP TRIGGER ggu_pin_points_geom; DROP TRIGGER giu_pin_points_geom; DROP TRIGGER tmu_pin_points_geom; "
-                    + "UPDATE pin_points SET geom = (SELECT geom FROM pin_points WHERE id = 2) WHERE id = 1",
-                 "1 points are not a POINT in EPSG:4326 at their pin's coordinates"),
+                ("DELETE FROM idx_pins_geom WHERE pkid = 3", "1 pins have no spatial index entry"),
+                ("DROP TRIGGER pins_geom_update", "1 of the triggers that keep the spatial index in step are missing"),
+                ("UPDATE geometry_columns SET spatial_index_enabled = 0 WHERE f_table_name = 'pins'",
+                 "pins.geom is not registered in geometry_columns as a POINT in EPSG:4326 with a spatial index"),
             ]
             for breach in breaches {
                 let (copy, _) = try Self.damagedCopy(of: store, in: directory) { path in

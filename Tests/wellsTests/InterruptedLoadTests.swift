@@ -19,8 +19,8 @@ import WellsTestSupport
                 "SELECT count(*), total(pin_id), group_concat(uwi) FROM (SELECT pin_id, uwi FROM details ORDER BY pin_id)",
                 "SELECT count(*), group_concat(sha256) FROM loads",
                 "SELECT count(*) FROM rejects",
-                "SELECT count(*), total(pkid) FROM idx_pin_points_geom",
-                "SELECT rtreecheck('idx_pin_points_geom')",
+                "SELECT count(*), total(pkid) FROM idx_pins_geom",
+                "SELECT rtreecheck('idx_pins_geom')",
                 "SELECT group_concat(name) FROM (SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name)",
             ].map { sql in try Row.fetchOne(db, sql: sql).map { "\($0)" } ?? "" }
             return parts.joined(separator: "\n")

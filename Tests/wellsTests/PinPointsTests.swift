@@ -4,8 +4,9 @@ import Testing
 @testable import WellKit
 import WellsTestSupport
 
-/// Schema version 3's pins of four fields, their points in `pin_points` and the GIS layer `wells`,
-/// and version 4's repeated extra values kept once: a store of version 2 or 3 (`Tests/Fixtures/Stores`)
+/// Schema version 3's pins of four fields and the GIS layer `wells`, version 4's repeated extra
+/// values kept once, and version 5's points computed from the pins (`pins.geom`, a virtual column)
+/// in place of version 3's table `pin_points`: a store of version 2, 3 or 4 (`Tests/Fixtures/Stores`)
 /// upgraded by a writer or `wells optimize` reads back every field of every well as version 2 read
 /// it, and answers a box as a fresh load does; GDAL's `ogrinfo` opens the layer `wells` with every
 /// field, well by well.
@@ -16,7 +17,7 @@ import WellsTestSupport
         try HardeningTests.wells(arguments)
     }
 
-    /// A copy of the store of schema `version` (2 or 3) in `directory`: the fixture itself is never opened.
+    /// A copy of the store of schema `version` (2, 3 or 4) in `directory`: the fixture itself is never opened.
     static func copyOfStore(version: Int32, in directory: URL) throws -> String {
         let copy = directory.appendingPathComponent("store-v\(version).sqlite")
         try FileManager.default.copyItem(at: fixtures.appendingPathComponent("store-v\(version).sqlite"), to: copy)
@@ -40,10 +41,10 @@ import WellsTestSupport
         return try JSONDecoder().decode([[String: FieldValue]].self, from: Data(run.out.utf8))
     }
 
-    /// A writer's open upgrades a version 2 or 3 store in place, ids and all: every field of every well
-    /// reads back as version 2 read it (`store-v2.json`, which version 3 read alike), a box answers as
+    /// A writer's open upgrades a version 2, 3 or 4 store in place, ids and all: every field of every well
+    /// reads back as version 2 read it (`store-v2.json`, which versions 3 and 4 read alike), a box answers as
     /// on a fresh load of the same files, `wells check` finds it sound, and `ogrinfo` opens its layer.
-    @Test(arguments: [2, 3] as [Int32]) func aWriterUpgradesAnOlderStoreAndEveryFieldReadsBack(version: Int32) async throws {
+    @Test(arguments: [2, 3, 4] as [Int32]) func aWriterUpgradesAnOlderStoreAndEveryFieldReadsBack(version: Int32) async throws {
         try await runBlocking {
             try withTemporaryDirectory("pins-v\(version)") { directory in
                 let store = try Self.copyOfStore(version: version, in: directory)
@@ -80,9 +81,9 @@ import WellsTestSupport
         }
     }
 
-    /// `wells optimize` upgrades a version 2 or 3 store too (then renumbers its pins along the Hilbert
+    /// `wells optimize` upgrades a version 2, 3 or 4 store too (then renumbers its pins along the Hilbert
     /// curve): every field of every well but the id reads back as version 2 read it.
-    @Test(arguments: [2, 3] as [Int32]) func optimizeUpgradesAnOlderStore(version: Int32) async throws {
+    @Test(arguments: [2, 3, 4] as [Int32]) func optimizeUpgradesAnOlderStore(version: Int32) async throws {
         try await runBlocking {
             try withTemporaryDirectory("pins-v\(version)-optimize") { directory in
                 let store = try Self.copyOfStore(version: version, in: directory)
@@ -107,26 +108,31 @@ import WellsTestSupport
         try JSONDecoder().decode([[String: FieldValue]].self, from: Data(contentsOf: fixtures.appendingPathComponent("store-v2.json")))
     }
 
-    /// This build's schema: pins of four fields, 497 points in `pin_points` with their packed R*Tree,
-    /// no `pins.geom` (version 3), the table of extra values kept once (version 4).
+    /// This build's schema: pins of four fields stored (`PRAGMA table_info` leaves the virtual
+    /// `geom` out; GRDB's `columns(in:)` reads `table_xinfo`) and their computed point, registered, with a packed R*Tree of 497 entries kept in
+    /// step by three triggers (version 5; no `pin_points`), the table of extra values kept once (version 4).
     static func expectCurrentLayout(_ store: String) throws {
         #expect(try userVersion(store) == Schema.version)
         try DatabaseQueue(path: store).read { (db: Database) throws -> Void in
             #expect(try db.tableExists(ExtraValues.table))
-            #expect(try db.columns(in: "pins").map(\.name) == ["id", "name", "lat", "lon"])
-            #expect(try db.tableExists("idx_pin_points_geom"))
-            #expect(try !db.tableExists("idx_pins_geom"))
-            #expect(try String.fetchAll(db, sql: "SELECT f_table_name FROM geometry_columns") == ["pin_points"])
-            #expect(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'pins'") == [])
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM pin_points") == 497)
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM idx_pin_points_geom") == 497)
-            #expect(try String.fetchOne(db, sql: "SELECT rtreecheck('idx_pin_points_geom')") == "ok")
+            #expect(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('pins')") == ["id", "name", "lat", "lon"])
+            #expect(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_xinfo('pins') WHERE hidden = 2") == ["geom"])
+            // `sqlite3` without SpatiaLite can check the store: nothing in it makes SQLite compute a point.
+            #expect(try String.fetchAll(db, sql: "PRAGMA integrity_check") == ["ok"])
+            #expect(try !db.tableExists("pin_points"))
+            #expect(try !db.tableExists("idx_pin_points_geom"))
+            #expect(try String.fetchAll(db, sql: "SELECT f_table_name || '.' || f_geometry_column || ' ' || srid || ' ' || spatial_index_enabled FROM geometry_columns")
+                    == ["pins.geom 4326 1"])
+            #expect(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'pins' ORDER BY name")
+                    == ["pins_geom_delete", "pins_geom_insert", "pins_geom_update"])
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM idx_pins_geom") == 497)
+            #expect(try String.fetchOne(db, sql: "SELECT rtreecheck('idx_pins_geom')") == "ok")
             #expect(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").isEmpty)
         }
     }
 
     /// A reload that moves wells keeps each point at its pin, the R*Tree in step, and `wells check` sound;
-    /// deleting pins (ON DELETE CASCADE) takes their points and R*Tree entries with them.
+    /// deleting pins takes their R*Tree entries with them, and an edit by hand moves its entry (the triggers).
     @Test func reloadAndDeleteKeepPointsAndIndexInStep() async throws {
         try await runBlocking {
             try withTemporaryDirectory("pins-reload") { directory in
@@ -157,15 +163,19 @@ import WellsTestSupport
                 try queue.write { (db: Database) throws -> Void in
                     // Every point at its pin; the Tennessee ones moved.
                     #expect(try Int.fetchOne(db, sql: """
-                        SELECT count(*) FROM pins p JOIN pin_points g ON g.id = p.id WHERE ST_X(g.geom) = p.lon AND ST_Y(g.geom) = p.lat
+                        SELECT count(*) FROM pins p WHERE ST_X(p.geom) = p.lon AND ST_Y(p.geom) = p.lat
                         """) == 497)
                     #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM wells WHERE lat > 36 AND lat < 37.5 AND lon > -90") == 200)
-                    #expect(try String.fetchOne(db, sql: "SELECT rtreecheck('idx_pin_points_geom')") == "ok")
+                    #expect(try String.fetchOne(db, sql: "SELECT rtreecheck('idx_pins_geom')") == "ok")
                     try db.execute(sql: "DELETE FROM pins WHERE id IN (SELECT pin_id FROM details WHERE uwi LIKE '41-%')")
-                    #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM pin_points") == 297)
-                    #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM idx_pin_points_geom") == 297)
+                    #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM idx_pins_geom") == 297)
                     #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM details") == 297)
-                    #expect(try String.fetchOne(db, sql: "SELECT rtreecheck('idx_pin_points_geom')") == "ok")
+                    #expect(try String.fetchOne(db, sql: "SELECT rtreecheck('idx_pins_geom')") == "ok")
+                    // A pin moved by hand moves its entry; the box that held it no longer finds it.
+                    let id = try #require(try Int64.fetchOne(db, sql: "SELECT min(id) FROM pins"))
+                    try db.execute(sql: "UPDATE pins SET lat = 10.5, lon = 20.5 WHERE id = ?", arguments: [id])
+                    #expect(try Int64.fetchAll(db, sql: "SELECT pkid FROM idx_pins_geom WHERE xmin <= 20.6 AND xmax >= 20.4 AND ymin <= 10.6 AND ymax >= 10.4") == [id])
+                    #expect(try String.fetchOne(db, sql: "SELECT rtreecheck('idx_pins_geom')") == "ok")
                 }
                 try queue.close()
                 let after = try Self.wells(["check", "--db", store])
@@ -174,7 +184,7 @@ import WellsTestSupport
         }
     }
 
-    /// `ogrinfo` lists the layer `wells` (beside `pin_points`, the bare points) with every field,
+    /// `ogrinfo` lists the layer `wells` (beside `pins`, the map's four fields) with every field,
     /// and reads a few wells by FID and by `-where` field by field as `wells find` does.
     @Test func ogrinfoReadsEveryFieldOfTheWellsLayer() async throws {
         try await runBlocking {

@@ -13,11 +13,11 @@ import GRDB
 /// Every query goes through here: the fetches, faults, ``BatchedResults``' id query and batch
 /// loads, suspects and sort indexes. It builds ``BoundSQL`` literals, so each value is bound where
 /// it appears and conditions and arguments cannot fall out of step. The tables keep their
-/// aliases: `p` pins, `d` details, `r` the R*Tree `idx_pin_points_geom`. The PostgreSQL dialect renders
+/// aliases: `p` pins, `d` details, `r` the R*Tree `idx_pins_geom`. The PostgreSQL dialect renders
 /// the same inputs for PostGIS (see <doc:StorageEngines>); its `?` placeholders become `$n` when the
 /// engine sends the query.
 package struct QueryCompiler: Sendable {
-    /// SQLite with SpatiaLite's `idx_pin_points_geom`.
+    /// SQLite with SpatiaLite's `idx_pins_geom`.
     static let sqlite = QueryCompiler(dialect: .sqlite)
     /// PostgreSQL with PostGIS: `geom && ST_MakeEnvelope(…)` on the GiST index `pins_geom`.
     package static let postgres = QueryCompiler(dialect: .postgres)
@@ -75,7 +75,7 @@ package struct QueryCompiler: Sendable {
 
     /// Compiles `request` selecting `selection`.
     ///
-    /// The region drives the query from the R*Tree `idx_pin_points_geom` (joined on id), then filters
+    /// The region drives the query from the R*Tree `idx_pins_geom` (joined on id), then filters
     /// exactly on `p.lon`/`p.lat`, because the R*Tree stores 32-bit boxes rounded outwards.
     /// A radius adds an exact geodesic filter, `wellkit_distance(…) <= meters`.
     ///
@@ -102,12 +102,12 @@ package struct QueryCompiler: Sendable {
                 conditions.append(boxes.count == 1 ? Self.exact(boxes[0]) : "(\(boxes.map { "(\(Self.exact($0)))" as BoundSQL }.joined(separator: " OR ")))")
             }
         } else if boxes.count == 1, let box = boxes.first {
-            from = "idx_pin_points_geom r JOIN pins p ON p.id = r.pkid"
+            from = "idx_pins_geom r JOIN pins p ON p.id = r.pkid"
             conditions.append("r.xmin <= \(box.maxLongitude) AND r.xmax >= \(box.minLongitude) AND r.ymin <= \(box.maxLatitude) AND r.ymax >= \(box.minLatitude)")
             conditions.append(Self.exact(box))
         } else if boxes.count > 1 {
             let index: [BoundSQL] = boxes.map {
-                "SELECT pkid FROM idx_pin_points_geom WHERE xmin <= \($0.maxLongitude) AND xmax >= \($0.minLongitude) AND ymin <= \($0.maxLatitude) AND ymax >= \($0.minLatitude)"
+                "SELECT pkid FROM idx_pins_geom WHERE xmin <= \($0.maxLongitude) AND xmax >= \($0.minLongitude) AND ymin <= \($0.maxLatitude) AND ymax >= \($0.minLatitude)"
             }
             conditions.append("p.id IN (\(index.joined(separator: " UNION ALL ")))")
             conditions.append("(\(boxes.map { "(\(Self.exact($0)))" as BoundSQL }.joined(separator: " OR ")))")

@@ -151,8 +151,8 @@ import Testing
         var projected = LoadOptions()
         projected.coordinates = CoordinateOptions(crs: "EPSG:26916", xColumn: "Utmx", yColumn: "Utmy")
         let queries = [
-            "SELECT * FROM pins ORDER BY id", "SELECT * FROM details ORDER BY pin_id", "SELECT id, AsText(geom) FROM pin_points ORDER BY id",
-            "SELECT * FROM idx_pin_points_geom ORDER BY pkid", "SELECT load_id, line, \"column\", reason, raw FROM rejects ORDER BY load_id, line",
+            "SELECT * FROM pins ORDER BY id", "SELECT * FROM details ORDER BY pin_id", "SELECT id, AsText(geom) FROM pins ORDER BY id",
+            "SELECT * FROM idx_pins_geom ORDER BY pkid", "SELECT load_id, line, \"column\", reason, raw FROM rejects ORDER BY load_id, line",
             "SELECT * FROM suspects ORDER BY pin_id",
             "SELECT file, sha256, records, inserted, updated, rejected, bad_values, duplicates, crs, transformation FROM loads ORDER BY id",
         ]

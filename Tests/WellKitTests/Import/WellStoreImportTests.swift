@@ -26,7 +26,7 @@ import Testing
         try store.pool.read { (db: Database) throws -> Void in
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM pins") == wells)
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM details") == wells)
-            #expect(try String.fetchOne(db, sql: "SELECT rtreecheck('idx_pin_points_geom')") == "ok")
+            #expect(try String.fetchOne(db, sql: "SELECT rtreecheck('idx_pins_geom')") == "ok")
             let load = try Row.fetchOne(db, sql: "SELECT records, inserted, sha256 FROM loads")
             #expect(load?["records"] == summary.records)
             #expect((load?["sha256"] as String?)?.count == 64)
@@ -112,7 +112,7 @@ import Testing
         try store.pool.read { (db: Database) throws -> Void in
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM pins") == first.inserted)
             #expect(try Int64.fetchAll(db, sql: "SELECT pin_id FROM details ORDER BY uwi") == ids)
-            #expect(try String.fetchOne(db, sql: "SELECT rtreecheck('idx_pin_points_geom')") == "ok")
+            #expect(try String.fetchOne(db, sql: "SELECT rtreecheck('idx_pins_geom')") == "ok")
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM loads") == 2)
         }
     }
@@ -123,7 +123,7 @@ import Testing
         let summary = try store.load(csvAt: try Fixtures.file("uwi,lat,lon\nA,40,-100\nC,41,-101\n"))
         #expect((summary.inserted, summary.updated) == (1, 1))
         try store.pool.read { (db: Database) throws -> Void in
-            let box = try Row.fetchOne(db, sql: "SELECT r.xmin, r.ymin FROM idx_pin_points_geom r JOIN details d ON d.pin_id = r.pkid WHERE d.uwi = 'A'")
+            let box = try Row.fetchOne(db, sql: "SELECT r.xmin, r.ymin FROM idx_pins_geom r JOIN details d ON d.pin_id = r.pkid WHERE d.uwi = 'A'")
             #expect(abs((box?["xmin"] ?? 0.0) + 100) < 1e-4)
             #expect(abs((box?["ymin"] ?? 0.0) - 40) < 1e-4)
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM pins") == 3)

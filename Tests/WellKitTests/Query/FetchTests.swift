@@ -162,7 +162,7 @@ struct OracleRow {
     @Test func pinFetchSelectsExactlyFourColumns() throws {
         let compiled = try QueryCompiler.sqlite.select(WellFetchRequest(region: .box(try BoundingBox(parsing: "-115,50,-114,51"))), .pins)
         let (sql, _) = try store.pool.read { try compiled.build($0) }
-        #expect(sql.hasPrefix("SELECT p.id, p.name, p.lat, p.lon FROM idx_pin_points_geom r JOIN pins p ON p.id = r.pkid WHERE "))
+        #expect(sql.hasPrefix("SELECT p.id, p.name, p.lat, p.lon FROM idx_pins_geom r JOIN pins p ON p.id = r.pkid WHERE "))
         let statement = try store.pool.read { try $0.makeStatement(sql: sql) }
         #expect(statement.columnNames == ["id", "name", "lat", "lon"])
     }
@@ -178,7 +178,7 @@ struct OracleRow {
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
         }
         // The R*Tree (alias r) drives the query; pins are then looked up by primary key.
-        #expect(sql.contains("FROM idx_pin_points_geom r JOIN pins p ON p.id = r.pkid"))
+        #expect(sql.contains("FROM idx_pins_geom r JOIN pins p ON p.id = r.pkid"))
         #expect(plan.first?.hasPrefix("SCAN r VIRTUAL TABLE INDEX") == true, "\(plan)")
         #expect(plan.contains { $0.contains("INTEGER PRIMARY KEY") }, "\(plan)")
         #expect(!plan.contains { $0 == "SCAN p" }, "\(plan)")

@@ -60,7 +60,6 @@ private struct World {
             switch kind {
             case 0:
                 try db.execute(sql: "INSERT INTO pins(name, lat, lon) VALUES (?, 49.5, -113.5)", arguments: ["New \(serial)"])
-                try db.execute(sql: "INSERT INTO pin_points(id, geom) VALUES (?, MakePoint(-113.5, 49.5, 4326))", arguments: [db.lastInsertedRowID])
                 try db.execute(sql: "INSERT INTO details(pin_id, uwi, status, spud_date, total_depth) VALUES (?, ?, ?, ?, 500)",
                                arguments: [db.lastInsertedRowID, "N-\(serial)", try code(.status, status, db), day])
             case 1: try db.execute(sql: "DELETE FROM pins WHERE id = ?", arguments: [id])

@@ -34,7 +34,7 @@ import Testing
         #expect(after.map(\.pin.name) == before.map(\.pin.name))
         #expect(after.map(\.pin.latitude) == before.map(\.pin.latitude))
         try store.pool.read { (db: Database) throws -> Void in
-            #expect(try String.fetchOne(db, sql: "SELECT rtreecheck('idx_pin_points_geom')") == "ok")
+            #expect(try String.fetchOne(db, sql: "SELECT rtreecheck('idx_pins_geom')") == "ok")
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM details d LEFT JOIN pins p ON p.id = d.pin_id WHERE p.id IS NULL") == 0)
             #expect(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").isEmpty)
         }

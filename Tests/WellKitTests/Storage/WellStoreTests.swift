@@ -9,13 +9,15 @@ import Testing
     @Test func newStoreHasSchemaAndSpatiaLiteGeometry() throws {
         let store = try Fixtures.makeStore()
         try store.pool.read { (db: Database) throws -> Void in
-            for table in ["pins", "pin_points", "details", "loads", "rejects", "idx_pin_points_geom"] {
+            for table in ["pins", "details", "loads", "rejects", "idx_pins_geom"] {
                 #expect(try db.tableExists(table), "missing table \(table)")
             }
-            // Pins of four fields; the geometry is pin_points'.
-            #expect(try db.columns(in: "pins").map(\.name) == ["id", "name", "lat", "lon"])
+            #expect(try !db.tableExists("pin_points"))
+            // Pins of four fields; the geometry is computed from them (a virtual column).
+            #expect(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('pins')") == ["id", "name", "lat", "lon"])
+            #expect(try String.fetchAll(db, sql: "SELECT name || ' ' || type FROM pragma_table_xinfo('pins') WHERE hidden = 2") == ["geom BLOB"])
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM geometry_columns") == 1)
-            let geometry = try Row.fetchOne(db, sql: "SELECT geometry_type, srid, spatial_index_enabled FROM geometry_columns WHERE f_table_name = 'pin_points'")
+            let geometry = try Row.fetchOne(db, sql: "SELECT geometry_type, srid, spatial_index_enabled FROM geometry_columns WHERE f_table_name = 'pins' AND f_geometry_column = 'geom'")
             #expect(geometry?["geometry_type"] == 1)  // POINT, XY
             #expect(geometry?["srid"] == 4326)
             #expect(geometry?["spatial_index_enabled"] == 1)
@@ -58,7 +60,9 @@ import Testing
         let pins = try store.fetchPins(WellFetchRequest(region: .box(try BoundingBox(minLongitude: -115, minLatitude: 51, maxLongitude: -114, maxLatitude: 52))))
         #expect(pins.compactMap(\.name).sorted() == ["Alpha", "Beta"])
         // No SpatiaLite on this connection: its SQL functions are unknown.
-        #expect(throws: DatabaseError.self) { try store.pool.read { try String.fetchOne($0, sql: "SELECT AsText(geom) FROM pin_points") } }
+        #expect(throws: DatabaseError.self) { try store.pool.read { try String.fetchOne($0, sql: "SELECT AsText(geom) FROM pins") } }
+        // Nor is the point's own expression (MakePoint): reading the virtual column needs SpatiaLite.
+        #expect(throws: DatabaseError.self) { try store.pool.read { try Data.fetchOne($0, sql: "SELECT geom FROM pins") } }
         #expect(throws: DatabaseError.self) { try store.pool.writeWithoutTransaction { try $0.execute(sql: "DELETE FROM pins") } }
         #expect(try WellStore(path: path).pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM details") } == 2)
     }
@@ -121,7 +125,7 @@ import Testing
         }
     }
 
-    @Test func deletingAPinDeletesItsDetailAndPoint() throws {
+    @Test func deletingAPinDeletesItsDetailAndIndexEntry() throws {
         let store = try Fixtures.makeStore()
         let file = try Fixtures.file("uwi,name,lat,lon,status\nA-1,One,51.0,-114.0,Active\nA-2,Two,51.1,-114.1,Abandoned\n")
         _ = try store.load(csvAt: file)
@@ -129,9 +133,8 @@ import Testing
             let id = try Int64.fetchOne(db, sql: "SELECT pin_id FROM details WHERE uwi = 'A-1'")!
             try db.execute(sql: "DELETE FROM pins WHERE id = ?", arguments: [id])
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM details") == 1)
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM pin_points") == 1)
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM idx_pin_points_geom WHERE pkid = ?", arguments: [id]) == 0)
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM idx_pin_points_geom") == 1)
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM idx_pins_geom WHERE pkid = ?", arguments: [id]) == 0)
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM idx_pins_geom") == 1)
         }
     }
 
@@ -144,22 +147,24 @@ import Testing
         }
         _ = try store.load(csvAt: try Fixtures.file(csv))
         try store.pool.read { (db: Database) throws -> Void in
-            #expect(try String.fetchOne(db, sql: "SELECT rtreecheck('idx_pin_points_geom')") == "ok")
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM idx_pin_points_geom") == 5_000)
+            #expect(try String.fetchOne(db, sql: "SELECT rtreecheck('idx_pins_geom')") == "ok")
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM idx_pins_geom") == 5_000)
             // Every pin's box holds its point.
             let outside = try Int.fetchOne(db, sql: """
-                SELECT count(*) FROM pins p JOIN idx_pin_points_geom r ON r.pkid = p.id
+                SELECT count(*) FROM pins p JOIN idx_pins_geom r ON r.pkid = p.id
                 WHERE NOT (p.lon BETWEEN r.xmin AND r.xmax AND p.lat BETWEEN r.ymin AND r.ymax)
                 """)
             #expect(outside == 0)
         }
-        // The packed tree still takes inserts and deletes through SpatiaLite's triggers.
+        // The packed tree still takes inserts, moves and deletes through the pins' triggers.
         try store.pool.write { (db: Database) throws -> Void in
             try db.execute(sql: "INSERT INTO pins(id, name, lat, lon) VALUES (100000, 'x', 50, -115)")
-            try db.execute(sql: "INSERT INTO pin_points(id, geom) VALUES (100000, MakePoint(-115, 50, 4326))")
+            try db.execute(sql: "UPDATE pins SET lat = 55 WHERE id = 4")
             try db.execute(sql: "DELETE FROM pins WHERE id IN (1, 2, 3)")
-            #expect(try String.fetchOne(db, sql: "SELECT rtreecheck('idx_pin_points_geom')") == "ok")
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM idx_pin_points_geom") == 4_998)
+            #expect(try String.fetchOne(db, sql: "SELECT rtreecheck('idx_pins_geom')") == "ok")
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM idx_pins_geom") == 4_998)
+            #expect(try Int64.fetchAll(db, sql: "SELECT pkid FROM idx_pins_geom WHERE xmin <= -114.999 AND xmax >= -115.001 AND ymin <= 50.001 AND ymax >= 49.999") == [100000])
+            #expect(try Row.fetchOne(db, sql: "SELECT ymin, ymax FROM idx_pins_geom WHERE pkid = 4").map { ($0[0] as Double) <= 55 && ($0[1] as Double) >= 55 } == true)
         }
     }
 }

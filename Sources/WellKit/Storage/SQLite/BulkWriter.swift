@@ -57,13 +57,6 @@ struct BulkWriter {
         if rebuildIdentifierIndex { try db.execute(sql: "DROP INDEX details_uwi") }
         let insertPinStatement = try db.makeStatement(sql: "INSERT INTO pins(id, name, lat, lon) VALUES (?1, ?2, ?3, ?4)")
         let updatePinStatement = try db.makeStatement(sql: "UPDATE pins SET name = ?2, lat = ?3, lon = ?4 WHERE id = ?1")
-        // The pin's point, from the same cells as the pin (?2, the name, is bound and unused).
-        let insertPointStatement = try db.makeStatement(sql: """
-            INSERT INTO \(Schema.pointTable)(id, geom) VALUES (?1, MakePoint(?4, ?3, 4326))
-            """)
-        let updatePointStatement = try db.makeStatement(sql: """
-            UPDATE \(Schema.pointTable) SET geom = MakePoint(?4, ?3, 4326) WHERE id = ?1
-            """)
         let columns = ["pin_id"] + DetailColumn.all.map(\.name)
         let detailSQL = """
             INTO details(\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")))
@@ -79,8 +72,7 @@ struct BulkWriter {
         let builder = scan.makeBuilder(compact: try CompactDetails(db, header: scan.validator.header, extraColumns: scan.extraColumns))
         let (insertPin, insertDetail, updatePin, updateDetail) = (insertPinStatement.sqliteStatement, insertDetailStatement.sqliteStatement,
                                                                   updatePinStatement.sqliteStatement, updateDetailStatement.sqliteStatement)
-        let (insertPoint, updatePoint) = (insertPointStatement.sqliteStatement, updatePointStatement.sqliteStatement)
-        let statements = [insertPin, insertDetail, updatePin, updateDetail, insertPoint, updatePoint]
+        let statements = [insertPin, insertDetail, updatePin, updateDetail]
         // Text is bound in place (SQLITE_STATIC): no statement may point into the batches once they are gone.
         defer { for statement in statements { sqlite3_clear_bindings(statement) } }
         for detail in [insertDetail, updateDetail] { sqlite3_bind_int64(detail, Int32(1 + DetailColumn.index(of: .loadID) + 1), loadID) }
@@ -109,14 +101,12 @@ struct BulkWriter {
                         try step(updateDetail, id: id, pin: false)
                         if sqlite3_changes(db.sqliteConnection) == 1 {
                             try step(updatePin, id: id, pin: true)
-                            try step(updatePoint, id: id, pin: true)
                             continue
                         }
                         strays += 1
                     }
                     let newID = isNew ? id : firstNewID + Int64(newOnes.count + strays - 1)
                     try step(insertPin, id: newID, pin: true)
-                    try step(insertPoint, id: newID, pin: true)
                     try step(insertDetail, id: newID, pin: false)
                 }
             }

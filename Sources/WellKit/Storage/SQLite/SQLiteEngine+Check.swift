@@ -30,26 +30,33 @@ extension SQLiteEngine {
         return report
     }
 
-    /// The points of `pin_points` and the R*Tree `idx_pin_points_geom` against the pins: one point
-    /// per pin, a POINT in EPSG:4326 at the pin's coordinates (read with SpatiaLite), and one R*Tree
-    /// entry per pin, whose box (float32, rounded outwards, so never smaller than the point) holds them.
+    /// The pins' points and the R*Tree `idx_pins_geom` against the pins: `pins.geom` registered as a
+    /// POINT in EPSG:4326 with its spatial index, each pin's point (computed, read with SpatiaLite) at
+    /// its coordinates, the triggers that keep the R*Tree in step, and one R*Tree entry per pin, whose
+    /// box (float32, rounded outwards, so never smaller than the point) holds it.
     static let spatialIndexInvariants: [StoreInvariants.Invariant] = [
-        .init(check: "points", problem: { "\($0) pins have no point" },
-              sql: "SELECT count(*) FROM pins p WHERE NOT EXISTS (SELECT 1 FROM pin_points g WHERE g.id = p.id)"),
-        .init(check: "points", problem: { "\($0) points have no pin" },
-              sql: "SELECT count(*) FROM pin_points g WHERE NOT EXISTS (SELECT 1 FROM pins p WHERE p.id = g.id)"),
-        .init(check: "points", problem: { "\($0) points are not a POINT in EPSG:4326 at their pin's coordinates" },
+        .init(check: "points", problem: { _ in "pins.geom is not registered in geometry_columns as a POINT in EPSG:4326 with a spatial index" },
               sql: """
-                SELECT count(*) FROM pins p JOIN pin_points g ON g.id = p.id
-                WHERE NOT coalesce(GeometryType(g.geom) = 'POINT' AND ST_SRID(g.geom) = 4326 AND ST_X(g.geom) = p.lon AND ST_Y(g.geom) = p.lat, 0)
+                SELECT count(*) = 0 FROM geometry_columns WHERE f_table_name = 'pins' AND f_geometry_column = 'geom'
+                AND geometry_type = 1 AND coord_dimension = 2 AND srid = 4326 AND spatial_index_enabled = 1
                 """),
+        .init(check: "points", problem: { "\($0) pins' points are not a POINT in EPSG:4326 at their coordinates" },
+              sql: """
+                SELECT count(*) FROM pins p
+                WHERE NOT coalesce(GeometryType(p.geom) = 'POINT' AND ST_SRID(p.geom) = 4326 AND ST_X(p.geom) = p.lon AND ST_Y(p.geom) = p.lat, 0)
+                """),
+        .init(check: "spatial-index", problem: { "\($0) of the triggers that keep the spatial index in step are missing" },
+              sql: BoundSQL(sql: """
+                SELECT \(SpatialIndex.triggers.count) - count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'pins'
+                AND name IN (\(SpatialIndex.triggers.keys.sorted().map { "'\($0)'" }.joined(separator: ", ")))
+                """)),
         .init(check: "spatial-index", problem: { "\($0) pins have no spatial index entry" },
-              sql: "SELECT count(*) FROM pins p WHERE NOT EXISTS (SELECT 1 FROM idx_pin_points_geom r WHERE r.pkid = p.id)"),
+              sql: "SELECT count(*) FROM pins p WHERE NOT EXISTS (SELECT 1 FROM idx_pins_geom r WHERE r.pkid = p.id)"),
         .init(check: "spatial-index", problem: { "\($0) spatial index entries have no pin" },
-              sql: "SELECT count(*) FROM idx_pin_points_geom r WHERE NOT EXISTS (SELECT 1 FROM pins p WHERE p.id = r.pkid)"),
+              sql: "SELECT count(*) FROM idx_pins_geom r WHERE NOT EXISTS (SELECT 1 FROM pins p WHERE p.id = r.pkid)"),
         .init(check: "spatial-index", problem: { "\($0) spatial index boxes do not hold their pin" },
               sql: """
-                SELECT count(*) FROM pins p JOIN idx_pin_points_geom r ON r.pkid = p.id
+                SELECT count(*) FROM pins p JOIN idx_pins_geom r ON r.pkid = p.id
                 WHERE NOT (r.xmin <= p.lon AND p.lon <= r.xmax AND r.ymin <= p.lat AND p.lat <= r.ymax)
                 """),
     ]

@@ -19,7 +19,7 @@ import GRDB
 ///   2.4 times as wide);
 /// - `pin_points(id → pins.id ON DELETE CASCADE, geom)`: each pin's SpatiaLite `POINT` in EPSG:4326,
 ///   registered in `geometry_columns`, with its R*Tree `idx_pin_points_geom` keyed by pin id
-///   (``SpatialIndex``);
+///   (version 5 computes the points instead);
 /// - the view `wells` (``WellsLayer``), registered in `views_geometry_columns`: one point layer with
 ///   every field, which GDAL, QGIS and SpatiaLite open.
 ///
@@ -39,11 +39,18 @@ import GRDB
 /// by code, a condition finds a text's codes with one scan of the table per statement, a load reads
 /// it whole, and `wells check` checks that no value has two codes (a unique index took 0.47 MB of
 /// the 244,292-well store).
+///
+/// Version 5 (migration "v5-computed-points"): the pins' points computed, not stored
+/// (``computePointsInPins(_:)``). `pins.geom` is a virtual generated column, `MakePoint(lon, lat,
+/// 4326)`, registered in `geometry_columns`, so a pin's row on disk still holds its four fields and
+/// nothing else; `pin_points` (60 bytes of SpatiaLite blob for each pin, 17.3 MB of the 75.6 MB
+/// 244,292-well store) is gone. The R*Tree `idx_pins_geom` is keyed by pin id and kept in step by
+/// three triggers on `pins` (``SpatialIndex``); the layer `wells` takes its geometry from `pins.geom`.
 enum Schema {
     /// `PRAGMA application_id` of a WellKit store: "WELL" in ASCII.
     static let applicationID: Int32 = 0x5745_4C4C
     /// The schema version this build writes, kept in `PRAGMA user_version`.
-    static let version: Int32 = 4
+    static let version: Int32 = 5
     /// The code of a lookup table's row without a value: a detail row's code when the field has none.
     static let nullCode: Int64 = 0
 
@@ -106,34 +113,84 @@ enum Schema {
             try db.execute(sql: "PRAGMA user_version = 2")
         }
         // Version 3: pins of four fields, the point geometry in its own table, one GIS layer.
+        // The layer `wells` is made by the last migration (v5), over the tables as they end up.
         migrator.registerMigration("v3-pins") { db in
             try movePointsOutOfPins(db)
-            try WellsLayer.create(db)
             try db.execute(sql: "PRAGMA user_version = 3")
         }
         // Version 3: the detail rows in compact form, rewritten in the migration's transaction.
-        // The layer names `details`, which is replaced: it goes first and comes back over the new table.
+        // The layer names `details`, which is replaced: a version 3 store's layer goes first.
         migrator.registerMigration("v3-details") { db in
             try WellsLayer.drop(db)
             try compactDetails(db)
-            try WellsLayer.create(db)
             try db.execute(sql: "PRAGMA user_version = 3")
         }
         // Version 4: repeated extra values as codes. Version 3's arrays hold text only and stay
-        // valid; the layer comes back with the expression that reads codes.
+        // valid; the layer comes back (v5) with the expression that reads codes.
         migrator.registerMigration("v4-extra-values") { db in
             try WellsLayer.drop(db)
             try db.execute(sql: "CREATE TABLE \(ExtraValues.table)(code INTEGER PRIMARY KEY, value TEXT NOT NULL)")
-            try WellsLayer.create(db)
             try db.execute(sql: "PRAGMA user_version = 4")
+        }
+        // Version 5: the points computed from each pin's coordinates instead of stored beside them.
+        migrator.registerMigration("v5-computed-points") { db in
+            try WellsLayer.drop(db)
+            try computePointsInPins(db)
+            try WellsLayer.create(db)
+            try db.execute(sql: "PRAGMA user_version = 5")
         }
         return migrator
     }
 }
 
 extension Schema {
-    /// The table of the pins' point geometries: one row per pin, whose id is the pin's.
+    /// Version 3's table of the pins' point geometries, one row per pin, which version 5 drops.
     static let pointTable = "pin_points"
+
+    /// The pins' point, as SpatiaLite reads it: the expression of the virtual column `pins.geom`.
+    static let pointExpression = "MakePoint(lon, lat, 4326)"
+
+    /// Replaces version 3's stored points (``pointTable``, its R*Tree and SpatiaLite's triggers)
+    /// with the virtual column `pins.geom` (``pointExpression``), registered in `geometry_columns` as
+    /// a POINT in EPSG:4326 with a spatial index, and the R*Tree `idx_pins_geom` with the triggers
+    /// that keep it in step (``SpatialIndex/createIndex(_:)``), packed from the pins.
+    ///
+    /// SpatiaLite's `AddGeometryColumn` and `CreateSpatialIndex` refuse a generated column (they look
+    /// for it in `PRAGMA table_info`, which leaves generated columns out), so the registration rows
+    /// are written as `AddGeometryColumn` writes them; GDAL reads the column, and answers a spatial
+    /// filter from the R*Tree, as it did from `pin_points`. The column costs nothing on disk: SQLite
+    /// computes a virtual column when a statement reads it, so only a statement that reads `geom`
+    /// needs SpatiaLite (the query commands, which open the store without it, never do), and an
+    /// INSERT or UPDATE of `pins` (SQLite computes the generated columns of every row it writes).
+    /// Declared `BLOB`, not `POINT` as `AddGeometryColumn` declares a column: `POINT` has integer
+    /// affinity ("INT"), and SQLite's `integrity_check` computes a column with an affinity to check
+    /// its type, which `sqlite3` without SpatiaLite cannot do.
+    static func computePointsInPins(_ db: Database) throws {
+        func spatiaLite(_ call: String) throws {
+            guard try Int.fetchOne(db, sql: "SELECT \(call)") == 1 else {
+                throw StoreError(.spatiaLite, "could not upgrade the store to schema version 5: SpatiaLite's \(call) failed")
+            }
+        }
+        if try db.tableExists(pointTable) {
+            try spatiaLite("DisableSpatialIndex('\(pointTable)', 'geom')")
+            try db.execute(sql: "DROP TABLE IF EXISTS \("idx_\(pointTable)_geom".quotedDatabaseIdentifier)")
+            try spatiaLite("DiscardGeometryColumn('\(pointTable)', 'geom')")
+            for table in ["geometry_columns_statistics", "geometry_columns_field_infos", "geometry_columns_time", "geometry_columns_auth"] {
+                try db.execute(sql: "DELETE FROM \(table) WHERE lower(f_table_name) = ? AND lower(f_geometry_column) = 'geom'", arguments: [pointTable])
+            }
+            try db.execute(sql: "DROP TABLE \(pointTable)")
+        }
+        try db.execute(sql: """
+            ALTER TABLE pins ADD COLUMN geom BLOB GENERATED ALWAYS AS (\(pointExpression)) VIRTUAL;
+            INSERT INTO geometry_columns(f_table_name, f_geometry_column, geometry_type, coord_dimension, srid, spatial_index_enabled)
+              VALUES ('pins', 'geom', 1, 2, 4326, 1);
+            INSERT INTO geometry_columns_auth(f_table_name, f_geometry_column, read_only, hidden) VALUES ('pins', 'geom', 1, 0);
+            INSERT INTO geometry_columns_statistics(f_table_name, f_geometry_column) VALUES ('pins', 'geom');
+            INSERT INTO geometry_columns_time(f_table_name, f_geometry_column) VALUES ('pins', 'geom');
+            """)
+        try SpatialIndex.createIndex(db)
+        try SpatialIndex.repack(db)
+    }
 
     /// Moves the SpatiaLite points from `pins.geom` to ``pointTable``, with its packed R*Tree, and
     /// drops `pins.geom` and its R*Tree `idx_pins_geom`.
@@ -152,10 +209,10 @@ extension Schema {
         try spatiaLite("AddGeometryColumn('\(pointTable)', 'geom', 4326, 'POINT', 'XY')")
         try spatiaLite("CreateSpatialIndex('\(pointTable)', 'geom')")
         // As in a load: the points go in without the per-row triggers, then the R*Tree is packed.
-        let triggers = try SpatialIndex.suspendTriggers(db)
+        let triggers = try SpatialIndex.suspendTriggers(db, on: pointTable)
         try db.execute(sql: "INSERT INTO \(pointTable)(id, geom) SELECT id, MakePoint(lon, lat, 4326) FROM pins ORDER BY id")
         try SpatialIndex.restoreTriggers(triggers, in: db)
-        try SpatialIndex.repack(db)
+        try SpatialIndex.repack(db, into: "idx_\(pointTable)_geom")
         if try db.columns(in: "pins").contains(where: { $0.name == "geom" }) {
             try spatiaLite("DisableSpatialIndex('pins', 'geom')")
             try db.execute(sql: "DROP TABLE IF EXISTS idx_pins_geom")
@@ -252,15 +309,15 @@ extension Schema {
     }
 }
 
-/// The GIS layer `wells`: a SpatiaLite view of every well as one point with every field, over the
-/// stored points (``Schema/pointTable``) joined with `pins` and `details`, registered in
+/// The GIS layer `wells`: a SpatiaLite view of every well as one point with every field, `pins`
+/// (with its point, the column `geom`) joined with `details`, registered in
 /// `views_geometry_columns` so that GDAL (`ogrinfo`, `ogr2ogr`), QGIS and SpatiaLite open it as a
 /// point layer in EPSG:4326 whose FID is the pin id. GDAL answers a spatial filter on it from the
-/// points' R*Tree.
+/// pins' R*Tree.
 ///
-/// GDAL 3.6 registers no view whose geometry is computed (`MakePoint`), hence the stored points.
-/// It also lists `pin_points` itself, a layer of bare points: SpatiaLite requires a view's geometry
-/// to come from a table registered in `geometry_columns`, which GDAL lists.
+/// GDAL 3.6 registers no view whose geometry is an expression (`MakePoint` in the view), but takes
+/// a view's geometry from a registered column of a table, which `pins.geom` is (computed by SQLite,
+/// ``Schema/pointExpression``). GDAL also lists `pins` itself, a layer of the map's four fields.
 enum WellsLayer {
     /// The view's name, which GIS tools show as the layer's.
     static let name = "wells"
@@ -287,13 +344,13 @@ enum WellsLayer {
         try drop(db)
         try db.execute(sql: """
             CREATE VIEW \(name.quotedDatabaseIdentifier) AS
-            SELECT g.id AS id, \(fields.joined(separator: ", ")), g.geom AS geom
-            FROM \(Schema.pointTable) g JOIN pins p ON p.id = g.id JOIN details d ON d.pin_id = g.id
+            SELECT p.id AS id, \(fields.joined(separator: ", ")), p.geom AS geom
+            FROM pins p JOIN details d ON d.pin_id = p.id
             """)
         try db.execute(sql: """
             INSERT INTO views_geometry_columns(view_name, view_geometry, view_rowid, f_table_name, f_geometry_column, read_only)
-            VALUES (?, 'geom', 'id', ?, 'geom', 1)
-            """, arguments: [name, Schema.pointTable])
+            VALUES (?, 'geom', 'id', 'pins', 'geom', 1)
+            """, arguments: [name])
     }
 }
 

@@ -2,11 +2,11 @@ import Foundation
 import GRDB
 import GRDBSQLite
 
-/// The pins' spatial index: SpatiaLite's R*Tree `idx_pin_points_geom` over the points of
-/// ``Schema/pointTable``, keyed by pin id, bulk-packed after a load.
+/// The pins' spatial index: the R*Tree `idx_pins_geom` over the pins' points (`pins.geom`,
+/// registered with SpatiaLite as the column's spatial index), keyed by pin id, bulk-packed after a load.
 ///
-/// SpatiaLite keeps the R*Tree in step with `pin_points.geom` through triggers, one R*Tree
-/// insert per row. For 244,292 wells that costs about 4 s. A load suspends the points' triggers,
+/// Three triggers on `pins` keep the R*Tree in step (``createIndex(_:)``), one R*Tree insert
+/// per row. For 244,292 wells that costs about 4 s. A load suspends the pins' triggers,
 /// writes the rows, restores the triggers and then writes the R*Tree's node tables directly
 /// from Hilbert-sorted points (about 0.3 s), as GDAL does for GeoPackage since 3.8.
 /// The node format is SQLite's, from `ext/rtree/rtree.c`
@@ -15,16 +15,39 @@ import GRDBSQLite
 /// (xmin, xmax, ymin, ymax), rounded outwards. Later inserts and deletes through the rtree
 /// module work on the packed tree; tests check it with `rtreecheck()`.
 package enum SpatialIndex {
-    static let rtree = "idx_\(Schema.pointTable)_geom"
+    /// The R*Tree's name, as SpatiaLite names the spatial index of `pins.geom`, so that GDAL finds it.
+    static let rtree = "idx_pins_geom"
+
+    /// The triggers on `pins` that keep ``rtree`` in step, by name.
+    static let triggers = [
+        "pins_geom_insert": "AFTER INSERT ON pins BEGIN \(entry("NEW")); END",
+        // A pin that moves or is renumbered: its old entry goes, and the new one comes.
+        "pins_geom_update": "AFTER UPDATE OF id, lat, lon ON pins BEGIN DELETE FROM \(rtree) WHERE pkid = OLD.id; \(entry("NEW")); END",
+        "pins_geom_delete": "AFTER DELETE ON pins BEGIN DELETE FROM \(rtree) WHERE pkid = OLD.id; END",
+    ]
+
+    /// The R*Tree's entry of the pin `row` (`NEW`): the rtree module stores each bound as a float,
+    /// rounded outwards, as SpatiaLite's own triggers store `MbrMinX(geom)` and the rest.
+    private static func entry(_ row: String) -> String {
+        "INSERT INTO \(rtree)(pkid, xmin, xmax, ymin, ymax) VALUES (\(row).id, \(row).lon, \(row).lon, \(row).lat, \(row).lat)"
+    }
+
+    /// Creates the R*Tree, empty, and the triggers that keep it in step with `pins`.
+    static func createIndex(_ db: Database) throws {
+        try db.execute(sql: "CREATE VIRTUAL TABLE \(rtree) USING rtree(pkid, xmin, xmax, ymin, ymax)")
+        for (name, body) in triggers.sorted(by: { $0.key < $1.key }) {
+            try db.execute(sql: "CREATE TRIGGER \(name) \(body)")
+        }
+    }
 
     // MARK: - Triggers
 
-    /// Drops the triggers on the points' table (SpatiaLite's) and returns their SQL so that ``restoreTriggers(_:in:)`` can recreate them.
+    /// Drops the triggers on `table` (on `pins`, ``triggers``) and returns their SQL so that ``restoreTriggers(_:in:)`` can recreate them.
     ///
     /// DDL is transactional in SQLite: if the load fails, the rollback brings the triggers back.
-    static func suspendTriggers(_ db: Database) throws -> [String] {
+    static func suspendTriggers(_ db: Database, on table: String = "pins") throws -> [String] {
         let triggers = try Row.fetchAll(
-            db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? ORDER BY name", arguments: [Schema.pointTable])
+            db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? ORDER BY name", arguments: [table])
         for trigger in triggers {
             try db.execute(sql: "DROP TRIGGER \((trigger["name"] as String).quotedDatabaseIdentifier)")
         }
@@ -40,7 +63,7 @@ package enum SpatialIndex {
     /// Rewrites the R*Tree from every pin, packed in Hilbert order.
     ///
     /// - Complexity: O(n log n) for n pins; about 0.3 s for 244,292 pins.
-    static func repack(_ db: Database) throws {
+    static func repack(_ db: Database, into name: String = rtree) throws {
         var points: [(key: UInt64, id: Int64, lon: Double, lat: Double)] = []
         points.reserveCapacity(try Int.fetchOne(db, sql: "SELECT max(id) FROM pins") ?? 0)
         let select = try db.makeStatement(sql: "SELECT id, lon, lat FROM pins")
@@ -53,7 +76,7 @@ package enum SpatialIndex {
         }
         points.sort { $0.key < $1.key || ($0.key == $1.key && $0.id < $1.id) }
         try write(count: points.count, idsAscend: zip(points, points.dropFirst()).allSatisfy { $0.id < $1.id },
-                  id: { points[$0].id }, position: { (points[$0].lon, points[$0].lat) }, into: rtree, db)
+                  id: { points[$0].id }, position: { (points[$0].lon, points[$0].lat) }, into: name, db)
     }
 
     /// Writes `count` points, the k-th with id `id(k)` at `position(k)`, in spatial order, as a packed R*Tree named `name`.

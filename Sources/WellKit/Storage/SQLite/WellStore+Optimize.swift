@@ -58,8 +58,8 @@ extension WellStore {
                 let insert = try db.makeStatement(sql: "INSERT INTO wellkit_renumber(old, new) VALUES (?, ?)")
                 for (offset, pin) in ordered.enumerated() { try insert.execute(arguments: [pin.id, offset + 1]) }
                 // Negative ids first, so no new id collides with an old one on the way.
-                // Flagged wells keep their flags, and pins their points: `suspects` and the points are keyed by pin id too.
-                for table in [("pins", "id"), (Schema.pointTable, "id"), ("details", "pin_id"), ("suspects", "pin_id")] {
+                // Flagged wells keep their flags: `suspects` is keyed by pin id too.
+                for table in [("pins", "id"), ("details", "pin_id"), ("suspects", "pin_id")] {
                     try db.execute(sql: "UPDATE \(table.0) SET \(table.1) = -\(table.1)")
                     try db.execute(sql: "UPDATE \(table.0) SET \(table.1) = (SELECT new FROM wellkit_renumber WHERE old = -\(table.1))")
                 }
