@@ -157,8 +157,13 @@ import WellsTestSupport
         let csv = directory.appendingPathComponent("wells.csv").path, store = directory.appendingPathComponent("wells.sqlite").path
         try WellGenerator(count: 6_000, seed: 11).write(toFileAt: csv)
         _ = try WellStore(path: store).load(csvAt: csv)
-        let pages = (try FileManager.default.attributesOfItem(atPath: store)[.size] as! Int) / 4096
-        for fraction in [0.2, 0.4, 0.6] { try Self.noise(store, page: Int(Double(pages) * fraction)) }
+        // Three leaf pages of `details`, wherever the load put them among the other tables' pages.
+        var readOnly = Configuration()
+        readOnly.readonly = true
+        let detailPages = try await DatabaseQueue(path: store, configuration: readOnly).read { db in
+            try Int.fetchAll(db, sql: "SELECT pageno FROM dbstat WHERE name = 'details' AND pagetype = 'leaf' ORDER BY pageno")
+        }
+        for fraction in [0.2, 0.4, 0.6] { try Self.noise(store, page: detailPages[Int(Double(detailPages.count) * fraction)]) }
         let server = try await ServedWells(arguments: ["serve", "--db", store, "--port", "0", "--exit-with-stdin"])
         let whole = try await HTTP.get(server.url + "collections/wells/items?limit=10000&properties=*&sortby=name")
         #expect(whole.status == 500)

@@ -119,6 +119,13 @@ package struct BindableRows {
     package let cells: UnsafeBufferPointer<Cell>
     package let arena: UnsafePointer<UInt8>?
 
+    /// Row `k`'s pin coordinates, as bound (a pin's are always numbers).
+    @inline(__always) func coordinates(row k: Int) -> (lon: Double, lat: Double) {
+        let base = k * RowBatch.Column.width
+        assert(cells[base + RowBatch.Column.lon].kind == .real && cells[base + RowBatch.Column.lat].kind == .real)
+        return (Double(bitPattern: cells[base + RowBatch.Column.lon].payload), Double(bitPattern: cells[base + RowBatch.Column.lat].payload))
+    }
+
     /// Binds the cells `columns` of row `k` to parameters `first`, `first + 1`… of `statement`.
     ///
     /// Text is bound without a copy (`SQLITE_STATIC`): the mapped file and the arena outlive the

@@ -46,7 +46,6 @@ struct BulkWriter {
             newOnes.append(SpatialIndex.orderKey(index: index, longitude: point.lon, latitude: point.lat))
         }
         newOnes.sort()
-        @inline(__always) func newIndex(_ k: Int) -> Int { SpatialIndex.index(ofOrderKey: newOnes[k]) }
         // Updates in id order walk the pins and details B-trees from one end to the other.
         updates.sort { $0.id < $1.id }
         let firstNewID = (try Int64.fetchOne(db, sql: "SELECT max(id) FROM pins") ?? 0) + 1
@@ -80,6 +79,10 @@ struct BulkWriter {
         let values = RowBatch.Column.identifier
         let written = newOnes.count + updates.count
         var strays = 0
+        // A first load: the new pins are every pin, in Hilbert order, their ids ascending; the writer
+        // puts each in the R*Tree as it inserts it, rather than reading the points back afterwards.
+        let firstLoad = existing.isEmpty && firstNewID == 1
+        let tree = firstLoad ? try PackedRTree(count: newOnes.count, idsAscend: true, rowidsAsAppended: true, into: SpatialIndex.rtree, db) : nil
         try RowPipeline.run(records, count: written, order: { [newOnes, updates] in
             $0 < newOnes.count ? SpatialIndex.index(ofOrderKey: newOnes[$0]) : updates[$0 - newOnes.count].index
         }, builder: builder) { batch in
@@ -107,6 +110,10 @@ struct BulkWriter {
                     }
                     let newID = isNew ? id : firstNewID + Int64(newOnes.count + strays - 1)
                     try step(insertPin, id: newID, pin: true)
+                    if let tree {
+                        let point = rows.coordinates(row: k)
+                        try tree.append(id: newID, longitude: point.lon, latitude: point.lat)
+                    }
                     try step(insertDetail, id: newID, pin: false)
                 }
             }
@@ -128,12 +135,8 @@ struct BulkWriter {
         try SpatialIndex.restoreTriggers(triggers, in: db)
         phases["identifierIndex"] = (ContinuousClock.now - clock).seconds - phases["rows"]!
         progress?(LoadProgress(phase: .indexing, done: 1, total: 3))
-        if existing.isEmpty && firstNewID == 1 {
-            // A first load: the new pins are every pin, already in Hilbert order; no need to read them back.
-            try SpatialIndex.write(count: newOnes.count, idsAscend: true, id: { Int64($0 + 1) }, position: {
-                let point = records.coordinates(newIndex($0))
-                return (point.lon, point.lat)
-            }, into: SpatialIndex.rtree, db)
+        if let tree {
+            try tree.finish()
         } else {
             try SpatialIndex.repack(db)
         }

@@ -3,17 +3,16 @@ import GRDB
 import GRDBSQLite
 
 /// The pins' spatial index: the R*Tree `idx_pins_geom` over the pins' points (`pins.geom`,
-/// registered with SpatiaLite as the column's spatial index), keyed by pin id, bulk-packed after a load.
+/// registered with SpatiaLite as the column's spatial index), keyed by pin id, bulk-packed by a load.
 ///
 /// Three triggers on `pins` keep the R*Tree in step (``createIndex(_:)``), one R*Tree insert
 /// per row. For 244,292 wells that costs about 4 s. A load suspends the pins' triggers,
-/// writes the rows, restores the triggers and then writes the R*Tree's node tables directly
-/// from Hilbert-sorted points (about 0.3 s), as GDAL does for GeoPackage since 3.8.
+/// writes the rows, restores the triggers and writes the R*Tree's node tables directly from
+/// Hilbert-sorted points (``PackedRTree``; a first load as it writes the pins, a later one
+/// after them, about 0.3 s for 244,292 wells), as GDAL does for GeoPackage since 3.8.
 /// The node format is SQLite's, from `ext/rtree/rtree.c`
-/// (<https://sqlite.org/src/file/ext/rtree/rtree.c>): a node is a big-endian 2-byte depth
-/// (root only), a 2-byte cell count, then cells of an 8-byte id and four 4-byte floats
-/// (xmin, xmax, ymin, ymax), rounded outwards. Later inserts and deletes through the rtree
-/// module work on the packed tree; tests check it with `rtreecheck()`.
+/// (<https://sqlite.org/src/file/ext/rtree/rtree.c>). Later inserts and deletes through the
+/// rtree module work on the packed tree; tests check it with `rtreecheck()`.
 package enum SpatialIndex {
     /// The R*Tree's name, as SpatiaLite names the spatial index of `pins.geom`, so that GDAL finds it.
     static let rtree = "idx_pins_geom"
@@ -80,103 +79,14 @@ package enum SpatialIndex {
     }
 
     /// Writes `count` points, the k-th with id `id(k)` at `position(k)`, in spatial order, as a packed R*Tree named `name`.
-    ///
-    /// The shape of the tree follows from the count alone, so one pass over the points writes the
-    /// leaves and keeps one box per leaf; the upper levels are made from those. Nothing per point
-    /// is held, except, when the ids do not ascend (`idsAscend` false, a repack), the id and leaf
-    /// of each point (16 bytes) to write the `_rowid` table in id order. (The leaves were an array
-    /// of 24 bytes a point, made before the tree: a first load of 10,000,000 wells held 240 MB more
-    /// at its peak.)
     static func write(count: Int, idsAscend: Bool, id: (Int) -> Int64, position: (Int) -> (lon: Double, lat: Double),
                       into name: String, _ db: Database) throws {
-        let nodeBytes = try Int.fetchOne(db, sql: "SELECT length(data) FROM \("\(name)_node".quotedDatabaseIdentifier) WHERE nodeno = 1") ?? 1228
-        let capacity = (nodeBytes - 4) / 24
-        for suffix in ["node", "parent", "rowid"] {
-            try db.execute(sql: "DELETE FROM \("\(name)_\(suffix)".quotedDatabaseIdentifier)")
+        let tree = try PackedRTree(count: count, idsAscend: idsAscend, into: name, db)
+        for k in 0..<count {
+            let point = position(k)
+            try tree.append(id: id(k), longitude: point.lon, latitude: point.lat)
         }
-        typealias Box = (Float, Float, Float, Float)
-        let empty: Box = (.infinity, -.infinity, .infinity, -.infinity)
-        // Nodes per level, from the leaves (level 0) to the root (level `depth`). The root is node 1, as
-        // SQLite requires; the others are numbered from 2 up, leaves first, in the order they are
-        // written, so that the `_node` table grows at its right edge.
-        var nodes = [max(1, (count + capacity - 1) / capacity)]
-        while nodes[nodes.count - 1] > 1 { nodes.append((nodes[nodes.count - 1] + capacity - 1) / capacity) }
-        let depth = nodes.count - 1
-        var firstNode = [Int64](repeating: 1, count: depth + 1)
-        for level in 0..<depth { firstNode[level] = level == 0 ? 2 : firstNode[level - 1] + Int64(nodes[level - 1]) }
-        let insertNode = try db.makeStatement(sql: "INSERT INTO \("\(name)_node".quotedDatabaseIdentifier) VALUES (?, ?)")
-        let insertParent = try db.makeStatement(sql: "INSERT INTO \("\(name)_parent".quotedDatabaseIdentifier) VALUES (?, ?)")
-        let insertRowid = try db.makeStatement(sql: "INSERT INTO \("\(name)_rowid".quotedDatabaseIdentifier) VALUES (?, ?)")
-        // One node's blob, filled in place: a node is written per 168 points, with no array or closure per cell.
-        let blob = UnsafeMutableRawBufferPointer.allocate(byteCount: nodeBytes, alignment: 8)
-        defer { blob.deallocate() }
-        func startNode(level: Int) {
-            blob.initializeMemory(as: UInt8.self, repeating: 0)
-            blob.storeBytes(of: (level == depth ? UInt16(depth) : 0).bigEndian, toByteOffset: 0, as: UInt16.self)
-        }
-        @inline(__always) func put(_ id: Int64, _ box: Box, into blob: UnsafeMutableRawBufferPointer, at cell: Int) {
-            let offset = 4 + 24 * cell
-            blob.storeBytes(of: UInt64(bitPattern: id).bigEndian, toByteOffset: offset, as: UInt64.self)
-            blob.storeBytes(of: box.0.bitPattern.bigEndian, toByteOffset: offset + 8, as: UInt32.self)
-            blob.storeBytes(of: box.1.bitPattern.bigEndian, toByteOffset: offset + 12, as: UInt32.self)
-            blob.storeBytes(of: box.2.bitPattern.bigEndian, toByteOffset: offset + 16, as: UInt32.self)
-            blob.storeBytes(of: box.3.bitPattern.bigEndian, toByteOffset: offset + 20, as: UInt32.self)
-        }
-        func finishNode(level: Int, node: Int, cells: Int) throws {
-            blob.storeBytes(of: UInt16(cells).bigEndian, toByteOffset: 2, as: UInt16.self)
-            let nodeno = firstNode[level] + Int64(node)
-            try insertNode.execute(arguments: [nodeno, Data(blob)])
-            if level < depth { try insertParent.execute(arguments: [nodeno, firstNode[level + 1] + Int64(node / capacity)]) }
-        }
-        // boxes[level]: the box of each node of that level, as a cell of the level above.
-        var boxes: [[Box]] = [[]]
-        boxes[0].reserveCapacity(nodes[0])
-        // The `_rowid` table maps each point to its leaf, in id order: as written when the ids ascend, else sorted after.
-        var leafOf: [(id: Int64, node: Int64)] = []
-        if !idsAscend { leafOf.reserveCapacity(count) }
-        for node in 0..<nodes[0] {
-            let range = (node * capacity)..<min(node * capacity + capacity, count)
-            startNode(level: 0)
-            var nodeBox = empty, cells = 0
-            for k in range {
-                let point = position(k), pointID = id(k)
-                let box = (down(point.lon), up(point.lon), down(point.lat), up(point.lat))
-                put(pointID, box, into: blob, at: cells)
-                cells += 1
-                nodeBox = (min(nodeBox.0, box.0), max(nodeBox.1, box.1), min(nodeBox.2, box.2), max(nodeBox.3, box.3))
-                if !idsAscend { leafOf.append((pointID, firstNode[0] + Int64(node))) }
-            }
-            try finishNode(level: 0, node: node, cells: cells)
-            boxes[0].append(nodeBox)
-        }
-        for level in stride(from: 1, through: depth, by: 1) {
-            boxes.append([])
-            let below = boxes[level - 1]
-            for node in 0..<nodes[level] {
-                let range = (node * capacity)..<min(node * capacity + capacity, below.count)
-                startNode(level: level)
-                var nodeBox = empty, cells = 0
-                for k in range {
-                    put(firstNode[level - 1] + Int64(k), below[k], into: blob, at: cells)
-                    cells += 1
-                    nodeBox = (min(nodeBox.0, below[k].0), max(nodeBox.1, below[k].1), min(nodeBox.2, below[k].2), max(nodeBox.3, below[k].3))
-                }
-                try finishNode(level: level, node: node, cells: cells)
-                boxes[level].append(nodeBox)
-            }
-        }
-        // One row per point, after the nodes (interleaved with them, the index phase took 1.34 s
-        // instead of 1.07 for 2,442,920 wells); raw binds, as GRDB's argument arrays took most of
-        // the 0.4 s index phase.
-        leafOf.sort { $0.id < $1.id }
-        try withStatement(insertRowid) { rowid in
-            for k in 0..<count {
-                let (pointID, node) = idsAscend ? (id(k), firstNode[0] + Int64(k / capacity)) : leafOf[k]
-                sqlite3_bind_int64(rowid, 1, pointID)
-                sqlite3_bind_int64(rowid, 2, node)
-                try stepToDone(rowid)
-            }
-        }
+        try withoutActuallyEscaping(id) { try tree.finish(ids: $0) }
     }
 
     // MARK: - Hilbert order
@@ -209,7 +119,157 @@ package enum SpatialIndex {
         return d
     }
 
-    // MARK: - Bytes
+}
+
+/// A packed R*Tree written one point at a time, in spatial order, on a connection that writes
+/// nothing else to it meanwhile: the leaves as they fill, the upper levels and the `_rowid` table
+/// at ``finish()``, or each `_rowid` row as its point comes (`rowidsAsAppended`).
+///
+/// The shape of the tree follows from the count alone, so one pass over the points writes the
+/// leaves and keeps one box per leaf; the upper levels are made from those. Nothing per point
+/// is held, except, when the ids do not ascend (`idsAscend` false, a repack), the id and leaf
+/// of each point (16 bytes) to write the `_rowid` table in id order. (The leaves were an array
+/// of 24 bytes a point, made before the tree: a first load of 10,000,000 wells held 240 MB more
+/// at its peak.) A first load appends each pin as SQLite writes it (``BulkWriter``): its points
+/// come in id order, and reading them back from the records afterwards, in spatial order, missed
+/// the processor's caches at every point (1.8 s of 10,000,000 wells' 4.7 s index phase; the
+/// `_rowid` rows written after the nodes took 2.8 s more).
+///
+/// A node is a big-endian 2-byte depth (root only), a 2-byte cell count, then cells of an 8-byte
+/// id and four 4-byte floats (xmin, xmax, ymin, ymax), rounded outwards.
+final class PackedRTree {
+    typealias Box = (Float, Float, Float, Float)
+    private static let empty: Box = (.infinity, -.infinity, .infinity, -.infinity)
+
+    private let count: Int, capacity: Int, depth: Int, idsAscend: Bool, rowidsAsAppended: Bool
+    /// Nodes per level, from the leaves (level 0) to the root (level `depth`), and each level's
+    /// first node number. The root is node 1, as SQLite requires; the others are numbered from 2
+    /// up, leaves first, in the order they are written, so that the `_node` table grows at its right edge.
+    private let nodes: [Int], firstNode: [Int64]
+    private let insertNode: Statement, insertParent: Statement, insertRowid: Statement
+    /// One node's blob, filled in place: a node is written per `capacity` points, with no array or closure per cell.
+    private let blob: UnsafeMutableRawBufferPointer
+    /// The box of each leaf written, as a cell of the level above.
+    private var leafBoxes: [Box] = []
+    private var leafBox = PackedRTree.empty, cells = 0, appended = 0
+    /// Each point's id and leaf, when the ids do not ascend: the `_rowid` table is written in id order.
+    private var leafOf: [(id: Int64, node: Int64)] = []
+
+    /// Empties the R*Tree `name` for `count` points, which ``append(id:longitude:latitude:)`` then
+    /// gives in spatial order, their ids ascending when `idsAscend`.
+    init(count: Int, idsAscend: Bool, rowidsAsAppended: Bool = false, into name: String, _ db: Database) throws {
+        precondition(idsAscend || !rowidsAsAppended, "the _rowid rows are written as the points come only when their ids ascend")
+        let nodeBytes = try Int.fetchOne(db, sql: "SELECT length(data) FROM \("\(name)_node".quotedDatabaseIdentifier) WHERE nodeno = 1") ?? 1228
+        capacity = (nodeBytes - 4) / 24
+        for suffix in ["node", "parent", "rowid"] {
+            try db.execute(sql: "DELETE FROM \("\(name)_\(suffix)".quotedDatabaseIdentifier)")
+        }
+        var nodes = [max(1, (count + capacity - 1) / capacity)]
+        while nodes[nodes.count - 1] > 1 { nodes.append((nodes[nodes.count - 1] + capacity - 1) / capacity) }
+        depth = nodes.count - 1
+        var firstNode = [Int64](repeating: 1, count: depth + 1)
+        for level in 0..<depth { firstNode[level] = level == 0 ? 2 : firstNode[level - 1] + Int64(nodes[level - 1]) }
+        (self.count, self.idsAscend, self.rowidsAsAppended, self.nodes, self.firstNode) = (count, idsAscend, rowidsAsAppended, nodes, firstNode)
+        insertNode = try db.makeStatement(sql: "INSERT INTO \("\(name)_node".quotedDatabaseIdentifier) VALUES (?, ?)")
+        insertParent = try db.makeStatement(sql: "INSERT INTO \("\(name)_parent".quotedDatabaseIdentifier) VALUES (?, ?)")
+        insertRowid = try db.makeStatement(sql: "INSERT INTO \("\(name)_rowid".quotedDatabaseIdentifier) VALUES (?, ?)")
+        blob = UnsafeMutableRawBufferPointer.allocate(byteCount: nodeBytes, alignment: 8)
+        leafBoxes.reserveCapacity(nodes[0])
+        if !idsAscend { leafOf.reserveCapacity(count) }
+    }
+
+    deinit { blob.deallocate() }
+
+    /// The next point in spatial order.
+    func append(id: Int64, longitude: Double, latitude: Double) throws {
+        precondition(appended < count, "more points than the tree was made for")
+        if cells == 0 { startNode(level: 0) }
+        let box = (Self.down(longitude), Self.up(longitude), Self.down(latitude), Self.up(latitude))
+        put(id, box, at: cells)
+        cells += 1
+        appended += 1
+        leafBox = (min(leafBox.0, box.0), max(leafBox.1, box.1), min(leafBox.2, box.2), max(leafBox.3, box.3))
+        let leaf = firstNode[0] + Int64(leafBoxes.count)
+        if rowidsAsAppended {
+            try withStatement(insertRowid) { rowid in
+                sqlite3_bind_int64(rowid, 1, id)
+                sqlite3_bind_int64(rowid, 2, leaf)
+                try stepToDone(rowid)
+            }
+        } else if !idsAscend {
+            leafOf.append((id, leaf))
+        }
+        if cells == capacity || appended == count { try finishLeaf() }
+    }
+
+    /// Writes the upper levels and, unless written already, the `_rowid` table, once every point is in:
+    /// `ids(k)` is the k-th point's id, asked for again when the ids ascend (a repack's ids may skip).
+    func finish(ids: ((Int) -> Int64)? = nil) throws {
+        precondition(rowidsAsAppended || !idsAscend || ids != nil, "the ids of the _rowid rows")
+        precondition(appended == count, "\(appended) points of the \(count) the tree was made for")
+        if count == 0 {
+            // An empty tree is its root, an empty leaf.
+            startNode(level: 0)
+            try finishLeaf()
+        }
+        var below = leafBoxes
+        for level in stride(from: 1, through: depth, by: 1) {
+            var boxes: [Box] = []
+            for node in 0..<nodes[level] {
+                let range = (node * capacity)..<min(node * capacity + capacity, below.count)
+                startNode(level: level)
+                var nodeBox = Self.empty, cells = 0
+                for k in range {
+                    put(firstNode[level - 1] + Int64(k), below[k], at: cells)
+                    cells += 1
+                    nodeBox = (min(nodeBox.0, below[k].0), max(nodeBox.1, below[k].1), min(nodeBox.2, below[k].2), max(nodeBox.3, below[k].3))
+                }
+                try finishNode(level: level, node: node, cells: cells)
+                boxes.append(nodeBox)
+            }
+            below = boxes
+        }
+        guard !rowidsAsAppended else { return }
+        // One row per point, after the nodes (interleaved with them, the index phase took 1.34 s
+        // instead of 1.07 for 2,442,920 wells); raw binds, as GRDB's argument arrays took most of
+        // the 0.4 s index phase.
+        leafOf.sort { $0.id < $1.id }
+        try withStatement(insertRowid) { rowid in
+            for k in 0..<count {
+                let node = idsAscend ? firstNode[0] + Int64(k / capacity) : leafOf[k].node
+                sqlite3_bind_int64(rowid, 1, idsAscend ? ids!(k) : leafOf[k].id)
+                sqlite3_bind_int64(rowid, 2, node)
+                try stepToDone(rowid)
+            }
+        }
+    }
+
+    private func finishLeaf() throws {
+        try finishNode(level: 0, node: leafBoxes.count, cells: cells)
+        leafBoxes.append(leafBox)
+        (leafBox, cells) = (Self.empty, 0)
+    }
+
+    private func startNode(level: Int) {
+        blob.initializeMemory(as: UInt8.self, repeating: 0)
+        blob.storeBytes(of: (level == depth ? UInt16(depth) : 0).bigEndian, toByteOffset: 0, as: UInt16.self)
+    }
+
+    @inline(__always) private func put(_ id: Int64, _ box: Box, at cell: Int) {
+        let offset = 4 + 24 * cell
+        blob.storeBytes(of: UInt64(bitPattern: id).bigEndian, toByteOffset: offset, as: UInt64.self)
+        blob.storeBytes(of: box.0.bitPattern.bigEndian, toByteOffset: offset + 8, as: UInt32.self)
+        blob.storeBytes(of: box.1.bitPattern.bigEndian, toByteOffset: offset + 12, as: UInt32.self)
+        blob.storeBytes(of: box.2.bitPattern.bigEndian, toByteOffset: offset + 16, as: UInt32.self)
+        blob.storeBytes(of: box.3.bitPattern.bigEndian, toByteOffset: offset + 20, as: UInt32.self)
+    }
+
+    private func finishNode(level: Int, node: Int, cells: Int) throws {
+        blob.storeBytes(of: UInt16(cells).bigEndian, toByteOffset: 2, as: UInt16.self)
+        let nodeno = firstNode[level] + Int64(node)
+        try insertNode.execute(arguments: [nodeno, Data(blob)])
+        if level < depth { try insertParent.execute(arguments: [nodeno, firstNode[level + 1] + Int64(node / capacity)]) }
+    }
 
     private static func down(_ value: Double) -> Float {
         let f = Float(value)
