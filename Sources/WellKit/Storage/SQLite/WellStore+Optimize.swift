@@ -11,6 +11,8 @@ extension WellStore {
         public var disorderBefore: Double
         public var disorderAfter: Double
         public var seconds: Double
+        /// The file's size in bytes before and after SQLite's `VACUUM`, when ``optimize(vacuum:)`` ran it.
+        public var bytesBeforeVacuum: Int?, bytesAfterVacuum: Int?
     }
 
     /// Restores spatial order: renumbers pins (and their points and details) along the Hilbert curve and repacks the R*Tree.
@@ -26,7 +28,12 @@ extension WellStore {
     /// so giving the pins new ids in Hilbert order moves them back together. It runs in one
     /// transaction. Pin ids change: ids held from before (such as a ``BatchedResults`` snapshot)
     /// must be fetched again.
-    public func optimize() throws -> OptimizeSummary {
+    ///
+    /// - Parameter vacuum: Then rebuild the file with SQLite's `VACUUM`, which gives its free pages
+    ///   (such as an upgraded store's old tables) back to the disk. It needs as much free space as the
+    ///   store, and SpatiaLite, which this connection has (`sqlite3` without it cannot: SQLite computes
+    ///   the pins' points as it copies them).
+    public func optimize(vacuum: Bool = false) throws -> OptimizeSummary {
         let clock = ContinuousClock.now
         let engine = try sqlite(for: "wells optimize")
         // Optimize rewrites every pin, detail and index entry: on a damaged file it would spread the
@@ -67,6 +74,14 @@ extension WellStore {
                 try SpatialIndex.restoreTriggers(triggers, in: db)
                 try SpatialIndex.repack(db)
                 return .commit
+            }
+            if vacuum {
+                func bytes() throws -> Int {
+                    try Int.fetchOne(db, sql: "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size") ?? 0
+                }
+                summary.bytesBeforeVacuum = try bytes()
+                try db.execute(sql: "VACUUM")
+                summary.bytesAfterVacuum = try bytes()
             }
             summary.seconds = (ContinuousClock.now - clock).seconds
             return summary
