@@ -50,8 +50,12 @@ extension WellStore {
             defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
             var summary = OptimizeSummary(renumbered: 0, pins: 0, disorderBefore: 0, disorderAfter: 0, seconds: 0)
             try db.inTransaction(.immediate) {
-                let pins = try Row.fetchAll(db, sql: "SELECT id, lon, lat FROM pins ORDER BY id").map {
-                    (id: $0[0] as Int64, key: SpatialIndex.hilbertKey(longitude: $0[1], latitude: $0[2]))
+                // 16 bytes a pin, read with a cursor: an array of GRDB rows held 2.5 GB for 10,000,000 pins.
+                var pins: [(id: Int64, key: UInt64)] = []
+                pins.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM pins") ?? 0)
+                let rows = try Row.fetchCursor(db, sql: "SELECT id, lon, lat FROM pins ORDER BY id")
+                while let row = try rows.next() {
+                    pins.append((id: row[0], key: SpatialIndex.hilbertKey(longitude: row[1], latitude: row[2])))
                 }
                 summary.pins = pins.count
                 summary.disorderBefore = Self.disorder(pins.map(\.key))
