@@ -101,6 +101,7 @@ package struct Wells: AsyncParsableCommand {
         "--implied-west", "--implied-east", "--no-infer", "--reject-suspects", "--no-location-check", "--force", "--help", "-h", "--version",
         "--quick",  // check
         "--skip-empty",  // count
+        "--vacuum",  // optimize
         "--pairs",  // near --from
         "--exit-with-stdin",  // serve (hidden)
         "--keep-stores",  // wells-bench scale
