@@ -74,19 +74,9 @@ package enum SpatialIndex {
             }
         }
         points.sort { $0.key < $1.key || ($0.key == $1.key && $0.id < $1.id) }
-        try write(count: points.count, idsAscend: zip(points, points.dropFirst()).allSatisfy { $0.id < $1.id },
-                  id: { points[$0].id }, position: { (points[$0].lon, points[$0].lat) }, into: name, db)
-    }
-
-    /// Writes `count` points, the k-th with id `id(k)` at `position(k)`, in spatial order, as a packed R*Tree named `name`.
-    static func write(count: Int, idsAscend: Bool, id: (Int) -> Int64, position: (Int) -> (lon: Double, lat: Double),
-                      into name: String, _ db: Database) throws {
-        let tree = try PackedRTree(count: count, idsAscend: idsAscend, into: name, db)
-        for k in 0..<count {
-            let point = position(k)
-            try tree.append(id: id(k), longitude: point.lon, latitude: point.lat)
-        }
-        try withoutActuallyEscaping(id) { try tree.finish(ids: $0) }
+        let tree = try PackedRTree(count: points.count, idsAscend: zip(points, points.dropFirst()).allSatisfy { $0.id < $1.id }, into: name, db)
+        for point in points { try tree.append(id: point.id, longitude: point.lon, latitude: point.lat) }
+        try tree.finish(ids: { points[$0].id })
     }
 
     // MARK: - Hilbert order
