@@ -108,7 +108,6 @@ package enum SpatialIndex {
         }
         return d
     }
-
 }
 
 /// A packed R*Tree written one point at a time, in spatial order, on a connection that writes
@@ -181,11 +180,11 @@ final class PackedRTree {
         leafBox = (min(leafBox.0, box.0), max(leafBox.1, box.1), min(leafBox.2, box.2), max(leafBox.3, box.3))
         let leaf = firstNode[0] + Int64(leafBoxes.count)
         if rowidsAsAppended {
-            try withStatement(insertRowid) { rowid in
-                sqlite3_bind_int64(rowid, 1, id)
-                sqlite3_bind_int64(rowid, 2, leaf)
-                try stepToDone(rowid)
-            }
+            // Raw binds; `stepToDone` resets the statement.
+            let rowid = insertRowid.sqliteStatement
+            sqlite3_bind_int64(rowid, 1, id)
+            sqlite3_bind_int64(rowid, 2, leaf)
+            try stepToDone(rowid)
         } else if !idsAscend {
             leafOf.append((id, leaf))
         }
