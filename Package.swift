@@ -109,6 +109,8 @@ let package = Package(
                 "CMemoryProbe",
                 "CAllocationCounter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // The PostgreSQL benchmark's floor: postgres-nio alone beside WellKit's engine and pgbench.
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]),
         // What both test targets use: `wells serve` in a child process.
         .target(name: "WellsTestSupport", path: "Tests/Support/Swift"),

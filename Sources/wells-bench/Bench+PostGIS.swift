@@ -303,6 +303,8 @@ struct PostGISBenchmark {
         var latency: [Latency]
         var throughputSeconds: Int
         var throughput: [Throughput]
+        /// postgres-nio alone on the box statement (``libraryFloor(database:sql:values:clients:seconds:)``); empty without the PostgreSQL trait.
+        var library: [LibraryRun]
         var problems: [String]
     }
 
@@ -493,6 +495,17 @@ struct PostGISBenchmark {
                                              pgbenchTPS: theirs.tps, pgbenchTransactions: theirs.transactions))
             }
         }
+        var library: [LibraryRun] = []
+        #if canImport(PostgresNIO)
+        if let box = captured.first, box.uniform {
+            Self.progress("postgres-nio alone, the box statement: latency, then throughput, \(throughputSeconds) s per run")
+            // Back from pgbench's `:vN` to the `$N` the server takes.
+            var sql = box.sql
+            for n in stride(from: box.values.first?.count ?? 0, through: 1, by: -1) { sql = sql.replacingOccurrences(of: ":v\(n)", with: "$\(n)") }
+            library = try await libraryFloor(database: queryDatabase, sql: sql, values: box.values.map { $0.compactMap(Double.init) },
+                                             clients: clients, seconds: Double(throughputSeconds))
+        }
+        #endif
         postgres.dropDatabase(queryDatabase)
 
         return Report(csv: csv, csvBytes: csvBytes, records: summary?.records ?? 0, rejected: summary?.rejected ?? 0,
@@ -500,7 +513,7 @@ struct PostGISBenchmark {
                       throwawayCluster: postgres.cluster != nil, postgresVersion: versions.first ?? "?", postgisVersion: versions.dropFirst().first ?? "?",
                       gdalVersion: gdal, rounds: rounds, loads: loads, ratios: ratios, queryDatabase: postgres.displayURL(queryDatabase),
                       queryFile: queryFile ?? "200 city boxes (0.05°) centred on wells of the CSV, seed 1", passes: passes, latency: latency,
-                      throughputSeconds: throughputSeconds, throughput: throughput, problems: problems)
+                      throughputSeconds: throughputSeconds, throughput: throughput, library: library, problems: problems)
     }
 
     // MARK: The psql reference
@@ -699,6 +712,25 @@ struct PostGISBenchmark {
                  String(format: "%.0f", $0.pgbenchTPS), String(format: "%.2f", $0.wellKitQueriesPerSecond / max($0.pgbenchTPS, 1e-9)),
                  String(format: "%.2f", $0.wellKitAsyncQueriesPerSecond / max($0.pgbenchTPS, 1e-9))]
             })
+        }
+        if !report.library.isEmpty, let box = report.latency.first {
+            let prepared = box.references.first { $0.mode == "prepared" }
+            lines.append("")
+            lines.append("postgres-nio alone (PostgresClient, the box statement, each row decoded to id, name, lat, lon; nothing of WellKit's), "
+                + "beside WellKit and pgbench -M prepared in this run:")
+            var grid = [["client", "p50 ms", "p99 ms", "p50 ÷ pgbench prepared p50"] + report.throughput.map { "\($0.clients) clients q/s (÷ pgbench)" }]
+            grid.append(["WellKit", ms(box.p50Ms), ms(box.p99Ms), prepared.map { ratio(box.p50Ms, $0.p50Ms) } ?? "–"]
+                + report.throughput.map { String(format: "%.0f (%.2f)", $0.wellKitAsyncQueriesPerSecond, $0.wellKitAsyncQueriesPerSecond / max($0.pgbenchTPS, 1e-9)) })
+            for run in report.library {
+                grid.append(["postgres-nio, \(run.mode)", ms(run.p50Ms), ms(run.p99Ms), prepared.map { ratio(run.p50Ms, $0.p50Ms) } ?? "–"]
+                    + report.throughput.map { t in
+                        let rate = run.throughput.first { $0.clients == t.clients }?.queriesPerSecond ?? 0
+                        return String(format: "%.0f (%.2f)", rate, rate / max(t.pgbenchTPS, 1e-9))
+                    })
+            }
+            grid.append(["pgbench -M prepared", prepared.map { ms($0.p50Ms) } ?? "–", prepared.map { ms($0.p99Ms) } ?? "–", "1.00"]
+                + report.throughput.map { String(format: "%.0f (1.00)", $0.pgbenchTPS) })
+            lines += BenchTables.grid(grid)
         }
         lines.append("")
         lines.append("Commands (last round):")
