@@ -64,6 +64,11 @@ extension Bench {
                 sharing one read-only WellStore (its pool lends each a connection), queries/s over --throughput-seconds; and pgbench -c N \
                 -j N -M prepared on WellKit's box SQL, tps.
 
+                4. The library's floor: postgres-nio alone (a PostgresClient, no WellKit) sends the box statement, \
+                each row decoded to id, name, lat, lon, unnamed (client.query) and as a PostgresPreparedStatement \
+                (client.execute): p50 and p99 over a warm-up pass then --passes passes, and queries/s from each count \
+                of --clients tasks. Builds without the PostgreSQL trait leave it out.
+
                 Examples:
                   wells-bench postgis --csv /tmp/wells.csv
                   wells-bench postgis --csv /tmp/wells.csv --rounds 5 --format json
