@@ -55,7 +55,7 @@ let package = Package(
             ],
             // The outlines of US counties and the world's countries that loads check wells against
             // (`Data/boundaries/make_places.py` makes them from `Data/boundaries`).
-            resources: [.copy("Resources/places.json"), .copy("Resources/places.bin")]),
+            resources: [.copy("Resources/places.tsv"), .copy("Resources/places.bin")]),
         // The PostgreSQL engine: postgres-nio, with NIOSSL's types for TLS (sslmode).
         .target(
             name: "WellKitPostgreSQL",

@@ -52,13 +52,13 @@ final class Basemap: Sendable {
     /// The layer's document, made on first use.
     ///
     /// - Throws: the shapefile's error for the countries of a `--basemap` that cannot be read, or
-    ///   ``Problem`` 404 when WellKit's outlines are missing (`places.json`, `places.bin`).
+    ///   ``Problem`` 404 when WellKit's outlines are missing (`places.tsv`, `places.bin`).
     func document(_ layer: Layer) throws -> Document {
         if layer == .countries, let countriesShapefile { return try countriesShapefile.get() }
         return try made.withLock { made in
             if let document = made[layer] { return document }
             guard let places = Places.shared else {
-                throw Problem(.notFound, "no \(layer.rawValue) outlines: WellKit's places.json and places.bin are missing beside wells; set WELLKIT_PLACES to their folder")
+                throw Problem(.notFound, "no \(layer.rawValue) outlines: WellKit's places.tsv and places.bin are missing beside wells; set WELLKIT_PLACES to their folder")
             }
             let document = Self.document(Self.geoJSON(places.outlines(layer.kind), kind: layer.kind), layer)
             made[layer] = document

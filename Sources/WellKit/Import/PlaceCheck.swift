@@ -187,7 +187,7 @@ extension ScannedFile {
             && records.count(where: { $0.lat < -60 }) * 2 >= records.count
         guard !records.isEmpty, options.hasPlaceEvidence || antarctic else { return [] }
         guard let places = Places.shared else {
-            summary.warnings.append("the place outlines (places.json and places.bin in WellKit_WellKit.resources beside the executable, "
+            summary.warnings.append("the place outlines (places.tsv and places.bin in WellKit_WellKit.resources beside the executable, "
                 + "or $WELLKIT_PLACES) were not found: where the wells land was not checked")
             return []
         }
