@@ -37,3 +37,41 @@ import Testing
         }
     }
 }
+
+/// ``Places/Membership``, the load's test of many wells against one region, answers as
+/// ``Places/contains(_:longitude:latitude:)`` does, point by point, inside, outside and on the way.
+@Suite struct PlacesMembershipTests {
+    @Test func membershipAnswersAsContainsDoes() throws {
+        let places = try #require(Places.shared)
+        let regions: [[Int]] = [
+            [try #require(places.stateByFIPS["47"])],                                        // Tennessee
+            [try #require(places.countryByName["CAN"])],                                      // Canada: many rings
+            [try #require(places.countyByFIPS["47133"]), try #require(places.countyByFIPS["47049"])],  // two counties
+            places.places.indices.filter { places.places[$0].kind == .country },              // every country
+        ]
+        var generator = SystemRandomNumberGenerator()
+        var insides = 0
+        for indices in regions {
+            let membership = Places.Membership(places, indices)
+            let west = indices.map { places.places[$0].west }.min()!, east = indices.map { places.places[$0].east }.max()!
+            let south = indices.map { places.places[$0].south }.min()!, north = indices.map { places.places[$0].north }.max()!
+            for _ in 0..<4_000 {
+                // Points in and a little around the region's box.
+                let lon = Double.random(in: (west - 1)...(east + 1), using: &generator)
+                let lat = Double.random(in: max(-90, south - 1)...min(90, north + 1), using: &generator)
+                let expected = places.contains(any: indices, longitude: lon, latitude: lat)
+                #expect(membership.contains(longitude: lon, latitude: lat) == expected, "\(indices.prefix(3)) at \(lon), \(lat)")
+                if expected { insides += 1 }
+            }
+            // Each place's own vertices, the edge cases of the crossing test.
+            for index in indices.prefix(3) {
+                let ring = places.places[index].rings[0]
+                for k in ring.start..<(ring.start + min(ring.count, 200)) {
+                    let lon = Double(places.vertices[2 * k]), lat = Double(places.vertices[2 * k + 1])
+                    #expect(membership.contains(longitude: lon, latitude: lat) == places.contains(any: indices, longitude: lon, latitude: lat))
+                }
+            }
+        }
+        #expect(insides > 2_000, "enough points fell inside to compare: \(insides)")
+    }
+}
