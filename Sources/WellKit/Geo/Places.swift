@@ -126,13 +126,13 @@ package final class Places: Sendable {
         for (number, line) in bytes.split(separator: UInt8(ascii: "\n")).enumerated() where line.first != UInt8(ascii: "#") {
             let fields = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
             func text(_ k: Int) -> String { String(decoding: fields[k], as: UTF8.self) }
-            let box = fields.count >= 9 ? (4..<8).compactMap { Double(text($0)) } : []
-            let rings = fields.count >= 9 ? fields[8].split(separator: UInt8(ascii: ";")).map { ring in
+            func corrupt() -> CocoaError { CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "places.tsv, line \(number + 1): not a place"]) }
+            guard fields.count >= 9, let kind = Kind(rawValue: text(0)) else { throw corrupt() }
+            let box = (4..<8).compactMap { Double(text($0)) }
+            let rings = fields[8].split(separator: UInt8(ascii: ";")).map { ring in
                 ring.split(separator: UInt8(ascii: ":")).compactMap { Int(String(decoding: $0, as: UTF8.self)) }
-            } : []
-            guard fields.count >= 9, let kind = Kind(rawValue: text(0)), box.count == 4, rings.allSatisfy({ $0.count == 2 }) else {
-                throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "places.tsv, line \(number + 1): not a place"])
             }
+            guard box.count == 4, rings.allSatisfy({ $0.count == 2 }) else { throw corrupt() }
             let county = kind == .county
             places.append(Place(kind: kind, name: text(1), codes: (9..<fields.count).map(text),
                                 state: county ? text(2) : nil, lsad: county ? text(3) : nil,
@@ -165,14 +165,25 @@ package final class Places: Sendable {
         let place = places[index]
         guard latitude >= place.south, latitude <= place.north, longitude >= place.west, longitude <= place.east else { return false }
         let (bands, height) = self.bands[index].get(place, vertices)
-        let band = min(bands.count - 1, max(0, Int(((latitude - place.south) / height).rounded(.down))))
+        let band = Self.band(of: latitude, south: place.south, height: height, count: bands.count)
+        return vertices.withUnsafeBufferPointer { Self.crossesOddly(bands[band], $0, longitude: longitude, latitude: latitude) }
+    }
+
+    /// The band that `latitude` falls in, of `count` bands `height` high from `south`: the first or
+    /// the last for a latitude on the box's edge or rounded past it.
+    @inline(__always) fileprivate static func band(of latitude: Double, south: Double, height: Double, count: Int) -> Int {
+        min(count - 1, max(0, Int(((latitude - south) / height).rounded(.down))))
+    }
+
+    /// Whether a ray from the point eastwards crosses an odd number of `edges` (each given by the
+    /// index of its first vertex in `vertices`): the point is inside when the band's edges are crossed oddly.
+    @inline(__always) fileprivate static func crossesOddly(_ edges: some Sequence<Int32>, _ vertices: UnsafeBufferPointer<Float>,
+                                                           longitude: Double, latitude: Double) -> Bool {
         var inside = false
-        vertices.withUnsafeBufferPointer { v in
-            for k in bands[band] {
-                let k = Int(k)
-                let x1 = Double(v[2 * k]), y1 = Double(v[2 * k + 1]), x2 = Double(v[2 * k + 2]), y2 = Double(v[2 * k + 3])
-                if (y1 > latitude) != (y2 > latitude), longitude < x1 + (latitude - y1) * (x2 - x1) / (y2 - y1) { inside.toggle() }
-            }
+        for edge in edges {
+            let k = Int(edge)
+            let x1 = Double(vertices[2 * k]), y1 = Double(vertices[2 * k + 1]), x2 = Double(vertices[2 * k + 2]), y2 = Double(vertices[2 * k + 3])
+            if (y1 > latitude) != (y2 > latitude), longitude < x1 + (latitude - y1) * (x2 - x1) / (y2 - y1) { inside.toggle() }
         }
         return inside
     }
@@ -213,17 +224,11 @@ package final class Places: Sendable {
                 bandStarts.withUnsafeBufferPointer { starts in
                     edges.withUnsafeBufferPointer { edges in
                         vertices.withUnsafeBufferPointer { v in
-                            for part in parts where latitude >= part.south && latitude <= part.north && longitude >= part.west && longitude <= part.east {
-                                let band = part.firstBand + min(part.bands - 1, max(0, Int(((latitude - part.south) / part.height).rounded(.down))))
-                                var inside = false
-                                for e in Int(starts[band])..<Int(starts[band + 1]) {
-                                    let k = Int(edges[e])
-                                    let x1 = Double(v[2 * k]), y1 = Double(v[2 * k + 1]), x2 = Double(v[2 * k + 2]), y2 = Double(v[2 * k + 3])
-                                    if (y1 > latitude) != (y2 > latitude), longitude < x1 + (latitude - y1) * (x2 - x1) / (y2 - y1) { inside.toggle() }
-                                }
-                                if inside { return true }
+                            parts.contains { part in
+                                guard latitude >= part.south, latitude <= part.north, longitude >= part.west, longitude <= part.east else { return false }
+                                let band = part.firstBand + Places.band(of: latitude, south: part.south, height: part.height, count: part.bands)
+                                return Places.crossesOddly(edges[Int(starts[band])..<Int(starts[band + 1])], v, longitude: longitude, latitude: latitude)
                             }
-                            return false
                         }
                     }
                 }
