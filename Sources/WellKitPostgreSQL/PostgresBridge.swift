@@ -59,10 +59,13 @@ final class UncheckedBox<Value>: @unchecked Sendable {
 }
 
 extension Logger {
-    /// postgres-nio's logger for WellKit: quiet but for critical events (errors reach the caller as ``StoreError``).
+    /// postgres-nio's logger for WellKit: quiet but for critical events (errors reach the caller as
+    /// ``StoreError``), unless `WELLKIT_POSTGRES_LOG` names a level (`trace`, `debug`, `info`, …):
+    /// then the pool's connections (made, failed, leased, released, closed) and the queries are
+    /// told on standard error, for finding out why a call waits.
     static let wellKitPostgres: Logger = {
         var logger = Logger(label: "WellKit.PostgreSQL")
-        logger.logLevel = .critical
+        logger.logLevel = ProcessInfo.processInfo.environment["WELLKIT_POSTGRES_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
         return logger
     }()
 }
@@ -132,6 +135,13 @@ extension PostgresEngine {
         configuration.options.additionalStartupParameters = [("application_name", location.applicationName)]
         configuration.options.minimumConnections = 0
         configuration.options.maximumConnections = location.maximumConnections
+        // No keep-alive. postgres-nio queues a call behind a connection running its keep-alive
+        // query (every 30 s of idleness); when the server closes that connection (a restart, a
+        // failover) the keep-alive fails and, with no minimum of connections, the pool neither
+        // connects anew for the queued call nor fails it: the call waited forever
+        // (PostgresKeepAliveTests). Without it an idle connection is closed after 60 s
+        // (`connectionIdleTimeout`), and one the server closed fails the one call it is lent to.
+        configuration.options.keepAliveBehavior = nil
         return configuration
     }
 

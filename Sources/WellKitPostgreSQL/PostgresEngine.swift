@@ -39,8 +39,10 @@ final class PostgresEngine: StorageEngine {
         let bridge = EventLoopBridge(MultiThreadedEventLoopGroup.singleton.next())
         self.bridge = bridge
         let (connection, tls) = try bridge.wait { try await Self.connect(location) }
+        var logger = Logger.wellKitPostgres
+        logger[metadataKey: "wellkit.store"] = "\(location.server)/\(location.database)"
         pool = PostgresPool(client: PostgresClient(configuration: Self.clientConfiguration(location, tls: tls),
-                                                   eventLoopGroup: RoundRobinEventLoopGroup(base: .singleton), backgroundLogger: .wellKitPostgres),
+                                                   eventLoopGroup: RoundRobinEventLoopGroup(base: .singleton), backgroundLogger: logger),
                             executor: bridge, location: location)
         defer { connection.closeNow() }
         try bridge.wait { try await prepareStore(mode, on: connection) }

@@ -259,7 +259,12 @@ import WellsTestSupport
         // Closed while a query runs (waiting on another session's lock): it fails, not hangs.
         let holder = Thread { _ = PostGIS.run(["psql", url, "-c", "BEGIN; LOCK TABLE pins IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(3); COMMIT;"]) }
         holder.start()
-        while try PostGIS.psql(Self.pinsLocked, database: database) == "0" { usleep(10_000) }
+        var locked = false
+        for _ in 0..<500 where !locked {
+            locked = try PostGIS.psql(Self.pinsLocked, database: database) != "0"
+            if !locked { usleep(10_000) }
+        }
+        try #require(locked, "the other session's lock on pins was never seen")
         let killer = Thread {
             for _ in 0..<300 {
                 let killed = (try? PostGIS.psql("""

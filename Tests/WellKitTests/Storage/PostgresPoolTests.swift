@@ -257,3 +257,60 @@ import WellsTestSupport
         #expect(after["wells_postgres_lease_waits_total"] != nil)
     }
 }
+
+/// postgres-nio's pool queues a call behind a connection that is running its keep-alive query,
+/// as soon available; when the server closes that connection (a restart, a failover,
+/// `pg_terminate_backend`) the keep-alive fails and the pool, which keeps no minimum of
+/// connections, neither connects anew for the queued call nor fails it: the call waited forever
+/// (`PostGISTests.aStoreConnectsAnewAfterTheServerClosedItsConnection` hung so on a busy machine,
+/// its store idle for the 30 s after which the keep-alive runs). The engine's pool runs no
+/// keep-alive (``PostgresEngine/clientConfiguration(_:tls:)``), so the call gets a connection.
+@Suite(.tags(.postgres)) struct PostgresKeepAliveTests {
+    @Test(.timeLimit(.minutes(1))) func aCallQueuedBehindAKeepAliveTheServerEndsStillGetsAConnection() async throws {
+        let url = try await runBlocking { try PostGIS.makeDatabase() }
+        let database = String(url.split(separator: "/").last!)
+        var configuration = PostgresEngine.clientConfiguration(try PostgresLocation(url: url), tls: .disable)
+        // Whatever keep-alive the engine's pool runs is made to run after 1 s idle and to last 3 s,
+        // so that the call below is queued behind it.
+        if configuration.options.keepAliveBehavior != nil {
+            configuration.options.keepAliveBehavior = .init(frequency: .seconds(1), query: "SELECT pg_sleep(3)")
+        }
+        let client = PostgresClient(configuration: configuration, eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+                                    backgroundLogger: .wellKitPostgres)
+        let running = Task { await client.run() }
+        defer { running.cancel() }
+        // One connection, made and left idle.
+        try await client.query("SELECT 1", logger: .wellKitPostgres)
+        try await Task.sleep(for: .milliseconds(1_500))
+        let answered = try await withThrowingTaskGroup(of: Bool?.self) { group in
+            group.addTask {
+                do {
+                    try await client.withConnection { _ = try await $0.query("SELECT 1", logger: .wellKitPostgres) }
+                    return true
+                } catch is CancellationError {
+                    return nil
+                } catch {
+                    return true   // the connection the server closed failed the call: an answer, not a wait
+                }
+            }
+            group.addTask {
+                // The server closes the store's connections while the call waits (if it waits).
+                try await Task.sleep(for: .milliseconds(300))
+                _ = try await runBlocking {
+                    try PostGIS.psql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()",
+                                     database: database)
+                }
+                try await Task.sleep(for: .seconds(10))
+                return false
+            }
+            defer { group.cancelAll() }
+            while let result = try await group.next() {
+                if let result { return result }
+            }
+            return false
+        }
+        #expect(answered, "the call still waited for a connection 10 s after the server closed the pool's connection")
+        // And the next call gets a new connection.
+        #expect(try await client.query("SELECT 2", logger: .wellKitPostgres).collect().count == 1)
+    }
+}
