@@ -40,18 +40,6 @@ import WellsTestSupport
         func releaseAll() { for _ in 0..<readers { release.signal() } }
     }
 
-    /// One thread that runs the jobs of the tasks that prefer it: the reads and the probe below
-    /// run there, so what other suites do to the cooperative pool in the same process (the full
-    /// suite runs them side by side) cannot starve the probe, and a read that blocked its thread
-    /// would hold this one.
-    final class OneThread: TaskExecutor, @unchecked Sendable {
-        private let queue = DispatchQueue(label: "AsyncReadTests.OneThread")
-        func enqueue(_ job: consuming ExecutorJob) {
-            let job = UnownedJob(job)
-            queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-        }
-    }
-
     /// With every reader busy, many async reads wait, all started from one thread, and that thread
     /// still runs other work; released, each gets its answer. (Reads that blocked their thread
     /// would leave none for the probe task, queued after them.)
@@ -59,7 +47,7 @@ import WellsTestSupport
         let held = try await HeldReaders()
         let request = WellFetchRequest(sortDescriptors: [WellSortDescriptor(.identifier)], limit: 5)
         let waiting = 4 * ProcessInfo.processInfo.activeProcessorCount + 4
-        let thread = OneThread()
+        let thread = OneThread(label: "AsyncReadTests.OneThread")
         try await withThrowingTaskGroup(of: [Int64].self) { group in
             for _ in 0..<waiting { group.addTask(executorPreference: thread) { try await held.store.ids(matching: request) } }
             let probe = DispatchSemaphore(value: 0)

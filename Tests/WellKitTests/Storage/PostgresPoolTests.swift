@@ -265,8 +265,15 @@ import WellsTestSupport
 /// (`PostGISTests.aStoreConnectsAnewAfterTheServerClosedItsConnection` hung so on a busy machine,
 /// its store idle for the 30 s after which the keep-alive runs). The engine's pool runs no
 /// keep-alive (``PostgresEngine/clientConfiguration(_:tls:)``), so the call gets a connection.
-@Suite(.tags(.postgres)) struct PostgresKeepAliveTests {
-    @Test(.timeLimit(.minutes(1))) func aCallQueuedBehindAKeepAliveTheServerEndsStillGetsAConnection() async throws {
+@Suite(.tags(.postgres)) struct PostgresPoolKeepAliveTests {
+    @Test(.timeLimit(.minutes(2))) func aCallQueuedBehindAKeepAliveTheServerEndsStillGetsAConnection() async throws {
+        // On a thread of its own: its waits are timed, and the full suite's blocking tests hold
+        // the cooperative pool's threads for seconds at a time.
+        let thread = OneThread(label: "PostgresPoolKeepAliveTests")
+        try await withTaskExecutorPreference(thread) { try await queuedBehindAKeepAlive(thread) }
+    }
+
+    private func queuedBehindAKeepAlive(_ thread: OneThread) async throws {
         let url = try await runBlocking { try PostGIS.makeDatabase() }
         let database = String(url.split(separator: "/").last!)
         var configuration = PostgresEngine.clientConfiguration(try PostgresLocation(url: url), tls: .disable)
@@ -277,7 +284,7 @@ import WellsTestSupport
         }
         let client = PostgresClient(configuration: configuration, eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
                                     backgroundLogger: .wellKitPostgres)
-        let running = Task { await client.run() }
+        let running = Task(executorPreference: thread) { await client.run() }
         defer { running.cancel() }
         // One connection, made and left idle.
         try await client.query("SELECT 1", logger: .wellKitPostgres)
