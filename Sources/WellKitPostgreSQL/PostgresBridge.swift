@@ -139,7 +139,7 @@ extension PostgresEngine {
         // query (every 30 s of idleness); when the server closes that connection (a restart, a
         // failover) the keep-alive fails and, with no minimum of connections, the pool neither
         // connects anew for the queued call nor fails it: the call waited forever
-        // (PostgresPoolKeepAliveTests). Without it an idle connection is closed after 60 s
+        // (PostgresPoolQueueTests). Without it an idle connection is closed after 60 s
         // (`connectionIdleTimeout`), and one the server closed fails the one call it is lent to.
         configuration.options.keepAliveBehavior = nil
         return configuration

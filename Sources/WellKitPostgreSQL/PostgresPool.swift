@@ -30,8 +30,15 @@ final class PostgresPool: Sendable {
     private let calls = Mutex<[ObjectIdentifier: Call]>([:])
     /// The connections the pool has lent, their settings and the statistics.
     private let sessions = Mutex(Sessions())
+    /// Connections a call saw the server close (their calls failed as lost connections): one may
+    /// be back in the pool before the pool has seen its close. Never lent to a body again.
+    private let closed = Mutex<Set<PostgresConnection.ID>>([])
+    /// Where the pool's own tasks run (``PostgresEngine``'s bridge).
+    private let executor: EventLoopBridge
     /// What an interrupted call throws.
     let interruptedError: StoreError
+    /// What a call lent a connection the server has closed throws.
+    private let closedError: StoreError
 
     /// Whether the current task is one that ``EventLoopBridge/wait(_:)`` started for a call of the
     /// synchronous seam, which ``interrupt()`` may cancel (an async caller's own task it never cancels).
@@ -39,9 +46,12 @@ final class PostgresPool: Sendable {
 
     init(client: PostgresClient, executor: EventLoopBridge, location: PostgresLocation) {
         self.client = client
+        self.executor = executor
         running = Task(executorPreference: executor) { await client.run() }
         interruptedError = StoreError(.connectionLost, "stopped waiting for PostgreSQL at \(location.server): interrupted (a server's request timeout); "
                                         + "the connection was closed, and the next call connects anew", path: location.description)
+        closedError = StoreError(.connectionLost, "the connection to PostgreSQL at \(location.server) was closed by the server; the next call connects anew",
+                                 path: location.description)
     }
 
     deinit {
@@ -135,6 +145,9 @@ final class PostgresPool: Sendable {
                 // Boxed: the pool's `withConnection` hands back its result as `sending`.
                 let lent: (PostgresConnection) async throws -> UncheckedBox<T> = { connection in
                     guard call.attach(connection) else { throw CancellationError() }
+                    // A connection whose close an earlier call saw, lent before the pool saw it
+                    // too: a query sent on it while it closes was never answered (postgres-nio).
+                    if connection.isClosed || self.closed.withLock({ $0.contains(connection.id) }) { throw self.closedError }
                     self.sessions.withLock { $0.leased += 1 }
                     defer { self.sessions.withLock { $0.leased -= 1 } }
                     try await self.prepare(connection)
@@ -143,8 +156,11 @@ final class PostgresPool: Sendable {
                     } catch {
                         // The server closed it (a terminated backend, a restart): the connection
                         // may be back in the pool before its channel has seen the close, and be
-                        // lent again at once. Closed here, it never is.
-                        if Self.closedByServer(error) { try? await connection.close() }
+                        // lent again at once: it is marked, and closed here.
+                        if Self.closedByServer(error) {
+                            self.closed.withLock { _ = $0.insert(connection.id) }
+                            try? await connection.close()
+                        }
                         throw error
                     }
                 }
@@ -182,15 +198,42 @@ final class PostgresPool: Sendable {
         }
         if known == nil {
             sessions.withLock { $0.connections[id] = (connection, 0) }
-            connection.closeFuture.whenComplete { [weak self] _ in self?.sessions.withLock { _ = $0.connections.removeValue(forKey: id) } }
+            connection.closeFuture.whenComplete { [weak self] _ in
+                self?.sessions.withLock { _ = $0.connections.removeValue(forKey: id) }
+                self?.leaseForWaitingCalls()
+            }
         }
         guard (known ?? 0) != generation else { return }
         for setting in settings {
-            try await connection.query("SELECT set_config(\(setting.name), \(setting.value), false)", logger: .wellKitPostgres)
+            // The statement runs under the connection's old settings: after a timeout of a few
+            // milliseconds, the statement that raises it may itself be stopped by it on a busy
+            // machine (PostgresPoolTests saw it once in five runs beside a loaded CPU). Tried again
+            // then: the setting was not made, and each try is as likely to pass.
+            for attempt in 1... {
+                do {
+                    try await connection.query("SELECT set_config(\(setting.name), \(setting.value), false)", logger: .wellKitPostgres)
+                    break
+                } catch where attempt < 5 && PostgresEngine.serverError(error)?.state == "57014" {}
+            }
         }
         sessions.withLock { sessions in
             if sessions.connections[id] != nil { sessions.connections[id]?.generation = generation }
         }
+    }
+
+    /// When calls wait for a lease as a connection closes, asks the pool for one more lease.
+    ///
+    /// postgres-nio's pool, which keeps no minimum of connections here, makes no new connection for
+    /// the calls it holds in its queue when its last connections close (the server closed them
+    /// while more calls than `max_connections` were made): they waited until another call came,
+    /// forever in a process that makes none (PostgresPoolQueueTests). A new lease makes the pool
+    /// connect, and the calls in the queue, first in line, take the new connections. This runs
+    /// after the pool has seen the close (its handler on `closeFuture` was added first).
+    private func leaseForWaitingCalls() {
+        let inCalls = calls.withLock { $0.count }, leased = sessions.withLock { $0.leased }
+        guard inCalls > leased else { return }
+        let client = self.client
+        Task(executorPreference: executor) { try? await client.withConnection { _ in } }
     }
 
     /// Sets a setting of the sessions: each connection makes it at its next lease.
