@@ -4,9 +4,10 @@ import WellsTestSupport
 @testable import WellKit
 
 /// Every input costs time in proportion to its size: for each hostile shape, reading, inferring
-/// and validating (`WellStore.dryRun`) 4× the bytes takes under 6× the time of 1×, both measured
+/// and validating (`WellStore.dryRun`) 4× the bytes takes under 8× the time of 1×, both measured
 /// in this test (the best of three runs each, so that a busy machine slows both alike). Quadratic
 /// growth gives about 16×: the quoted-field scan that grew a chunk at a time took 19.3 s on 32 MB.
+/// (Under 6× failed once, at 6.1×, with two whole test runs sharing the two cores.)
 @Suite(.tags(.slow)) struct LinearInputTests {
     /// The shapes, each a file of about `bytes` bytes.
     static let shapes: [(name: String, make: @Sendable (Int) -> [UInt8])] = [
@@ -33,10 +34,14 @@ import WellsTestSupport
     ]
 
     @Test(arguments: shapes.indices) func timeGrowsInProportionToTheInput(shape: Int) async throws {
-        try await runBlocking { try Self.measure(shape: shape) }
+        // Measured on a thread of its own; the expectation is the test's (an issue recorded on
+        // that thread belonged to no test).
+        let (name, small, large) = try await runBlocking { try Self.measure(shape: shape) }
+        #expect(large < 8 * small, "\(name): 8 MB took \(large) s, 2 MB \(small) s (\(large / small)×)")
     }
 
-    static func measure(shape: Int) throws {
+    /// The shape's name and the least of three times to read 2 MB and 8 MB of it.
+    static func measure(shape: Int) throws -> (name: String, small: Double, large: Double) {
         let (name, make) = Self.shapes[shape]
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -58,7 +63,7 @@ import WellsTestSupport
             for _ in 0..<3 { runs.append((seconds(paths.small), seconds(paths.large))) }
             let small = runs.map(\.small).min()!, large = runs.map(\.large).min()!
             print("LinearInputTests: \(name): 2 MB \(small) s, 8 MB \(large) s, \(large / small)×")
-            #expect(large < 6 * small, "\(name): 8 MB took \(large) s, 2 MB \(small) s (\(large / small)×)")
+            return (name, small, large)
         }
     }
 }
