@@ -241,8 +241,7 @@ import WellsTestSupport
         for _ in 0..<2 {
             // The load's connection and its two ANALYZE's at least: each may fail once.
             let pooled = max(3, store.poolStatistics?.open ?? 0)
-            try PostGIS.psql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()",
-                             database: database)
+            try PostGIS.terminateSessions(database: database)
             // Each closed connection fails at most one call, whenever the pool lends it: so of
             // 2 × pooled + 2 calls at most `pooled` fail, as lost connections, and the rest answer.
             var failures = 0
@@ -257,14 +256,7 @@ import WellsTestSupport
             #expect(failures <= pooled, "\(failures) calls failed after \(pooled) pooled connections were closed")
         }
         // Closed while a query runs (waiting on another session's lock): it fails, not hangs.
-        let holder = Thread { _ = PostGIS.run(["psql", url, "-c", "BEGIN; LOCK TABLE pins IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(3); COMMIT;"]) }
-        holder.start()
-        var locked = false
-        for _ in 0..<500 where !locked {
-            locked = try PostGIS.psql(Self.pinsLocked, database: database) != "0"
-            if !locked { usleep(10_000) }
-        }
-        try #require(locked, "the other session's lock on pins was never seen")
+        try PostGIS.lockPins(url, database: database, seconds: 3)
         let killer = Thread {
             for _ in 0..<300 {
                 let killed = (try? PostGIS.psql("""
@@ -283,8 +275,7 @@ import WellsTestSupport
         try store.stopStatements(after: .milliseconds(1))
         let all = WellFetchRequest(sortDescriptors: [WellSortDescriptor(.name)])
         #expect { _ = try store.fetchWells(all) } throws: { "\($0)".contains("statement timeout") }
-        try PostGIS.psql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()",
-                         database: database)
+        try PostGIS.terminateSessions(database: database)
         _ = try? store.fetchIDs(box)
         #expect { _ = try store.fetchWells(all) } throws: { "\($0)".contains("statement timeout") }
     }
@@ -417,18 +408,11 @@ import WellsTestSupport
         #expect((try JSONSerialization.jsonObject(with: after) as? [String: Any])?["numberMatched"] as? Int == expected.count + 1)
 
         // Another session holds pins locked for 4 s: the request's query waits, then stops at 0.5 s.
-        let holder = Thread { _ = PostGIS.run(["psql", url, "-c", "BEGIN; LOCK TABLE pins IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(4); COMMIT;"]) }
-        holder.start()
-        var locked = false
-        for _ in 0..<200 where !locked {
-            locked = try PostGIS.psql(Self.pinsLocked, database: database) != "0"
-            if !locked { usleep(10_000) }
-        }
-        try #require(locked)
+        try PostGIS.lockPins(url, database: database, seconds: 4)
         let (late, problem) = try await served.get("collections/wells/items?bbox=-85.5,36.1,-85.4,36.2")
         #expect(late == 503, "\(String(decoding: problem, as: UTF8.self))")
         #expect(String(decoding: problem, as: UTF8.self).contains("limit of 0.5 seconds"))
-        #expect(try PostGIS.psql(Self.pinsLocked, database: database) != "0", "the answer came only after the lock was released")
+        #expect(try PostGIS.psql(PostGIS.pinsLocked, database: database) != "0", "the answer came only after the lock was released")
     }
 
     /// A CQL2 filter with a polygon (concave, with a hole) and a comparison, served from PostGIS:
@@ -626,10 +610,4 @@ import WellsTestSupport
             DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { store.interrupt() }
         }
     }
-
-    /// How many sessions hold `pins` locked exclusively (run in the store's database, whose `pins` it names).
-    private static let pinsLocked = """
-        SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
-        WHERE c.relname = 'pins' AND l.mode = 'AccessExclusiveLock' AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-        """
 }

@@ -17,20 +17,6 @@ import WellsTestSupport
         Int(try PostGIS.psql("SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND wait_event_type = 'Lock'", database: database)) ?? -1
     }
 
-    /// Holds `pins` locked in another session for `seconds`, from when it returns.
-    private static func lockPins(_ url: String, database: String, seconds: Int) throws -> Thread {
-        let holder = Thread { _ = PostGIS.run(["psql", url, "-c", "BEGIN; LOCK TABLE pins IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(\(seconds)); COMMIT;"]) }
-        holder.start()
-        for _ in 0..<500 {
-            if try PostGIS.psql("""
-                SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
-                WHERE c.relname = 'pins' AND l.mode = 'AccessExclusiveLock' AND l.granted
-                """, database: database) != "0" { return holder }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        throw PostGISUnavailable(reason: "the lock on pins was never taken")
-    }
-
     /// Runs `count` calls of `body` on threads of their own at once; their results in order.
     private static func atOnce<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) throws -> T) -> [Result<T, any Error>] {
         let results = Mutex([Result<T, any Error>?](repeating: nil, count: count))
@@ -59,7 +45,7 @@ import WellsTestSupport
             _ = try store.load(csvAt: Fixtures.sharedData("tn-oilgas-wells.csv"))
             let expected = try store.fetchCount(WellFetchRequest())
             let reader = try WellStore(path: url, mode: .readOnly)
-            let holder = try Self.lockPins(url, database: database, seconds: 3)
+            let holder = try PostGIS.lockPins(url, database: database, seconds: 3)
             // While the three wait: the sessions waiting on the lock, and the pool lending three.
             let seen = Mutex<(waiting: Int, leased: Int)>((0, 0))
             let sampler = Thread {
@@ -101,7 +87,7 @@ import WellsTestSupport
             let database = String(url.split(separator: "/").last!)
             _ = try WellStore(path: url).load(csvAt: try Fixtures.file("uwi,lat,lon\nA,50,-114\nB,51,-115\n"))
             let reader = try WellStore(path: url + "?max_connections=2", mode: .readOnly)
-            let holder = try Self.lockPins(url, database: database, seconds: 2)
+            let holder = try PostGIS.lockPins(url, database: database, seconds: 2)
             let seen = Mutex(0)
             let sampler = Thread {
                 for _ in 0..<150 {
@@ -307,8 +293,7 @@ import WellsTestSupport
                 // The server closes the store's connections while the call waits (if it waits).
                 try await Task.sleep(for: .milliseconds(300))
                 _ = try await runBlocking {
-                    try PostGIS.psql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()",
-                                     database: database)
+                    try PostGIS.terminateSessions(database: database)
                 }
                 try await Task.sleep(for: .seconds(10))
                 return false
@@ -359,8 +344,7 @@ import WellsTestSupport
             defer { calls.forEach { $0.cancel() } }
             try await Task.sleep(for: .milliseconds(1_000))
             _ = try await runBlocking {
-                try PostGIS.psql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()",
-                                 database: database)
+                try PostGIS.terminateSessions(database: database)
             }
             for _ in 0..<150 where ended.list.withLock({ $0.count }) < 3 { try await Task.sleep(for: .milliseconds(100)) }
             let answers = ended.list.withLock { $0 }

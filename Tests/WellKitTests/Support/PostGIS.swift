@@ -68,6 +68,32 @@ enum PostGIS {
         try WellStore(path: try makeDatabase())
     }
 
+    /// How many sessions hold `pins` locked exclusively (run in the store's database, whose `pins` it names).
+    static let pinsLocked = """
+        SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+        WHERE c.relname = 'pins' AND l.mode = 'AccessExclusiveLock' AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        """
+
+    /// Holds `pins` of the store at `url` locked in another session for `seconds`, from when it
+    /// returns (it waits up to 5 s to see the lock taken, and throws if it never is).
+    @discardableResult
+    static func lockPins(_ url: String, database: String, seconds: Int) throws -> Thread {
+        let holder = Thread { _ = run(["psql", url, "-c", "BEGIN; LOCK TABLE pins IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(\(seconds)); COMMIT;"]) }
+        holder.start()
+        for _ in 0..<500 {
+            if try psql(pinsLocked, database: database) != "0" { return holder }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        throw PostGISUnavailable(reason: "the lock on pins was never taken")
+    }
+
+    /// Closes every other session on `database`, as a restart or a failover would; how many.
+    @discardableResult
+    static func terminateSessions(database: String) throws -> String {
+        try psql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()",
+                 database: database)
+    }
+
     /// Runs `sql` with psql on `database` (default: `wells`) and returns its unaligned output.
     @discardableResult
     static func psql(_ sql: String, database: String = "wells") throws -> String {
