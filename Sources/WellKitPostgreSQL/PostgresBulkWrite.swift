@@ -79,7 +79,7 @@ struct PostgresBulkWrite {
             let point = records.coordinates($0)
             return SpatialIndex.orderKey(index: $0, longitude: point.lon, latitude: point.lat)
         }
-        order.sort()
+        order.sortByHighHalves()  // their indices ascend
         let builder = scan.makeBuilder()
         let rowsClock = ContinuousClock.now
         if empty {

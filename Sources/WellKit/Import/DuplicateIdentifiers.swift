@@ -21,30 +21,45 @@ enum DuplicateIdentifiers {
     /// `kept` is nil when every position is kept (no list of every position for a load of millions).
     static func resolve(count: Int, rule: LoadOptions.DuplicateRule, hash: (Int) -> UInt64,
                         same: (Int, Int) -> Bool) -> (kept: [Int]?, losers: [(loser: Int, winner: Int)]) {
-        var keyed = (0..<count).map { (hash: hash($0), position: $0) }
-        keyed.sort { $0.hash < $1.hash || ($0.hash == $1.hash && $0.position < $1.position) }
+        // Each position under its hash's high half, sorted (``KeySort``); the few runs of equal high
+        // halves are sorted again by the whole hash, so that runs of equal hashes are what is compared.
+        var keyed = (0..<count).map { (hash($0) >> 32) << 32 | UInt64(truncatingIfNeeded: $0) }
+        keyed.sortByHighHalves()
         var removed = [Bool](repeating: false, count: count)
         var replacement: [Int: Int] = [:]
         var losers: [(loser: Int, winner: Int)] = []
+        /// Positions in file order that share a hash; split them by identifier, in case different ones share it.
+        func settle(_ positions: [Int]) {
+            var members = positions
+            while let first = members.first {
+                let equal = members.filter { $0 == first || same($0, first) }
+                members.removeAll { equal.contains($0) }
+                guard equal.count > 1 else { continue }
+                for position in equal.dropFirst() { removed[position] = true }
+                switch rule {
+                case .first:
+                    losers += equal.dropFirst().map { ($0, first) }
+                case .last:
+                    replacement[first] = equal.last!
+                    losers += zip(equal, equal.dropFirst()).map { ($0, $1) }
+                }
+            }
+        }
         var start = 0
         while start < count {
             var end = start + 1
-            while end < count && keyed[end].hash == keyed[start].hash { end += 1 }
+            while end < count && keyed[end] >> 32 == keyed[start] >> 32 { end += 1 }
             if end - start > 1 {
-                // Positions in file order; split them by identifier, in case different ones share a hash.
-                var members = keyed[start..<end].map(\.position)
-                while let first = members.first {
-                    let equal = members.filter { $0 == first || same($0, first) }
-                    members.removeAll { equal.contains($0) }
-                    guard equal.count > 1 else { continue }
-                    for position in equal.dropFirst() { removed[position] = true }
-                    switch rule {
-                    case .first:
-                        losers += equal.dropFirst().map { ($0, first) }
-                    case .last:
-                        replacement[first] = equal.last!
-                        losers += zip(equal, equal.dropFirst()).map { ($0, $1) }
-                    }
+                let run = keyed[start..<end].map { key in
+                    let position = Int(truncatingIfNeeded: key & 0xFFFF_FFFF)
+                    return (hash: hash(position), position: position)
+                }.sorted { ($0.hash, $0.position) < ($1.hash, $1.position) }
+                var first = 0
+                while first < run.count {
+                    var last = first + 1
+                    while last < run.count && run[last].hash == run[first].hash { last += 1 }
+                    if last - first > 1 { settle(run[first..<last].map(\.position)) }
+                    first = last
                 }
             }
             start = end

@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 
 /// Splits a mapped file into records and locates them on two cores, with exactly the result of
 /// one sequential pass.
@@ -24,7 +24,7 @@ enum PartitionedParse {
         var count = 0
         /// For the second half: the offset and line of each record start, in order.
         var starts: [(offset: Int, line: Int)] = []
-        /// The SHA-256 of the whole file, in hex, which the second half's thread computes when it is done
+        /// The SHA-256 of the whole file, in hex, computed beside the parse
         /// (nil when libcrypto did not load: the caller asks ``FileDigest`` again for the error).
         var sha256: String?
         /// The lines of records with fewer fields than the header, whose missing trailing fields were taken as empty.
@@ -47,16 +47,25 @@ enum PartitionedParse {
             return part
         }
         let middle = lineStart(after: max(guess, offset), in: buffer)
-        let second = HandOff<Part>()
-        // Fork/join, not a lock: the group waits for the second half's thread.
+        let second = HandOff<Part>(), digest = HandOff<String>()
+        // Fork/join, not a lock: the group waits for the second half's thread and the digest's.
+        // The digest has a thread of its own, so that the three share the two cores evenly; on the
+        // second half's thread it made that half the last to end by its whole time (0.3 s of a
+        // 560 MB file), while the first half's thread waited.
         let group = DispatchGroup()
+        // A thread of its own: on the global queue, Dispatch ran the digest and the second half one
+        // after the other on one worker.
+        group.enter()
+        Thread {
+            digest.value = try? FileDigest.sha256(file)
+            group.leave()
+        }.start()
         DispatchQueue.global().async(group: group) {
             let buffer = file.bytes
             var parser = Parser(buffer: buffer, delimiter: delimiter, validator: validator, options: LoadOptions(copying: options),
                                 offset: middle, line: lineBreaks(in: file, before: middle) + 1, releasing: file)
             var part = Part()
             parser.parse(into: &part, until: nil, recordStarts: true)
-            part.sha256 = try? FileDigest.sha256(file)
             second.value = part
         }
         var first = Part()
@@ -66,12 +75,20 @@ enum PartitionedParse {
         // and the join gives back their segments rather than copying them first.
         var tail = second.value!
         second.value = nil
-        first.sha256 = tail.sha256
-        let index = Dictionary(tail.starts.enumerated().map { ($1.offset, $0) }, uniquingKeysWith: { a, _ in a })
-        while index[parser.offset] == nil, parser.offset < buffer.count {
+        first.sha256 = digest.value
+        // The second half's record starts ascend: the meeting offset is found by bisection.
+        func start(at offset: Int) -> Int? {
+            var (low, high) = (0, tail.starts.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if tail.starts[middle].offset < offset { low = middle + 1 } else { high = middle }
+            }
+            return low < tail.starts.count && tail.starts[low].offset == offset ? low : nil
+        }
+        while start(at: parser.offset) == nil, parser.offset < buffer.count {
             guard parser.parse(into: &first, until: nil, one: true) else { break }
         }
-        guard let k = index[parser.offset] else { return first }
+        guard let k = start(at: parser.offset) else { return first }
         let fromLine = tail.starts[k].line
         first.records.append(takingFrom: &tail.records, from: tail.records.firstIndex { $0.line >= fromLine } ?? tail.records.count)
         first.rejects += tail.rejects.drop { $0.line < fromLine }
@@ -153,16 +170,34 @@ enum PartitionedParse {
     }
 
     /// Counts line breaks (LF, CRLF or a lone CR) before `offset`, as ``CSVScanner`` numbers lines.
-    private static func lineBreaks(in file: MappedFile, before offset: Int) -> Int {
+    ///
+    /// A stretch of `chunk` bytes without a carriage return, as most files are, has its line feeds
+    /// found by `memchr`: the second half's thread counts the first half's 280 MB of a 2,442,920-well
+    /// file in 0.03 s, where a test of each byte took 0.2 s before the second half could start.
+    static func lineBreaks(in file: MappedFile, before offset: Int, chunk: Int = 1 << 20) -> Int {
         let buffer = file.bytes
+        guard let base = buffer.baseAddress, offset > 0 else { return 0 }
         var count = 0
         var previousCR = false
         var release = MappedFile.ReleaseBehind(file, from: 0)
-        for k in 0..<offset {
-            if k & 0xFFFFF == 0 { release.done(before: k) }
-            let b = buffer[k]
-            if b == 0x0A { if !previousCR { count += 1 } } else if b == 0x0D { count += 1 }
-            previousCR = b == 0x0D
+        for start in stride(from: 0, to: offset, by: chunk) {
+            release.done(before: start)
+            let end = min(start + chunk, offset)
+            if memchr(base + start, 0x0D, end - start) == nil {
+                // Line feeds only; one right after a carriage return that ended the last stretch ends the same line.
+                var k = previousCR && buffer[start] == 0x0A ? start + 1 : start
+                while k < end, let found = memchr(base + k, 0x0A, end - k) {
+                    count += 1
+                    k = base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
+                }
+                previousCR = false
+            } else {
+                for k in start..<end {
+                    let b = buffer[k]
+                    if b == 0x0A { if !previousCR { count += 1 } } else if b == 0x0D { count += 1 }
+                    previousCR = b == 0x0D
+                }
+            }
         }
         return count
     }

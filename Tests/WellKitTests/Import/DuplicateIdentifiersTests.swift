@@ -34,8 +34,10 @@ import Testing
             let alphabet = Int.random(in: 1...40, using: &random)
             let ids = (0..<Int.random(in: 0...120, using: &random)).map { _ in "W\(Int.random(in: 0..<alphabet, using: &random))" }
             let expected = Self.oracle(ids, rule: rule)
-            // The real hash, and one that collides for every identifier of the same length.
-            for hash in [DuplicateIdentifiers.fnv1a, { UInt64($0.utf8.count) }] as [(String) -> UInt64] {
+            // The real hash, one that collides for every identifier of the same length, and one whose
+            // high halves, which the sort orders by, are all the same.
+            for hash in [DuplicateIdentifiers.fnv1a, { UInt64($0.utf8.count) }, { DuplicateIdentifiers.fnv1a($0) & 0xFFFF_FFFF }]
+                as [(String) -> UInt64] {
                 let got = DuplicateIdentifiers.resolve(ids, rule: rule, hash: hash)
                 #expect(got.kept == expected.kept, "round \(round): \(ids)")
                 #expect(got.losers.map(\.loser) == expected.losers.map(\.loser), "round \(round)")

@@ -77,6 +77,28 @@ import Testing
         }
     }
 
+    /// The second half's first line number: line feeds found by `memchr` where a stretch has no
+    /// carriage return, each byte tested where it has one, and a CRLF split between two stretches
+    /// counted once; against a count of every byte, at every offset, with stretches of 1 to 9 bytes.
+    @Test func lineBreaksAreCountedAsTheScannerNumbersLines() throws {
+        let texts = ["a,b\nc,d\n\ne\n", "a\r\nb\r\n\r\nc\rd\n\re\r", "x\n\r\n\r\r\n\n", "no break at all", "\n\n\r"]
+        for text in texts {
+            let bytes = Array(text.utf8)
+            let file = try MappedFile(path: Self.write(bytes))
+            for offset in 0...bytes.count {
+                var expected = 0, previousCR = false
+                for b in bytes[..<offset] {
+                    if b == 0x0A { if !previousCR { expected += 1 } } else if b == 0x0D { expected += 1 }
+                    previousCR = b == 0x0D
+                }
+                for chunk in 1...9 {
+                    let counted = PartitionedParse.lineBreaks(in: file, before: offset, chunk: chunk)
+                    #expect(counted == expected, "\(text.debugDescription) before \(offset), stretches of \(chunk): \(counted), expected \(expected)")
+                }
+            }
+        }
+    }
+
     private static func key(_ record: ScannedRecord) -> [String] {
         ["\(record.range)", "\(record.line)", "\(record.lat)", "\(record.lon)", "\(record.hash)",
          "\(record.identifier.map { "\($0.start)-\($0.end)-\($0.escaped)" } ?? "generated")"]

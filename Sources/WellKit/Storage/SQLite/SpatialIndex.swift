@@ -92,21 +92,51 @@ package enum SpatialIndex {
     @inline(__always) package static func index(ofOrderKey key: UInt64) -> Int { Int(truncatingIfNeeded: key & 0xFFFF_FFFF) }
 
     /// The Hilbert-curve index of a point on a 2¹⁶ × 2¹⁶ grid over the whole globe: below 2³².
+    ///
+    /// The curve is the classic one (each quadrant's cells in the order (0,0), (0,1), (1,1), (1,0),
+    /// rotated as the textbook `xy2d` rotates them: `SpatialIndexTests` compares the two), computed
+    /// without a loop by the prefix scans of rawrunprotected's public-domain `hilbert_curves`
+    /// (github.com/rawrunprotected/hilbert_curves): 2,442,920 keys in 0.014 s against 0.19 s for the
+    /// loop over the 16 levels, which the load ran on one thread before writing.
     package static func hilbertKey(longitude: Double, latitude: Double) -> UInt64 {
-        var x = UInt32(max(0, min(65535, (longitude + 180) / 360 * 65535)))
-        var y = UInt32(max(0, min(65535, (latitude + 90) / 180 * 65535)))
-        var d: UInt64 = 0
-        var s: UInt32 = 1 << 15
-        while s > 0 {
-            let rx: UInt32 = (x & s) > 0 ? 1 : 0, ry: UInt32 = (y & s) > 0 ? 1 : 0
-            d += UInt64(s) * UInt64(s) * UInt64((3 * rx) ^ ry)
-            if ry == 0 {
-                if rx == 1 { x = 0xFFFF - x; y = 0xFFFF - y }
-                swap(&x, &y)
-            }
-            s >>= 1
+        let x = UInt32(max(0, min(65535, (longitude + 180) / 360 * 65535)))
+        let y = UInt32(max(0, min(65535, (latitude + 90) / 180 * 65535)))
+        return hilbertKey(x: x, y: y)
+    }
+
+    /// The Hilbert index of cell (`x`, `y`) of the 2¹⁶ × 2¹⁶ grid.
+    @inline(__always) static func hilbertKey(x: UInt32, y: UInt32) -> UInt64 {
+        var (A, B, C, D): (UInt32, UInt32, UInt32, UInt32)
+        do {
+            let a = x ^ y, b = 0xFFFF ^ a, c = 0xFFFF ^ (x | y), d = x & (y ^ 0xFFFF)
+            A = a | (b >> 1)
+            B = (a >> 1) ^ a
+            C = ((c >> 1) ^ (b & (d >> 1))) ^ c
+            D = ((a & (c >> 1)) ^ (d >> 1)) ^ d
         }
-        return d
+        @inline(__always) func round(_ shift: UInt32) {
+            let (a, b, c, d) = (A, B, C, D)
+            A = (a & (a >> shift)) ^ (b & (b >> shift))
+            B = (a & (b >> shift)) ^ (b & ((a ^ b) >> shift))
+            C ^= (a & (c >> shift)) ^ (b & (d >> shift))
+            D ^= (b & (c >> shift)) ^ ((a ^ b) & (d >> shift))
+        }
+        round(2)
+        round(4)
+        round(8)  // A and B are not read after the last round
+        let a = C ^ (C >> 1), b = D ^ (D >> 1)
+        let i0 = x ^ y, i1 = b | (0xFFFF ^ (i0 | a))
+        return UInt64(spreadBits(i1) << 1 | spreadBits(i0))
+    }
+
+    /// The 16 low bits of `value` moved to the even bits of the result.
+    @inline(__always) private static func spreadBits(_ value: UInt32) -> UInt32 {
+        var x = value & 0xFFFF
+        x = (x | x << 8) & 0x00FF_00FF
+        x = (x | x << 4) & 0x0F0F_0F0F
+        x = (x | x << 2) & 0x3333_3333
+        x = (x | x << 1) & 0x5555_5555
+        return x
     }
 }
 
