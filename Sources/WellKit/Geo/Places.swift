@@ -220,14 +220,23 @@ package final class Places: Sendable {
 
         /// Whether the point lies inside any of the places: ``Places/contains(_:longitude:latitude:)``'s answer.
         func contains(longitude: Double, latitude: Double) -> Bool {
-            parts.withUnsafeBufferPointer { parts in
-                bandStarts.withUnsafeBufferPointer { starts in
-                    edges.withUnsafeBufferPointer { edges in
-                        vertices.withUnsafeBufferPointer { v in
-                            parts.contains { part in
-                                guard latitude >= part.south, latitude <= part.north, longitude >= part.west, longitude <= part.east else { return false }
-                                let band = part.firstBand + Places.band(of: latitude, south: part.south, height: part.height, count: part.bands)
-                                return Places.crossesOddly(edges[Int(starts[band])..<Int(starts[band + 1])], v, longitude: longitude, latitude: latitude)
+            withContains { $0(longitude, latitude) }
+        }
+
+        /// Calls `body` with a test of points, `contains(longitude, latitude)`, that reads the outlines
+        /// in place: a loop over many points inside `body` retains and releases nothing per point
+        /// (per point, the four arrays' retains were a third of the place check on 2,442,920 wells).
+        func withContains<R>(_ body: ((_ longitude: Double, _ latitude: Double) -> Bool) throws -> R) rethrows -> R {
+            try parts.withUnsafeBufferPointer { parts in
+                try bandStarts.withUnsafeBufferPointer { starts in
+                    try edges.withUnsafeBufferPointer { edges in
+                        try vertices.withUnsafeBufferPointer { v in
+                            try body { longitude, latitude in
+                                parts.contains { part in
+                                    guard latitude >= part.south, latitude <= part.north, longitude >= part.west, longitude <= part.east else { return false }
+                                    let band = part.firstBand + Places.band(of: latitude, south: part.south, height: part.height, count: part.bands)
+                                    return Places.crossesOddly(edges[Int(starts[band])..<Int(starts[band + 1])], v, longitude: longitude, latitude: latitude)
+                                }
                             }
                         }
                     }
