@@ -3,8 +3,9 @@
 /// Sort-based rather than a `Dictionary<String, Int>`: on the 244,292-well file the dictionary's
 /// string hashing and probing were 12% of a `--dry-run`'s CPU, all of it on one thread between
 /// the parse and the write. Here each identifier is hashed once with FNV-1a over its UTF-8 bytes,
-/// the (hash, position) pairs are sorted, and only runs of equal hashes are compared as strings,
-/// so a hash collision never merges two different identifiers.
+/// the positions are sorted by their hashes (a radix sort of the high halves, ``KeySort``, then
+/// the few runs that share one by the whole hash), and only runs of equal hashes are compared as
+/// strings, so a hash collision never merges two different identifiers.
 enum DuplicateIdentifiers {
     /// The positions to keep, in file order, and each rejected position with the position that won over it.
     ///
@@ -21,8 +22,7 @@ enum DuplicateIdentifiers {
     /// `kept` is nil when every position is kept (no list of every position for a load of millions).
     static func resolve(count: Int, rule: LoadOptions.DuplicateRule, hash: (Int) -> UInt64,
                         same: (Int, Int) -> Bool) -> (kept: [Int]?, losers: [(loser: Int, winner: Int)]) {
-        // Each position under its hash's high half, sorted (``KeySort``); the few runs of equal high
-        // halves are sorted again by the whole hash, so that runs of equal hashes are what is compared.
+        // Each position under its hash's high half, sorted; runs of equal high halves sorted again by the whole hash.
         var keyed = (0..<count).map { (hash($0) >> 32) << 32 | UInt64(truncatingIfNeeded: $0) }
         keyed.sortByHighHalves()
         var removed = [Bool](repeating: false, count: count)

@@ -49,12 +49,11 @@ enum PartitionedParse {
         let middle = lineStart(after: max(guess, offset), in: buffer)
         let second = HandOff<Part>(), digest = HandOff<String>()
         // Fork/join, not a lock: the group waits for the second half's thread and the digest's.
-        // The digest has a thread of its own, so that the three share the two cores evenly; on the
-        // second half's thread it made that half the last to end by its whole time (0.3 s of a
-        // 560 MB file), while the first half's thread waited.
+        // The digest has a thread of its own, so that the three share the two cores: after the
+        // second half, on its thread, it made that half end last by its whole time (0.3 s of a
+        // 560 MB file) while the first half's thread waited; on the global queue, Dispatch ran it
+        // and the second half one after the other on one worker.
         let group = DispatchGroup()
-        // A thread of its own: on the global queue, Dispatch ran the digest and the second half one
-        // after the other on one worker.
         group.enter()
         Thread {
             digest.value = try? FileDigest.sha256(file)
@@ -205,8 +204,9 @@ enum PartitionedParse {
 }
 
 /// A result handed from the thread that makes it to the one that waits for it: set before the
-/// thread's `DispatchGroup` work ends, read after `DispatchGroup.wait()`, which orders the two
-/// (the second half of ``PartitionedParse`` and of the place check).
+/// thread's `DispatchGroup` work ends, read after `DispatchGroup.wait()` (or after
+/// `DispatchQueue.concurrentPerform` returns), which orders the two (the second half and the digest
+/// of ``PartitionedParse``, the halves of the place check).
 // @unchecked Sendable: the group's wait is the synchronization; nothing reads it before.
 final class HandOff<Value>: @unchecked Sendable {
     var value: Value?
