@@ -3,9 +3,9 @@
 /// Sort-based rather than a `Dictionary<String, Int>`: on the 244,292-well file the dictionary's
 /// string hashing and probing were 12% of a `--dry-run`'s CPU, all of it on one thread between
 /// the parse and the write. Here each identifier is hashed once with FNV-1a over its UTF-8 bytes,
-/// the positions are sorted by their hashes (a radix sort of the high halves, ``KeySort``, then
-/// the few runs that share one by the whole hash), and only runs of equal hashes are compared as
-/// strings, so a hash collision never merges two different identifiers.
+/// the positions are sorted by their hashes' high halves (a radix sort, ``KeySort``), the few runs
+/// that share one are grouped by the whole hash, and only positions of equal hashes are compared
+/// as strings, so a hash collision never merges two different identifiers.
 enum DuplicateIdentifiers {
     /// The positions to keep, in file order, and each rejected position with the position that won over it.
     ///
@@ -22,7 +22,7 @@ enum DuplicateIdentifiers {
     /// `kept` is nil when every position is kept (no list of every position for a load of millions).
     static func resolve(count: Int, rule: LoadOptions.DuplicateRule, hash: (Int) -> UInt64,
                         same: (Int, Int) -> Bool) -> (kept: [Int]?, losers: [(loser: Int, winner: Int)]) {
-        // Each position under its hash's high half, sorted; runs of equal high halves sorted again by the whole hash.
+        // Each position under its hash's high half, sorted; a run of equal high halves grouped by the whole hash.
         var keyed = (0..<count).map { (hash($0) >> 32) << 32 | UInt64(truncatingIfNeeded: $0) }
         keyed.sortByHighHalves()
         var removed = [Bool](repeating: false, count: count)
@@ -50,17 +50,9 @@ enum DuplicateIdentifiers {
             var end = start + 1
             while end < count && keyed[end] >> 32 == keyed[start] >> 32 { end += 1 }
             if end - start > 1 {
-                let run = keyed[start..<end].map { key in
-                    let position = Int(truncatingIfNeeded: key & 0xFFFF_FFFF)
-                    return (hash: hash(position), position: position)
-                }.sorted { ($0.hash, $0.position) < ($1.hash, $1.position) }
-                var first = 0
-                while first < run.count {
-                    var last = first + 1
-                    while last < run.count && run[last].hash == run[first].hash { last += 1 }
-                    if last - first > 1 { settle(run[first..<last].map(\.position)) }
-                    first = last
-                }
+                // Grouping keeps each group's positions in file order; the groups' order does not matter.
+                let positions = keyed[start..<end].map { Int(truncatingIfNeeded: $0 & 0xFFFF_FFFF) }
+                for group in Dictionary(grouping: positions, by: hash).values where group.count > 1 { settle(group) }
             }
             start = end
         }

@@ -54,21 +54,13 @@ struct BulkWriter {
         // A big batch of new wells is faster to index after the insert: CREATE INDEX sorts once.
         let rebuildIdentifierIndex = newOnes.count > 10_000 && newOnes.count > existing.count
         if rebuildIdentifierIndex { try db.execute(sql: "DROP INDEX details_uwi") }
-        let insertPinStatement = try db.makeStatement(sql: "INSERT INTO pins(id, name, lat, lon) VALUES (?1, ?2, ?3, ?4)")
-        let updatePinStatement = try db.makeStatement(sql: "UPDATE pins SET name = ?2, lat = ?3, lon = ?4 WHERE id = ?1")
-        let columns = ["pin_id"] + DetailColumn.all.map(\.name)
-        let detailSQL = """
-            INTO details(\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")))
-            VALUES (\(columns.indices.map { "?\($0 + 1)" }.joined(separator: ", ")))
-            """
-        let insertDetailStatement = try db.makeStatement(sql: "INSERT " + detailSQL)
+        let pinColumns = ["id", "name", "lat", "lon"], columns = ["pin_id"] + DetailColumn.all.map(\.name)
         let chunk = Self.rowsPerInsert
-        let pinsChunkStatement = try db.makeStatement(sql: "INSERT INTO pins(id, name, lat, lon) VALUES "
-            + (0..<chunk).map { r in "(" + (1...4).map { "?\(r * 4 + $0)" }.joined(separator: ", ") + ")" }.joined(separator: ", "))
-        let detailsChunkStatement = try db.makeStatement(sql: """
-            INSERT INTO details(\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) VALUES
-            \((0..<chunk).map { r in "(" + columns.indices.map { "?\(r * columns.count + $0 + 1)" }.joined(separator: ", ") + ")" }.joined(separator: ", "))
-            """)
+        let insertPinStatement = try db.makeStatement(sql: Self.insertSQL(into: "pins", pinColumns, rows: 1))
+        let insertDetailStatement = try db.makeStatement(sql: Self.insertSQL(into: "details", columns, rows: 1))
+        let pinsChunkStatement = try db.makeStatement(sql: Self.insertSQL(into: "pins", pinColumns, rows: chunk))
+        let detailsChunkStatement = try db.makeStatement(sql: Self.insertSQL(into: "details", columns, rows: chunk))
+        let updatePinStatement = try db.makeStatement(sql: "UPDATE pins SET name = ?2, lat = ?3, lon = ?4 WHERE id = ?1")
         // The identifier matched, so it stays: its index entry is left alone (REPLACE would delete and re-insert it).
         let updateDetailStatement = try db.makeStatement(sql: """
             UPDATE details SET \(columns.indices.dropFirst(2).map { "\(columns[$0].quotedDatabaseIdentifier) = ?\($0 + 1)" }.joined(separator: ", "))
@@ -99,20 +91,31 @@ struct BulkWriter {
             try CompactDetails.insert(batch.newNames, into: db)
             try CompactDetails.insert(extraValues: batch.newExtraValues, into: db)
             try batch.withRows { rows in
+                /// Binds row `k` as the `slot`-th row of `statement`: the id, then the pin's cells
+                /// (name, lat, lon, the row's first) or the detail's (the rest).
+                func bind(_ statement: OpaquePointer, slot: Int = 0, id: Int64, row k: Int, pin: Bool) {
+                    let first = Int32(slot * (pin ? pinColumns.count : columns.count) + 1)
+                    sqlite3_bind_int64(statement, first, id)
+                    rows.bind(row: k, pin ? 0..<values : values..<RowBatch.Column.width, to: statement, from: first + 1)
+                }
+                func step(_ statement: OpaquePointer, id: Int64, row k: Int, pin: Bool) throws {
+                    bind(statement, id: id, row: k, pin: pin)
+                    try stepToDone(statement)
+                }
+                func index(row k: Int, id: Int64) throws {
+                    guard let tree else { return }
+                    let point = rows.coordinates(row: k)
+                    try tree.append(id: id, longitude: point.lon, latitude: point.lat)
+                }
                 var first = 0
                 if updates.isEmpty {
                     // Only new wells: `chunk` rows to a statement (``rowsPerInsert``); the batch's last few one by one below.
                     while first + chunk <= batch.rows.count {
-                        for r in 0..<chunk {
-                            let k = first + r, id = firstNewID + Int64(batch.rows.lowerBound + k)
-                            sqlite3_bind_int64(insertPins, Int32(r * 4 + 1), id)
-                            rows.bind(row: k, 0..<values, to: insertPins, from: Int32(r * 4 + 2))
-                            sqlite3_bind_int64(insertDetails, Int32(r * columns.count + 1), id)
-                            rows.bind(row: k, values..<RowBatch.Column.width, to: insertDetails, from: Int32(r * columns.count + 2))
-                            if let tree {
-                                let point = rows.coordinates(row: k)
-                                try tree.append(id: id, longitude: point.lon, latitude: point.lat)
-                            }
+                        for slot in 0..<chunk {
+                            let k = first + slot, id = firstNewID + Int64(batch.rows.lowerBound + k)
+                            bind(insertPins, slot: slot, id: id, row: k, pin: true)
+                            bind(insertDetails, slot: slot, id: id, row: k, pin: false)
+                            try index(row: k, id: id)
                         }
                         try stepToDone(insertPins)
                         try stepToDone(insertDetails)
@@ -122,29 +125,20 @@ struct BulkWriter {
                 for (k, position) in batch.rows.enumerated().dropFirst(first) {
                     let isNew = position < newOnes.count
                     let id = isNew ? firstNewID + Int64(position) : updates[position - newOnes.count].id
-                    // A pin's cells are the row's first ones (name, lat, lon); the detail's are the rest.
-                    func step(_ statement: OpaquePointer, id: Int64, pin: Bool) throws {
-                        sqlite3_bind_int64(statement, 1, id)
-                        rows.bind(row: k, pin ? 0..<values : values..<RowBatch.Column.width, to: statement, from: 2)
-                        try stepToDone(statement)
-                    }
                     if !isNew {
                         // The update matches the identifier too, so a well matched by its hashes alone is never
                         // changed: such a record (odds about 1 in 10^19 per pair) is a new well, appended.
-                        try step(updateDetail, id: id, pin: false)
+                        try step(updateDetail, id: id, row: k, pin: false)
                         if sqlite3_changes(db.sqliteConnection) == 1 {
-                            try step(updatePin, id: id, pin: true)
+                            try step(updatePin, id: id, row: k, pin: true)
                             continue
                         }
                         strays += 1
                     }
                     let newID = isNew ? id : firstNewID + Int64(newOnes.count + strays - 1)
-                    try step(insertPin, id: newID, pin: true)
-                    if let tree {
-                        let point = rows.coordinates(row: k)
-                        try tree.append(id: newID, longitude: point.lon, latitude: point.lat)
-                    }
-                    try step(insertDetail, id: newID, pin: false)
+                    try step(insertPin, id: newID, row: k, pin: true)
+                    try index(row: k, id: newID)
+                    try step(insertDetail, id: newID, row: k, pin: false)
                 }
             }
             progress?(LoadProgress(phase: .writing, done: batch.rows.upperBound, total: records.count))
@@ -188,6 +182,13 @@ struct BulkWriter {
     /// The identifier index is built with it: 2,442,920 identifiers in 1.6–2.0 s, against
     /// 2.9–3.3 s and 130 MB more memory with 64 MiB.
     static let defaultCacheSize = -2_000
+
+    /// `INSERT INTO table(columns) VALUES (?1, …), (…)…`: `rows` rows of numbered parameters, row by row.
+    private static func insertSQL(into table: String, _ columns: [String], rows: Int) -> String {
+        "INSERT INTO \(table)(\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) VALUES "
+            + (0..<rows).map { r in "(" + columns.indices.map { "?\(r * columns.count + $0 + 1)" }.joined(separator: ", ") + ")" }
+                .joined(separator: ", ")
+    }
 
     /// The id the `loads` row of this load will get; its row is written last, with the counts.
     private func nextLoadID() throws -> Int64 {
