@@ -58,6 +58,13 @@ package struct Wells: AsyncParsableCommand {
                 }
             } catch where !isArgumentParserError(error) {
                 Foundation.exit(Terminal.failSafely(error).rawValue)
+            } catch let error as ValidationError {
+                // A check that needs what `run()` resolves (the store's path, an output's file) throws
+                // there; answer it as ArgumentParser answers `validate()`'s, with this command's usage
+                // rather than the root's "Usage: wells <subcommand>".
+                Terminal.flushStandardOutput()
+                Terminal.errorRaw(SafeText.escaped(usageError(error.message, command: type(of: command), root: root)) + "\n")
+                Foundation.exit(ExitCode.validationFailure.rawValue)
             } catch {
                 Terminal.flushStandardOutput()
                 throw error
@@ -73,6 +80,23 @@ package struct Wells: AsyncParsableCommand {
             }
             Foundation.exit(code.rawValue)
         }
+    }
+
+    /// A usage error of `command` (a command in `root`'s tree) worded as ArgumentParser words one
+    /// that `validate()` throws: the message, the command's usage, and where its help is.
+    static func usageError(_ message: String, command: any ParsableCommand.Type, root: any ParsableCommand.Type) -> String {
+        func path(to command: any ParsableCommand.Type, from node: any ParsableCommand.Type) -> [String]? {
+            let name = node.configuration.commandName ?? String(describing: node).lowercased()
+            if ObjectIdentifier(node) == ObjectIdentifier(command) { return [name] }
+            for child in node.configuration.subcommands {
+                if let rest = path(to: command, from: child) { return [name] + rest }
+            }
+            return nil
+        }
+        let names = (path(to: command, from: root) ?? [root.configuration.commandName ?? "wells"]).joined(separator: " ")
+        // ArgumentParser indents a usage that wraps under its first line, after "Usage: ".
+        let usage = root.usageString(for: command).replacingOccurrences(of: "\n", with: "\n       ")
+        return "Error: \(message)\nUsage: \(usage)\n  See '\(names) --help' for more information."
     }
 
     /// The exit code of `error` as ``run(_:root:)`` exits with it: ArgumentParser's for its own errors,

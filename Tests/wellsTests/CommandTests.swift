@@ -20,6 +20,19 @@ import Testing
         for format in OutputFormat.allCases { #expect(bbox.contains(format.rawValue)) }
     }
 
+    /// A usage error that a command's `run()` throws (a check that needs the store's path) is worded
+    /// as one from `validate()`: that command's usage and help, not the root's "wells <subcommand>".
+    @Test func usageErrorsFromRunNameTheirCommand() {
+        // What ArgumentParser prints for a `validate()` error of the same command is the reference.
+        let reference = Wells.fullMessage(for: CommandParserReference.error(Wells.Bbox.self, ["--limit=-3", "--", "-1,2,3,4"]))
+        let bbox = Wells.usageError("--limit must be zero or more, got '-3'", command: Wells.Bbox.self, root: Wells.self)
+        #expect(bbox == reference)
+        #expect(bbox.contains("Usage: wells bbox [<options>] <box>\n  See 'wells bbox --help' for more information."))
+        let info = Wells.usageError("no", command: Wells.CRS.Info.self, root: Wells.self)
+        #expect(info.hasPrefix("Error: no\nUsage: wells crs info "))
+        #expect(info.hasSuffix("See 'wells crs info --help' for more information."))
+    }
+
     @Test func negativeCoordinatesArePositional() {
         #expect(Wells.positionalCoordinates(["bbox", "-114.2,50.9,-113.9,51.2", "--db", "x.sqlite"])
             == ["bbox", "--db", "x.sqlite", "--", "-114.2,50.9,-113.9,51.2"])
@@ -109,6 +122,20 @@ import Testing
                 #expect(run.status == 0, "\(command)")
                 #expect(!run.log.contains("libspatialite") && !run.log.contains("libproj"), "wells \(command.joined(separator: " ")) loaded SpatiaLite or PROJ")
             }
+        }
+    }
+}
+
+/// The error ArgumentParser throws when it parses `arguments` of `command` under `wells` and
+/// the command's `validate()` fails.
+enum CommandParserReference {
+    static func error(_ command: any ParsableCommand.Type, _ arguments: [String]) -> any Error {
+        let name = command.configuration.commandName ?? ""
+        do {
+            _ = try Wells.parseAsRoot([name] + arguments)
+            return CancellationError()
+        } catch {
+            return error
         }
     }
 }
