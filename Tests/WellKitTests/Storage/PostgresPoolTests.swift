@@ -309,8 +309,11 @@ import WellsTestSupport
         #expect(try await client.query("SELECT 2", logger: .wellKitPostgres).collect().count == 1)
     }
 
-    /// How each call of a test ended.
-    private final class Outcomes: Sendable { let list = Mutex<[String]>([]) }
+    /// How each call of a test ended, and how many have started.
+    private final class Outcomes: Sendable {
+        let list = Mutex<[String]>([])
+        let started = Mutex(0)
+    }
 
     /// More calls than `max_connections` while the server closes the connections (a restart, a
     /// failover): the third call waits for a lease while both lent connections are closed. The
@@ -333,8 +336,9 @@ import WellsTestSupport
                 Task(executorPreference: thread) {
                     // The third starts last, so that it is the one that waits.
                     try? await Task.sleep(for: .milliseconds(200 * k))
+                    ended.started.withLock { $0 += 1 }
                     do {
-                        try await engine.withConnection { _ = try await $0.query("SELECT pg_sleep(3)", logger: .wellKitPostgres).collect() }
+                        try await engine.withConnection { _ = try await $0.query("SELECT pg_sleep(5)", logger: .wellKitPostgres).collect() }
                         ended.list.withLock { $0.append("answered") }
                     } catch {
                         ended.list.withLock { $0.append("failed") }
@@ -342,7 +346,17 @@ import WellsTestSupport
                 }
             }
             defer { calls.forEach { $0.cancel() } }
-            try await Task.sleep(for: .milliseconds(1_000))
+            // The server closes both connections once both run their sleep and the third call has
+            // asked for one (a fixed second was too short on a busy machine: the sleeps had not
+            // begun, and one call then answered on a connection made after the close).
+            for _ in 0..<600 {
+                let sleeping = try await runBlocking {
+                    try PostGIS.psql("SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND query = 'SELECT pg_sleep(5)' AND state = 'active'",
+                                     database: database)
+                }
+                if sleeping == "2" && ended.started.withLock({ $0 }) == 3 { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
             _ = try await runBlocking {
                 try PostGIS.terminateSessions(database: database)
             }
