@@ -347,8 +347,8 @@ import WellsTestSupport
             }
             defer { calls.forEach { $0.cancel() } }
             // The server closes both connections once both run their sleep and the third call has
-            // asked for one (a fixed second was too short on a busy machine: the sleeps had not
-            // begun, and one call then answered on a connection made after the close).
+            // started. A fixed second was too short on a busy machine: CI once saw one call fail
+            // and two answer, as when a connection is made only after the close.
             for _ in 0..<600 {
                 let sleeping = try await runBlocking {
                     try PostGIS.psql("SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND query = 'SELECT pg_sleep(5)' AND state = 'active'",
