@@ -22,9 +22,10 @@ import Testing
 
     /// A usage error that a command's `run()` throws (a check that needs the store's path) is worded
     /// as one from `validate()`: that command's usage and help, not the root's "wells <subcommand>".
-    @Test func usageErrorsFromRunNameTheirCommand() {
+    @Test func usageErrorsFromRunNameTheirCommand() throws {
         // What ArgumentParser prints for a `validate()` error of the same command is the reference.
-        let reference = Wells.fullMessage(for: CommandParserReference.error(Wells.Bbox.self, ["--limit=-3", "--", "-1,2,3,4"]))
+        let validation = try #require(#expect(throws: (any Error).self) { try Wells.parseAsRoot(["bbox", "--limit=-3", "--", "-1,2,3,4"]) })
+        let reference = Wells.fullMessage(for: validation)
         let bbox = Wells.usageError("--limit must be zero or more, got '-3'", command: Wells.Bbox.self, root: Wells.self)
         #expect(bbox == reference)
         #expect(bbox.contains("Usage: wells bbox [<options>] <box>\n  See 'wells bbox --help' for more information."))
@@ -122,20 +123,6 @@ import Testing
                 #expect(run.status == 0, "\(command)")
                 #expect(!run.log.contains("libspatialite") && !run.log.contains("libproj"), "wells \(command.joined(separator: " ")) loaded SpatiaLite or PROJ")
             }
-        }
-    }
-}
-
-/// The error ArgumentParser throws when it parses `arguments` of `command` under `wells` and
-/// the command's `validate()` fails.
-enum CommandParserReference {
-    static func error(_ command: any ParsableCommand.Type, _ arguments: [String]) -> any Error {
-        let name = command.configuration.commandName ?? ""
-        do {
-            _ = try Wells.parseAsRoot([name] + arguments)
-            return CancellationError()
-        } catch {
-            return error
         }
     }
 }

@@ -233,6 +233,8 @@ extension ScannedFile {
                 for k in rows where !box.contains(longitude: records[k].lon, latitude: records[k].lat) { outside.append(k) }
             } else {
                 let membership = Places.Membership(places, regions[r].places)
+                // A smaller region stays on this thread: 50,000 wells take about 8 ms to test
+                // (2,442,920 took 0.39 s), little against handing half of them to another.
                 let halves = rows.count >= 50_000 ? [rows[..<(rows.count / 2)], rows[(rows.count / 2)...]] : [rows[...]]
                 let found = halves.map { _ in HandOff<[Int]>() }
                 DispatchQueue.concurrentPerform(iterations: halves.count) { h in
