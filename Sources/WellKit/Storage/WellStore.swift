@@ -249,7 +249,7 @@ public final class WellStore: Sendable {
             defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
             do {
                 let pool = try DatabasePool(path: temporary, configuration: configuration)
-                try Schema.migrator.migrate(pool)
+                try pool.write { try Schema.create($0) }
                 try pool.close()
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CANTOPEN {
                 let directory = directory(of: path)

@@ -27,6 +27,46 @@ import Testing
         }
     }
 
+    /// A new store is made at the current version in one step (`Schema.create`), an older one is
+    /// migrated (`Schema.migrator`): both must end with the same schema, SQL text included, the same
+    /// SpatiaLite registrations and rows, and every migration marked as applied.
+    @Test func newStoreSchemaIsTheMigratedSchema() throws {
+        func database(_ make: (DatabaseQueue) throws -> Void) throws -> DatabaseQueue {
+            var configuration = Configuration()
+            configuration.prepareDatabase { try SpatiaLite.initialize($0) }
+            let queue = try DatabaseQueue(path: try Fixtures.storePath(), configuration: configuration)
+            try make(queue)
+            return queue
+        }
+        let migrated = try database { try Schema.migrator.migrate($0) }
+        let created = try database { queue in try queue.write { try Schema.create($0) } }
+        /// What must agree: the schema, and the rows of every table but SpatiaLite's logs and reference data.
+        func snapshot(_ queue: DatabaseQueue) throws -> [String] {
+            try queue.read { db in
+                var lines = try Row.fetchAll(db, sql: "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY type, name").map(\.description)
+                lines.append("user_version \(try Int.fetchOne(db, sql: "PRAGMA user_version") ?? -1)")
+                lines.append("application_id \(try Int.fetchOne(db, sql: "PRAGMA application_id") ?? -1)")
+                let tables = try String.fetchAll(db, sql: """
+                    SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+                      AND name NOT IN ('spatialite_history', 'sql_statements_log', 'spatial_ref_sys', 'spatial_ref_sys_aux', 'SpatialIndex', 'ElementaryGeometries', 'KNN', 'KNN2', 'data_licenses')
+                    ORDER BY name
+                    """)
+                for table in tables {
+                    lines += try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)").map { "\(table): \($0)" }.sorted()
+                }
+                lines.append("spatial_ref_sys \(try Int.fetchOne(db, sql: "SELECT count(*) FROM spatial_ref_sys") ?? -1)")
+                return lines
+            }
+        }
+        let expected = try snapshot(migrated), actual = try snapshot(created)
+        // The lines of one and not the other (a readable failure), and as many lines in each.
+        #expect(Set(actual).symmetricDifference(expected).sorted() == [])
+        #expect(actual.count == expected.count)
+        #expect(expected.contains { $0.hasPrefix("grdb_migrations:") && $0.contains("v5-computed-points") })
+        // The schema is complete: the migrator finds nothing left to do on the created store.
+        #expect(try created.read { try Schema.migrator.hasCompletedMigrations($0) })
+    }
+
     /// SQLite's memory statistics can be turned off only before SQLite starts (the `wells` tool does
     /// it first thing); once a store is open the call changes nothing and says so.
     @Test func memoryStatisticsStayOnceSQLiteHasStarted() throws {

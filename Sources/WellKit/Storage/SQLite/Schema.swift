@@ -59,41 +59,13 @@ enum Schema {
         migrator.registerMigration("v1") { db in
             try db.execute(sql: "SELECT InitSpatialMetadata(0, 'WGS84_ONLY')")
             try db.execute(sql: """
-                CREATE TABLE pins(
-                  id INTEGER PRIMARY KEY,
-                  name TEXT,
-                  lat REAL NOT NULL CHECK (lat BETWEEN -90 AND 90),
-                  lon REAL NOT NULL CHECK (lon BETWEEN -180 AND 180));
+                CREATE TABLE pins(\(pinsColumns));
                 SELECT AddGeometryColumn('pins', 'geom', 4326, 'POINT', 'XY');
                 SELECT CreateSpatialIndex('pins', 'geom');
-                CREATE TABLE loads(
-                  id INTEGER PRIMARY KEY,
-                  file TEXT NOT NULL,
-                  sha256 TEXT NOT NULL,
-                  started_at TEXT NOT NULL,
-                  seconds REAL NOT NULL,
-                  records INTEGER NOT NULL,
-                  inserted INTEGER NOT NULL,
-                  updated INTEGER NOT NULL,
-                  rejected INTEGER NOT NULL,
-                  bad_values INTEGER NOT NULL,
-                  duplicates INTEGER NOT NULL,
-                  generated_ids INTEGER NOT NULL,
-                  mapping TEXT NOT NULL,
-                  crs TEXT NOT NULL,
-                  transformation TEXT,
-                  accuracy_m REAL,
-                  warnings TEXT);
+                CREATE TABLE loads(\(loadsColumns));
                 \(DetailColumn.createTable)
                 CREATE UNIQUE INDEX details_uwi ON details(uwi);
-                CREATE TABLE rejects(
-                  id INTEGER PRIMARY KEY,
-                  load_id INTEGER NOT NULL REFERENCES loads(id) ON DELETE CASCADE,
-                  line INTEGER NOT NULL,
-                  "column" TEXT,
-                  reason TEXT NOT NULL,
-                  raw TEXT NOT NULL);
-                CREATE INDEX rejects_load ON rejects(load_id);
+                \(createRejects)
                 """)
             try db.execute(sql: "PRAGMA application_id = \(applicationID)")
             try db.execute(sql: "PRAGMA user_version = 1")
@@ -101,14 +73,9 @@ enum Schema {
         // Version 2: what each load inferred, and the wells whose coordinates look wrong.
         migrator.registerMigration("v2") { db in
             try db.execute(sql: """
-                ALTER TABLE loads ADD COLUMN inferences TEXT;
-                ALTER TABLE loads ADD COLUMN suspects INTEGER NOT NULL DEFAULT 0;
-                CREATE TABLE suspects(
-                  pin_id INTEGER PRIMARY KEY REFERENCES pins(id) ON DELETE CASCADE,
-                  load_id INTEGER NOT NULL REFERENCES loads(id),
-                  line INTEGER NOT NULL,
-                  reason TEXT NOT NULL,
-                  detail TEXT NOT NULL);
+                ALTER TABLE loads ADD COLUMN \(loadsColumnsOfVersion2[0]);
+                ALTER TABLE loads ADD COLUMN \(loadsColumnsOfVersion2[1]);
+                \(createSuspects)
                 """)
             try db.execute(sql: "PRAGMA user_version = 2")
         }
@@ -141,6 +108,102 @@ enum Schema {
         }
         return migrator
     }
+
+    /// Creates a new store's schema at ``version`` at once: the tables, indexes, triggers, view and
+    /// SpatiaLite registrations that the migrations leave, with the same SQL text in `sqlite_schema`,
+    /// and every migration marked as applied in GRDB's `grdb_migrations` (``migrator``'s later
+    /// migrations then run on such a store as on a migrated one).
+    ///
+    /// The migrations rebuild `pins` and `details` and alter `loads` and `pins`, and each rebuild or
+    /// `ALTER TABLE` makes SQLite parse the whole schema again, SpatiaLite's many triggers included:
+    /// the six took 45–50 ms of the 145 ms a one-well load into a new store took. `SchemaTests`
+    /// checks that both ways give the same schema.
+    static func create(_ db: Database) throws {
+        try db.execute(sql: "SELECT InitSpatialMetadata(0, 'WGS84_ONLY')")
+        // The text SQLite keeps for `pins` after version 3's rebuild (renamed into place, hence the
+        // quotes) and version 5's `ADD COLUMN`, and for `loads` after version 2's.
+        try db.execute(sql: """
+            CREATE TABLE "pins"(\(pinsColumns), \(pointColumn));
+            \(pointRegistration)
+            CREATE TABLE loads(\(loadsColumns), \(loadsColumnsOfVersion2.joined(separator: ", ")));
+            \(DetailColumn.createTable(named: "details".quotedDatabaseIdentifier, compact: true))
+            CREATE UNIQUE INDEX details_uwi ON details(uwi);
+            \(createRejects)
+            \(createSuspects)
+            CREATE TABLE extra_keys(position INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+            CREATE TABLE \(ExtraValues.table)(code INTEGER PRIMARY KEY, value TEXT NOT NULL);
+            """)
+        for table in WellField.detailValueFields.compactMap(\.lookupTable) {
+            try db.execute(sql: """
+                CREATE TABLE \(table)(code INTEGER PRIMARY KEY, value TEXT UNIQUE);
+                INSERT INTO \(table)(code, value) VALUES (\(nullCode), NULL);
+                """)
+        }
+        try SpatialIndex.createIndex(db)
+        try WellsLayer.create(db)
+        // GRDB's own table, as `DatabaseMigrator` creates it.
+        try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+        for identifier in migrator.migrations {
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES (?)", arguments: [identifier])
+        }
+        try db.execute(sql: "PRAGMA application_id = \(applicationID)")
+        try db.execute(sql: "PRAGMA user_version = \(version)")
+    }
+
+    /// Version 1's columns of `pins`: the map's four fields (and version 1's SpatiaLite point, added after).
+    private static let pinsColumns = """
+
+          id INTEGER PRIMARY KEY,
+          name TEXT,
+          lat REAL NOT NULL CHECK (lat BETWEEN -90 AND 90),
+          lon REAL NOT NULL CHECK (lon BETWEEN -180 AND 180)
+        """
+
+    /// Version 1's columns of `loads`.
+    private static let loadsColumns = """
+
+          id INTEGER PRIMARY KEY,
+          file TEXT NOT NULL,
+          sha256 TEXT NOT NULL,
+          started_at TEXT NOT NULL,
+          seconds REAL NOT NULL,
+          records INTEGER NOT NULL,
+          inserted INTEGER NOT NULL,
+          updated INTEGER NOT NULL,
+          rejected INTEGER NOT NULL,
+          bad_values INTEGER NOT NULL,
+          duplicates INTEGER NOT NULL,
+          generated_ids INTEGER NOT NULL,
+          mapping TEXT NOT NULL,
+          crs TEXT NOT NULL,
+          transformation TEXT,
+          accuracy_m REAL,
+          warnings TEXT
+        """
+
+    /// The columns version 2 adds to `loads`.
+    private static let loadsColumnsOfVersion2 = ["inferences TEXT", "suspects INTEGER NOT NULL DEFAULT 0"]
+
+    private static let createRejects = """
+        CREATE TABLE rejects(
+          id INTEGER PRIMARY KEY,
+          load_id INTEGER NOT NULL REFERENCES loads(id) ON DELETE CASCADE,
+          line INTEGER NOT NULL,
+          "column" TEXT,
+          reason TEXT NOT NULL,
+          raw TEXT NOT NULL);
+        CREATE INDEX rejects_load ON rejects(load_id);
+        """
+
+    /// Version 2's table of suspects.
+    private static let createSuspects = """
+        CREATE TABLE suspects(
+          pin_id INTEGER PRIMARY KEY REFERENCES pins(id) ON DELETE CASCADE,
+          load_id INTEGER NOT NULL REFERENCES loads(id),
+          line INTEGER NOT NULL,
+          reason TEXT NOT NULL,
+          detail TEXT NOT NULL);
+        """
 }
 
 extension Schema {
@@ -180,17 +243,24 @@ extension Schema {
             }
             try db.execute(sql: "DROP TABLE \(pointTable)")
         }
-        try db.execute(sql: """
-            ALTER TABLE pins ADD COLUMN geom BLOB GENERATED ALWAYS AS (\(pointExpression)) VIRTUAL;
-            INSERT INTO geometry_columns(f_table_name, f_geometry_column, geometry_type, coord_dimension, srid, spatial_index_enabled)
-              VALUES ('pins', 'geom', 1, 2, 4326, 1);
-            INSERT INTO geometry_columns_auth(f_table_name, f_geometry_column, read_only, hidden) VALUES ('pins', 'geom', 1, 0);
-            INSERT INTO geometry_columns_statistics(f_table_name, f_geometry_column) VALUES ('pins', 'geom');
-            INSERT INTO geometry_columns_time(f_table_name, f_geometry_column) VALUES ('pins', 'geom');
-            """)
+        try db.execute(sql: "ALTER TABLE pins ADD COLUMN \(pointColumn)")
+        try db.execute(sql: pointRegistration)
         try SpatialIndex.createIndex(db)
         try SpatialIndex.repack(db)
     }
+
+    /// The declaration of the virtual column `pins.geom` (``pointExpression``).
+    static let pointColumn = "geom BLOB GENERATED ALWAYS AS (\(pointExpression)) VIRTUAL"
+
+    /// The rows that register `pins.geom` with SpatiaLite, as `AddGeometryColumn` and
+    /// `CreateSpatialIndex` would write them (they refuse a generated column: see ``computePointsInPins(_:)``).
+    static let pointRegistration = """
+        INSERT INTO geometry_columns(f_table_name, f_geometry_column, geometry_type, coord_dimension, srid, spatial_index_enabled)
+          VALUES ('pins', 'geom', 1, 2, 4326, 1);
+        INSERT INTO geometry_columns_auth(f_table_name, f_geometry_column, read_only, hidden) VALUES ('pins', 'geom', 1, 0);
+        INSERT INTO geometry_columns_statistics(f_table_name, f_geometry_column) VALUES ('pins', 'geom');
+        INSERT INTO geometry_columns_time(f_table_name, f_geometry_column) VALUES ('pins', 'geom');
+        """
 
     /// Moves the SpatiaLite points from `pins.geom` to ``pointTable``, with its packed R*Tree, and
     /// drops `pins.geom` and its R*Tree `idx_pins_geom`.
