@@ -65,10 +65,8 @@ package final class Places: Sendable {
     let countryByName: [String: Int]
     /// The indices of the countries.
     let countries: [Int]
-    /// A county's index by its state's FIPS code and ``countyKey(_:)`` of its name (`47:OVERTON`).
-    let countyByName: [String: Int]
-    /// A county's index by its 5-digit FIPS code (`47133`).
-    let countyByFIPS: [String: Int]
+    /// The counties' indices by name and by code (``CountyIndex``), made on first use.
+    private let countyIndex = Mutex<CountyIndex?>(nil)
 
     /// The outlines shipped with the library, or nil when its resources are missing (the check is then skipped, and said so).
     package static let shared: Places? = try? Places(directory: resourceDirectory())
@@ -106,13 +104,29 @@ package final class Places: Sendable {
         stateByFIPS = Dictionary(places.indices.filter { places[$0].kind == .state }.map { (places[$0].name, $0) }, uniquingKeysWith: { a, _ in a })
         countryByName = countries
         self.countries = places.indices.filter { places[$0].kind == .country }
-        var byName: [String: Int] = [:], byFIPS: [String: Int] = [:]
-        for (index, place) in places.enumerated() where place.kind == .county {
-            if let state = place.state { byName[state + ":" + Self.countyKey(place.name)] = index }
-            for code in place.codes { byFIPS[code] = index }
+    }
+
+    /// The counties' indices, for looking up the county a row names.
+    struct CountyIndex: Sendable {
+        /// A county's index by its state's FIPS code and ``countyKey(_:)`` of its name (`47:OVERTON`).
+        var byName: [String: Int] = [:]
+        /// A county's index by its 5-digit FIPS code (`47133`).
+        var byFIPS: [String: Int] = [:]
+    }
+
+    /// The counties' indices, made on first use: only a file with a county column looks a county
+    /// up, and the keys of the 3,222 names (``countyKey(_:)``) were a quarter of the outlines' start-up.
+    var counties: CountyIndex {
+        countyIndex.withLock { index in
+            if let index { return index }
+            var made = CountyIndex()
+            for (k, place) in places.enumerated() where place.kind == .county {
+                if let state = place.state { made.byName[state + ":" + Self.countyKey(place.name)] = k }
+                for code in place.codes { made.byFIPS[code] = k }
+            }
+            index = made
+            return made
         }
-        countyByName = byName
-        countyByFIPS = byFIPS
     }
 
     /// The places of `places.tsv` (written by `Data/boundaries/make_places.py`, which describes it):
@@ -303,10 +317,10 @@ package final class Places: Sendable {
     /// The county a cell names, given its state's FIPS code (or none, for a 5-digit FIPS code).
     func county(_ text: String, state: String?) -> Int? {
         let value = text.trimmingCharacters(in: .whitespaces)
-        if value.count == 5, value.allSatisfy(\.isNumber) { return countyByFIPS[value] }
+        if value.count == 5, value.allSatisfy(\.isNumber) { return counties.byFIPS[value] }
         guard let state else { return nil }
-        if value.count <= 3, let number = Int(value) { return countyByFIPS[state + String(format: "%03d", number)] }
-        return countyByName[state + ":" + Self.countyKey(value)]
+        if value.count <= 3, let number = Int(value) { return counties.byFIPS[state + String(format: "%03d", number)] }
+        return counties.byName[state + ":" + Self.countyKey(value)]
     }
 
     /// Whether the point lies on some country's land.

@@ -13,9 +13,9 @@ import Testing
         #expect(places.places.count { $0.kind == .state } == 52)
         #expect(places.places.count { $0.kind == .country } == 242)
         // A county with an empty legal description keeps it as empty text, not as none.
-        let dc = try #require(places.countyByFIPS["11001"].map { places.places[$0] })
+        let dc = try #require(places.counties.byFIPS["11001"].map { places.places[$0] })
         #expect(dc.name == "District of Columbia" && dc.state == "11" && dc.lsad == "")
-        #expect(places.places[try #require(places.countyByFIPS["47133"])].lsad == "County")
+        #expect(places.places[try #require(places.counties.byFIPS["47133"])].lsad == "County")
         // A country's codes may hold commas: each is a field of its own.
         let pitcairn = places.places[try #require(places.countryByName["PCN"])]
         #expect(pitcairn.codes.contains("Pitcairn, Henderson, Ducie and Oeno Islands") && pitcairn.state == nil && pitcairn.lsad == nil)
@@ -46,7 +46,7 @@ import Testing
         let regions: [[Int]] = [
             [try #require(places.stateByFIPS["47"])],                                        // Tennessee
             [try #require(places.countryByName["CAN"])],                                      // Canada: many rings
-            [try #require(places.countyByFIPS["47133"]), try #require(places.countyByFIPS["47049"])],  // two counties
+            [try #require(places.counties.byFIPS["47133"]), try #require(places.counties.byFIPS["47049"])],  // two counties
             places.places.indices.filter { places.places[$0].kind == .country },              // every country
         ]
         var generator = SystemRandomNumberGenerator()
