@@ -31,8 +31,11 @@ struct CSVScanner: Sendable {
     ///   - buf: The bytes; `buf[start..<end]` are the ones available.
     ///   - atEOF: Whether `end` is the end of the input; if not, a record that reaches it asks for more.
     ///   - line: The physical line on which the record starts, for an unterminated quote's report.
+    ///   - limit: The fields wanted: the scan stops after the `limit`-th, and then the outcome's
+    ///     `end` and `lines` are where it stopped, not the record's (a caller that knows where the
+    ///     record ends and wants a few of its first fields).
     func scan(_ buf: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, atEOF: Bool, line: Int,
-              fields: inout [FieldSpan]) -> Outcome {
+              fields: inout [FieldSpan], limit: Int = .max) -> Outcome {
         let quote = UInt8(ascii: "\""), lf: UInt8 = 0x0A, cr: UInt8 = 0x0D
         let delimiter = self.delimiter
         fields.removeAll(keepingCapacity: true)
@@ -98,6 +101,7 @@ struct CSVScanner: Sendable {
                 while b > a && (buf[b - 1] == 0x20 || buf[b - 1] == 0x09) { b -= 1 }
                 fields.append(FieldSpan(start: a, end: b, escaped: false))
             }
+            if fields.count >= limit { return .record(end: i, lines: lines, issue: issue) }
             // The field's terminator.
             if i == end {
                 if !atEOF { return .needMore }

@@ -202,6 +202,29 @@ private func byte(_ delimiter: String) -> UInt8 { delimiter.utf8.first! }
         }
     }
 
+    /// A scan that wants a record's first fields (`limit`, as the place check asks for the fields up to
+    /// its place columns) stops after them, and they are the whole scan's first fields.
+    @Test func aLimitedScanGivesTheRecordsFirstFields() throws {
+        var rng = CSVTestRNG(seed: 0x11AA)
+        let scanner = CSVScanner(delimiter: UInt8(ascii: ","))
+        var shorter = 0
+        for _ in 0..<60 {
+            let input = randomInput(&rng, delimiter: ",", records: 1...6)
+            for row in oracle(input, delimiter: UInt8(ascii: ",")) {
+                input.withUnsafeBufferPointer { buf in
+                    var all: [FieldSpan] = [], first: [FieldSpan] = []
+                    _ = scanner.scan(buf, from: row.offsets.lowerBound, to: buf.count, atEOF: true, line: row.line, fields: &all)
+                    for limit in 1...(all.count + 1) {
+                        _ = scanner.scan(buf, from: row.offsets.lowerBound, to: buf.count, atEOF: true, line: row.line, fields: &first, limit: limit)
+                        #expect(first.map { [$0.start, $0.end, $0.escaped ? 1 : 0] } == all.prefix(limit).map { [$0.start, $0.end, $0.escaped ? 1 : 0] })
+                        if first.count < all.count { shorter += 1 }
+                    }
+                }
+            }
+        }
+        #expect(shorter > 100)
+    }
+
     @Test func byteOrderMarkIsSkipped() throws {
         let body = Array("uwi,name\n1,A\n".utf8)
         for chunkSize in 1...(body.count + 4) {
