@@ -96,7 +96,7 @@ enum Schema {
         // valid; the layer comes back (v5) with the expression that reads codes.
         migrator.registerMigration("v4-extra-values") { db in
             try WellsLayer.drop(db)
-            try db.execute(sql: "CREATE TABLE \(ExtraValues.table)(code INTEGER PRIMARY KEY, value TEXT NOT NULL)")
+            try db.execute(sql: createExtraValues)
             try db.execute(sql: "PRAGMA user_version = 4")
         }
         // Version 5: the points computed from each pin's coordinates instead of stored beside them.
@@ -116,8 +116,10 @@ enum Schema {
     ///
     /// The migrations rebuild `pins` and `details` and alter `loads` and `pins`, and each rebuild or
     /// `ALTER TABLE` makes SQLite parse the whole schema again, SpatiaLite's many triggers included:
-    /// the six took 45–50 ms of the 145 ms a one-well load into a new store took. `SchemaTests`
-    /// checks that both ways give the same schema.
+    /// the six took 45–50 ms of the 145 ms a one-well load into a new store took.
+    /// `WellStoreTests.newStoreSchemaIsTheMigratedSchema` holds both ways to the same schema.
+    ///
+    /// A new schema version needs a migration, for the stores that exist, and the same change here.
     static func create(_ db: Database) throws {
         try db.execute(sql: "SELECT InitSpatialMetadata(0, 'WGS84_ONLY')")
         // The text SQLite keeps for `pins` after version 3's rebuild (renamed into place, hence the
@@ -130,14 +132,11 @@ enum Schema {
             CREATE UNIQUE INDEX details_uwi ON details(uwi);
             \(createRejects)
             \(createSuspects)
-            CREATE TABLE extra_keys(position INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
-            CREATE TABLE \(ExtraValues.table)(code INTEGER PRIMARY KEY, value TEXT NOT NULL);
+            \(createExtraKeys)
+            \(createExtraValues);
             """)
         for table in WellField.detailValueFields.compactMap(\.lookupTable) {
-            try db.execute(sql: """
-                CREATE TABLE \(table)(code INTEGER PRIMARY KEY, value TEXT UNIQUE);
-                INSERT INTO \(table)(code, value) VALUES (\(nullCode), NULL);
-                """)
+            try db.execute(sql: createLookup(table))
         }
         try SpatialIndex.createIndex(db)
         try WellsLayer.create(db)
@@ -150,7 +149,11 @@ enum Schema {
         try db.execute(sql: "PRAGMA user_version = \(version)")
     }
 
-    /// Version 1's columns of `pins`: the map's four fields (and version 1's SpatiaLite point, added after).
+    // The text of the tables that the migrations and ``create(_:)`` both write. SQLite keeps a table's
+    // text as written, so a migration's must stay as it was: a change is a new migration.
+
+    /// Version 1's columns of `pins` (the map's four fields; version 1 added a SpatiaLite point after
+    /// them), which version 3's rebuild kept.
     private static let pinsColumns = """
 
           id INTEGER PRIMARY KEY,
@@ -184,6 +187,21 @@ enum Schema {
     /// The columns version 2 adds to `loads`.
     private static let loadsColumnsOfVersion2 = ["inferences TEXT", "suspects INTEGER NOT NULL DEFAULT 0"]
 
+    /// Version 3's lookup table of a field's names, with the row of code ``nullCode`` (no name).
+    private static func createLookup(_ table: String) -> String {
+        """
+        CREATE TABLE \(table)(code INTEGER PRIMARY KEY, value TEXT UNIQUE);
+        INSERT INTO \(table)(code, value) VALUES (\(nullCode), NULL);
+        """
+    }
+
+    /// Version 3's names of the unmapped columns, by their position in a row's `extra` array.
+    private static let createExtraKeys = "CREATE TABLE extra_keys(position INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
+
+    /// Version 4's repeated extra values.
+    private static let createExtraValues = "CREATE TABLE \(ExtraValues.table)(code INTEGER PRIMARY KEY, value TEXT NOT NULL)"
+
+    /// Version 1's table of rejects.
     private static let createRejects = """
         CREATE TABLE rejects(
           id INTEGER PRIMARY KEY,
@@ -295,11 +313,7 @@ extension Schema {
             // as before, half empty (30.0 MB of pins for 244,292 wells, against 14.5 MB rebuilt in id order).
             // With foreign keys off, `details` and `suspects` refer to the new table by its name.
             try db.execute(sql: """
-                CREATE TABLE pins_v3(
-                  id INTEGER PRIMARY KEY,
-                  name TEXT,
-                  lat REAL NOT NULL CHECK (lat BETWEEN -90 AND 90),
-                  lon REAL NOT NULL CHECK (lon BETWEEN -180 AND 180));
+                CREATE TABLE pins_v3(\(pinsColumns));
                 INSERT INTO pins_v3(id, name, lat, lon) SELECT id, name, lat, lon FROM pins ORDER BY id;
                 DROP TABLE pins;
                 ALTER TABLE pins_v3 RENAME TO pins;
@@ -322,8 +336,7 @@ extension Schema {
             case .value(let field) where field.lookupTable != nil:
                 let table = field.lookupTable!
                 try db.execute(sql: """
-                    CREATE TABLE \(table)(code INTEGER PRIMARY KEY, value TEXT UNIQUE);
-                    INSERT INTO \(table)(code, value) VALUES (\(nullCode), NULL);
+                    \(createLookup(table))
                     INSERT INTO \(table)(code, value)
                       SELECT \(nullCode) + row_number() OVER (ORDER BY v), v FROM (SELECT DISTINCT \(name) AS v FROM details WHERE \(name) IS NOT NULL);
                     """)
@@ -342,7 +355,7 @@ extension Schema {
             }
         }
         try db.execute(sql: """
-            CREATE TABLE extra_keys(position INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+            \(createExtraKeys)
             INSERT INTO extra_keys(position, name)
               SELECT row_number() OVER (ORDER BY min(d.pin_id * 4096 + j.id)) - 1, j.key FROM details d, json_each(d."extra") j GROUP BY j.key;
             \(DetailColumn.createTable(named: "details_v3", compact: true))
