@@ -132,7 +132,7 @@ enum Schema {
             CREATE UNIQUE INDEX details_uwi ON details(uwi);
             \(createRejects)
             \(createSuspects)
-            \(createExtraKeys)
+            \(createExtraKeys);
             \(createExtraValues);
             """)
         for table in WellField.detailValueFields.compactMap(\.lookupTable) {
@@ -196,7 +196,7 @@ enum Schema {
     }
 
     /// Version 3's names of the unmapped columns, by their position in a row's `extra` array.
-    private static let createExtraKeys = "CREATE TABLE extra_keys(position INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
+    private static let createExtraKeys = "CREATE TABLE extra_keys(position INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)"
 
     /// Version 4's repeated extra values.
     private static let createExtraValues = "CREATE TABLE \(ExtraValues.table)(code INTEGER PRIMARY KEY, value TEXT NOT NULL)"
@@ -355,7 +355,7 @@ extension Schema {
             }
         }
         try db.execute(sql: """
-            \(createExtraKeys)
+            \(createExtraKeys);
             INSERT INTO extra_keys(position, name)
               SELECT row_number() OVER (ORDER BY min(d.pin_id * 4096 + j.id)) - 1, j.key FROM details d, json_each(d."extra") j GROUP BY j.key;
             \(DetailColumn.createTable(named: "details_v3", compact: true))
