@@ -55,6 +55,13 @@ enum InterruptGuard {
                 _ = write(InterruptGuard.signalled, &byte, 1)
             }
         }
+        // The command runs on this thread, and a process inherits its parent's blocked signals: a
+        // parent that spawned `wells` from a thread blocking them (a test runner's, a dispatch
+        // worker's) would leave both pending until the command ended.
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        for number in [SIGINT, SIGTERM] { sigaddset(&handled, number) }
+        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
     }
 
     /// Removes what the command leaves, says so, and exits `128 + number`.

@@ -2,7 +2,7 @@ import ArgumentParser
 import WellKit
 
 extension Wells {
-    struct Bbox: AsyncParsableCommand {
+    struct Bbox: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "bbox",
             abstract: "Print the wells in a bounding box, through the spatial index.",
@@ -27,7 +27,7 @@ extension Wells {
         @OptionGroup var query: QueryOptions
         @OptionGroup var store: StoreOptions
 
-        func run() async throws {
+        func run() throws {
             var request = try query.request()
             if let crs, crs != "EPSG:4326" {
                 let v = try box.corners(in: crs)

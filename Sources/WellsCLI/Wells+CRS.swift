@@ -2,7 +2,7 @@ import ArgumentParser
 import WellKit
 
 extension Wells {
-    struct CRS: AsyncParsableCommand {
+    struct CRS: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "crs",
             abstract: "Inspect coordinate reference systems through PROJ.",
@@ -11,7 +11,7 @@ extension Wells {
 }
 
 extension Wells.CRS {
-    struct Info: AsyncParsableCommand {
+    struct Info: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "info",
             abstract: "Print a CRS and the operations PROJ has from it to EPSG:4326, with their accuracy and grids.",
@@ -30,7 +30,7 @@ extension Wells.CRS {
         @Option(help: "The target CRS.")
         var to = "EPSG:4326"
 
-        func run() async throws {
+        func run() throws {
             let info = try CRSInfo.describe(crs)
             // The CRS PROJ resolved the argument to, and the argument when it was written otherwise.
             print("\(info.identifier): \(info.name) (\(info.kind.rawValue))")

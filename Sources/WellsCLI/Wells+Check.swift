@@ -3,7 +3,7 @@ import Foundation
 import WellKit
 
 extension Wells {
-    struct Check: AsyncParsableCommand {
+    struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "check",
             abstract: "Check a store for damage: SQLite's integrity check (amcheck on PostgreSQL) and WellKit's own invariants.",
@@ -35,7 +35,7 @@ extension Wells {
         @Option(help: "The report's format: table or json.")
         var format: Format = .table
 
-        func run() async throws {
+        func run() throws {
             let report: StoreCheck
             do {
                 report = try store.open(.readOnly).check(quick: quick)

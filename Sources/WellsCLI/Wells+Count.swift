@@ -3,7 +3,7 @@ import Foundation
 import WellKit
 
 extension Wells {
-    struct Count: AsyncParsableCommand {
+    struct Count: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "count",
             abstract: "Count wells: all of them, per field value, per area of a polygon file or per grid cell, with sums and means.",
@@ -72,7 +72,7 @@ extension Wells {
             }
         }
 
-        func run() async throws {
+        func run() throws {
             let wellStore = try store.open(.readOnly)
             var request = WellFetchRequest()
             try filter.apply(to: &request)

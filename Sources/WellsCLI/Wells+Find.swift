@@ -2,7 +2,7 @@ import ArgumentParser
 import WellKit
 
 extension Wells {
-    struct Find: AsyncParsableCommand {
+    struct Find: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "find",
             abstract: "Print the wells that match conditions, sorted, like a Core Data fetch request.",
@@ -18,7 +18,7 @@ extension Wells {
         @OptionGroup var query: QueryOptions
         @OptionGroup var store: StoreOptions
 
-        func run() async throws {
+        func run() throws {
             try QueryRunner.run(store: try store.open(.readOnly), request: try query.request(), options: query)
         }
     }

@@ -5,7 +5,7 @@ import WellKitSynthetic
 
 extension Wells {
     /// `wells generate`: writes a deterministic synthetic well list, Alberta-like or agency-style with an answer key.
-    struct Generate: AsyncParsableCommand {
+    struct Generate: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "generate",
             abstract: "Write a synthetic well list, byte-identical for the same layout, count and seed.",
@@ -81,7 +81,7 @@ extension Wells {
             }
         }
 
-        func run() async throws {
+        func run() throws {
             // A list is replaced only by another of its layout (their first line says which); an
             // answer key by another key; anything else only with --force.
             if let out {

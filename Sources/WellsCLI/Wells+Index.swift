@@ -3,7 +3,7 @@ import Foundation
 import WellKit
 
 extension Wells {
-    struct Index: AsyncParsableCommand {
+    struct Index: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "index",
             abstract: "Create the index that lets `wells list` read a sort in order instead of sorting every well.",
@@ -49,7 +49,7 @@ extension Wells {
             return sorts
         }
 
-        func run() async throws {
+        func run() throws {
             do {
                 let opened = try store.open(.existing)
                 if let name = try opened.ensureSortIndex(try sortDescriptors()) { print(name) }

@@ -6,7 +6,7 @@ extension LoadOptions.DuplicateRule: ExpressibleByArgument {}
 extension LoadOptions.MissingIdentifierRule: ExpressibleByArgument {}
 
 extension Wells {
-    struct Load: AsyncParsableCommand {
+    struct Load: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "load",
             abstract: "Load a well list (CSV, TSV or other delimited text) into a store, in one transaction.",
@@ -137,7 +137,7 @@ extension Wells {
             if id == "" { throw ValidationError("--id needs a column name, or none") }
         }
 
-        func run() async throws {
+        func run() throws {
             var options = LoadOptions()
             options.describeRemedy = Terminal.flag(for:)
             for mapping in mappings {

@@ -3,7 +3,7 @@ import Foundation
 import WellKit
 
 extension Wells {
-    struct Near: AsyncParsableCommand {
+    struct Near: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "near",
             abstract: "Print the wells around a point, nearest first, or around every point of a file, with their geodesic distances.",
@@ -99,7 +99,7 @@ extension Wells {
             return text
         }
 
-        func run() async throws {
+        func run() throws {
             if let from { return try join(from) }
             let center = try point!.coordinate()
             let wellStore = try store.open(.readOnly)

@@ -3,7 +3,7 @@ import Foundation
 import WellKit
 
 extension Wells {
-    struct Optimize: AsyncParsableCommand {
+    struct Optimize: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "optimize",
             abstract: "Restore the pins' spatial order after incremental loads, and repack the spatial index.",
@@ -24,7 +24,7 @@ extension Wells {
         @Flag(help: "Then rebuild the store file with SQLite's VACUUM, giving its free pages back to the disk (needs free space as large as the store).")
         var vacuum = false
 
-        func run() async throws {
+        func run() throws {
             let summary = try store.open(.existing).optimize(vacuum: vacuum)
             print(String(format: "Renumbered %d of %d pins in %.2f s; out-of-order neighbours %.1f%% → %.1f%%.",
                          summary.renumbered, summary.pins, summary.seconds, summary.disorderBefore * 100, summary.disorderAfter * 100))

@@ -3,7 +3,7 @@ import Foundation
 import WellKit
 
 extension Wells {
-    struct Show: AsyncParsableCommand {
+    struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "show",
             abstract: "Print everything known about one well: its pin, its detail and its unmapped source columns.",
@@ -21,7 +21,7 @@ extension Wells {
 
         @OptionGroup var store: StoreOptions
 
-        func run() async throws {
+        func run() throws {
             let wellStore = try store.open(.readOnly)
             let well = try wellStore.well(identifier: identifier)
             let flag = try well.flatMap { try wellStore.suspects(pinID: $0.pin.id).first }

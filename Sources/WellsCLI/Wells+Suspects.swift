@@ -2,7 +2,7 @@ import ArgumentParser
 import WellKit
 
 extension Wells {
-    struct Suspects: AsyncParsableCommand {
+    struct Suspects: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "suspects",
             abstract: "List the wells whose coordinates a load flagged as suspect, with the line, reason and detail.",
@@ -31,7 +31,7 @@ extension Wells {
             if let limit, limit < 0 { throw ValidationError("--limit must be zero or more, got '\(limit)'") }
         }
 
-        func run() async throws {
+        func run() throws {
             let wells = try store.open(.readOnly).suspects(reason: reason, limit: limit)
             let writer = ResultWriter(terminal: format, columns: ["id", "uwi", "name", "lat", "lon", "line", "reason", "detail"]) {
                 print($0, terminator: "")

@@ -35,7 +35,7 @@ package struct Wells: AsyncParsableCommand {
     /// This is the one place that answers an error. ArgumentParser's own (usage errors, `ValidationError`,
     /// `ExitCode`, `--help`) are printed as ArgumentParser words them; any other error a command throws
     /// is printed as `wells: error: …` (``Terminal/failSafely(_:)``) with the exit code for its kind.
-    package static func run(_ arguments: [String], root: any ParsableCommand.Type = Wells.self) async -> Never {
+    package static func run(_ arguments: [String], root: any ParsableCommand.Type = Wells.self) -> Never {
         // `--version` alone answers before ArgumentParser builds the command tree, whose dynamic casts
         // each scan the binary's protocol conformances (half of the instructions of a `--version`).
         if arguments == ["--version"], case let version = root.configuration.version, !version.isEmpty {
@@ -46,16 +46,37 @@ package struct Wells: AsyncParsableCommand {
         // Before any store opens SQLite: its memory statistics cost every allocation a global mutex.
         WellStore.disableSQLiteMemoryStatistics()
         enableEngines()
+        let command: any ParsableCommand
         do {
-            var command = try root.parseAsRoot(arguments)
-            // `wells serve` handles the signals itself, with a graceful shutdown.
-            if type(of: command).configuration.commandName != "serve" { InterruptGuard.arm() }
+            command = try root.parseAsRoot(arguments)
+        } catch {
+            exit(failingToParse: error, root: root)
+        }
+        // `wells serve` handles the signals itself, with a graceful shutdown.
+        if type(of: command).configuration.commandName != "serve" { InterruptGuard.arm() }
+        // Only a command that awaits (serving, watching, the demo's steps) runs in a task, on the
+        // concurrency pool; the others run here, on the main thread, and start no thread of their
+        // own: a city box answers about a millisecond sooner.
+        guard var asynchronous = command as? any AsyncParsableCommand else {
+            var command = command
+            finish(command: command, root: root) { try command.run() }
+        }
+        Task {
             do {
-                if var command = command as? any AsyncParsableCommand {
-                    try await command.run()
-                } else {
-                    try command.run()
-                }
+                try await asynchronous.run()
+                finish(command: asynchronous, root: root) {}
+            } catch {
+                finish(command: asynchronous, root: root) { throw error }
+            }
+        }
+        dispatchMain()
+    }
+
+    /// Exits after `body`, a command's run: 0, or the code and message for what it threw.
+    private static func finish(command: any ParsableCommand, root: any ParsableCommand.Type, _ body: () throws -> Void) -> Never {
+        do {
+            do {
+                try body()
             } catch where !isArgumentParserError(error) {
                 Foundation.exit(Terminal.failSafely(error).rawValue)
             } catch let error as ValidationError {
@@ -72,14 +93,19 @@ package struct Wells: AsyncParsableCommand {
             Terminal.flushStandardOutput()
             Foundation.exit(0)
         } catch {
-            let code = root.exitCode(for: error)
-            let message = root.fullMessage(for: error)
-            if !message.isEmpty {
-                let text = SafeText.escaped(message) + "\n"
-                if code == .success { Terminal.writeStandardOutput(text) } else { Terminal.errorRaw(text) }
-            }
-            Foundation.exit(code.rawValue)
+            exit(failingToParse: error, root: root)
         }
+    }
+
+    /// Exits as ArgumentParser answers `error` (a usage error, `--help`, `ExitCode`, `CleanExit`).
+    private static func exit(failingToParse error: any Error, root: any ParsableCommand.Type) -> Never {
+        let code = root.exitCode(for: error)
+        let message = root.fullMessage(for: error)
+        if !message.isEmpty {
+            let text = SafeText.escaped(message) + "\n"
+            if code == .success { Terminal.writeStandardOutput(text) } else { Terminal.errorRaw(text) }
+        }
+        Foundation.exit(code.rawValue)
     }
 
     /// A usage error of `command` (a command in `root`'s tree) worded as ArgumentParser words one

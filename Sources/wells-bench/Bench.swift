@@ -28,8 +28,8 @@ struct Bench: AsyncParsableCommand {
         version: wellKitVersion,
         subcommands: [Projection.self, BBox.self, LoadSpeed.self, Scale.self, ListCost.self, ServeSpeed.self, PostGISSpeed.self, AnalysisSpeed.self])
 
-    static func main() async {
-        await Wells.run(Wells.positionalCoordinates(Array(CommandLine.arguments.dropFirst())), root: Bench.self)
+    static func main() {
+        Wells.run(Wells.positionalCoordinates(Array(CommandLine.arguments.dropFirst())), root: Bench.self)
     }
 }
 

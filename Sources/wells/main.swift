@@ -1,4 +1,4 @@
 import WellsCLI
 
 // The commands live in WellsCLI, which the tests and `wells-bench` share.
-await Wells.run(Wells.positionalCoordinates(Array(CommandLine.arguments.dropFirst())))
+Wells.run(Wells.positionalCoordinates(Array(CommandLine.arguments.dropFirst())))
