@@ -166,6 +166,9 @@ final class PackedRTree {
     /// up, leaves first, in the order they are written, so that the `_node` table grows at its right edge.
     private let nodes: [Int], firstNode: [Int64]
     private let insertNode: Statement, insertParent: Statement, insertRowid: Statement
+    /// `capacity` rows of the `_rowid` table in one statement: a step per point paid the statement's
+    /// start and end and a descent of the table's B-tree each time, on the writer's thread.
+    private let insertRowids: Statement
     /// One node's blob, filled in place: a node is written per `capacity` points, with no array or closure per cell.
     private let blob: UnsafeMutableRawBufferPointer
     /// The box of each leaf written, as a cell of the level above.
@@ -173,6 +176,8 @@ final class PackedRTree {
     private var leafBox = PackedRTree.empty, cells = 0, appended = 0
     /// Each point's id and leaf, when the ids do not ascend: the `_rowid` table is written in id order.
     private var leafOf: [(id: Int64, node: Int64)] = []
+    /// The ids of the leaf being filled, when its `_rowid` rows are written as the points come.
+    private var leafIDs: [Int64] = []
 
     /// Empties the R*Tree `name` for `count` points, which ``append(id:longitude:latitude:)`` then
     /// gives in spatial order, their ids ascending when `idsAscend`.
@@ -192,9 +197,12 @@ final class PackedRTree {
         insertNode = try db.makeStatement(sql: "INSERT INTO \("\(name)_node".quotedDatabaseIdentifier) VALUES (?, ?)")
         insertParent = try db.makeStatement(sql: "INSERT INTO \("\(name)_parent".quotedDatabaseIdentifier) VALUES (?, ?)")
         insertRowid = try db.makeStatement(sql: "INSERT INTO \("\(name)_rowid".quotedDatabaseIdentifier) VALUES (?, ?)")
+        insertRowids = try db.makeStatement(sql: "INSERT INTO \("\(name)_rowid".quotedDatabaseIdentifier) VALUES "
+                                            + (0..<capacity).map { "(?\(2 * $0 + 1), ?\(2 * $0 + 2))" }.joined(separator: ", "))
         blob = UnsafeMutableRawBufferPointer.allocate(byteCount: nodeBytes, alignment: 8)
         leafBoxes.reserveCapacity(nodes[0])
         if !idsAscend { leafOf.reserveCapacity(count) }
+        if rowidsAsAppended { leafIDs.reserveCapacity(capacity) }
     }
 
     deinit { blob.deallocate() }
@@ -208,15 +216,10 @@ final class PackedRTree {
         cells += 1
         appended += 1
         leafBox = (min(leafBox.0, box.0), max(leafBox.1, box.1), min(leafBox.2, box.2), max(leafBox.3, box.3))
-        let leaf = firstNode[0] + Int64(leafBoxes.count)
         if rowidsAsAppended {
-            // Raw binds; `stepToDone` resets the statement.
-            let rowid = insertRowid.sqliteStatement
-            sqlite3_bind_int64(rowid, 1, id)
-            sqlite3_bind_int64(rowid, 2, leaf)
-            try stepToDone(rowid)
+            leafIDs.append(id)
         } else if !idsAscend {
-            leafOf.append((id, leaf))
+            leafOf.append((id, firstNode[0] + Int64(leafBoxes.count)))
         }
         if cells == capacity || appended == count { try finishLeaf() }
     }
@@ -253,17 +256,41 @@ final class PackedRTree {
         // instead of 1.07 for 2,442,920 wells); raw binds, as GRDB's argument arrays took most of
         // the 0.4 s index phase.
         leafOf.sort { $0.id < $1.id }
-        try withStatement(insertRowid) { rowid in
-            for k in 0..<count {
-                let node = idsAscend ? firstNode[0] + Int64(k / capacity) : leafOf[k].node
-                sqlite3_bind_int64(rowid, 1, idsAscend ? ids!(k) : leafOf[k].id)
-                sqlite3_bind_int64(rowid, 2, node)
-                try stepToDone(rowid)
+        try writeRowids(count: count) { k in
+            idsAscend ? (ids!(k), firstNode[0] + Int64(k / capacity)) : leafOf[k]
+        }
+    }
+
+    /// Writes `count` rows of the `_rowid` table, `row(0)` to `row(count - 1)` in that order: each
+    /// full `capacity` of them with one step of ``insertRowids``, the rest one by one. Raw binds;
+    /// `stepToDone` resets the statement.
+    private func writeRowids(count: Int, _ row: (Int) -> (id: Int64, node: Int64)) throws {
+        var k = 0
+        let many = insertRowids.sqliteStatement
+        while k + capacity <= count {
+            for slot in 0..<capacity {
+                let (id, node) = row(k + slot)
+                sqlite3_bind_int64(many, Int32(2 * slot + 1), id)
+                sqlite3_bind_int64(many, Int32(2 * slot + 2), node)
             }
+            try stepToDone(many)
+            k += capacity
+        }
+        let one = insertRowid.sqliteStatement
+        for k in k..<count {
+            let (id, node) = row(k)
+            sqlite3_bind_int64(one, 1, id)
+            sqlite3_bind_int64(one, 2, node)
+            try stepToDone(one)
         }
     }
 
     private func finishLeaf() throws {
+        if rowidsAsAppended {
+            let leaf = firstNode[0] + Int64(leafBoxes.count)
+            try leafIDs.withUnsafeBufferPointer { ids in try writeRowids(count: ids.count) { (ids[$0], leaf) } }
+            leafIDs.removeAll(keepingCapacity: true)
+        }
         try finishNode(level: 0, node: leafBoxes.count, cells: cells)
         leafBoxes.append(leafBox)
         (leafBox, cells) = (Self.empty, 0)
