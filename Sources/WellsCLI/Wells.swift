@@ -50,7 +50,7 @@ package struct Wells: AsyncParsableCommand {
         do {
             command = try root.parseAsRoot(arguments)
         } catch {
-            exit(failingToParse: error, root: root)
+            exit(answering: error, root: root)
         }
         // `wells serve` handles the signals itself, with a graceful shutdown.
         if type(of: command).configuration.commandName != "serve" { InterruptGuard.arm() }
@@ -93,12 +93,12 @@ package struct Wells: AsyncParsableCommand {
             Terminal.flushStandardOutput()
             Foundation.exit(0)
         } catch {
-            exit(failingToParse: error, root: root)
+            exit(answering: error, root: root)
         }
     }
 
     /// Exits as ArgumentParser answers `error` (a usage error, `--help`, `ExitCode`, `CleanExit`).
-    private static func exit(failingToParse error: any Error, root: any ParsableCommand.Type) -> Never {
+    private static func exit(answering error: any Error, root: any ParsableCommand.Type) -> Never {
         let code = root.exitCode(for: error)
         let message = root.fullMessage(for: error)
         if !message.isEmpty {
