@@ -75,26 +75,22 @@ package struct Wells: AsyncParsableCommand {
     /// Exits after `body`, a command's run: 0, or the code and message for what it threw.
     private static func finish(command: any ParsableCommand, root: any ParsableCommand.Type, _ body: () throws -> Void) -> Never {
         do {
-            do {
-                try body()
-            } catch where !isArgumentParserError(error) {
-                Foundation.exit(Terminal.failSafely(error).rawValue)
-            } catch let error as ValidationError {
-                // A check that needs what `run()` resolves (the store's path, an output's file) throws
-                // there; answer it as ArgumentParser answers `validate()`'s, with this command's usage
-                // rather than the root's "Usage: wells <subcommand>".
-                Terminal.flushStandardOutput()
-                Terminal.errorRaw(SafeText.escaped(usageError(error.message, command: type(of: command), root: root)) + "\n")
-                Foundation.exit(ExitCode.validationFailure.rawValue)
-            } catch {
-                Terminal.flushStandardOutput()
-                throw error
-            }
+            try body()
+        } catch where !isArgumentParserError(error) {
+            Foundation.exit(Terminal.failSafely(error).rawValue)
+        } catch let error as ValidationError {
+            // A check that needs what `run()` resolves (the store's path, an output's file) throws
+            // there; answer it as ArgumentParser answers `validate()`'s, with this command's usage
+            // rather than the root's "Usage: wells <subcommand>".
             Terminal.flushStandardOutput()
-            Foundation.exit(0)
+            Terminal.errorRaw(SafeText.escaped(usageError(error.message, command: type(of: command), root: root)) + "\n")
+            Foundation.exit(ExitCode.validationFailure.rawValue)
         } catch {
+            Terminal.flushStandardOutput()
             exit(answering: error, root: root)
         }
+        Terminal.flushStandardOutput()
+        Foundation.exit(0)
     }
 
     /// Exits as ArgumentParser answers `error` (a usage error, `--help`, `ExitCode`, `CleanExit`).
