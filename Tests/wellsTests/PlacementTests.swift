@@ -267,6 +267,62 @@ import WellKitSynthetic
         }
     }
 
+    /// NWIS's Pennsylvania list as published, with the minus sign taken off the longitudes of the
+    /// data rows whose number is in `rows` (all when nil): it names each row's datum and no state.
+    static func nwisPennsylvania(losingSigns rows: Set<Int>?, in directory: URL) throws -> String {
+        let text = try String(contentsOfFile: RepositoryData.realList("usgs-nwis-pa-gw-sites.tsv"), encoding: .utf8)
+        var header: [Substring]?, row = 0
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            guard let header, !line.hasPrefix("#"), !line.hasPrefix("5s") else {
+                if line.hasPrefix("agency_cd") { header = line.split(separator: "\t", omittingEmptySubsequences: false) }
+                return String(line)
+            }
+            var fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            let lon = header.firstIndex(of: "dec_long_va")!
+            row += 1
+            if lon < fields.count, rows?.contains(row) ?? true { fields[lon] = Substring(fields[lon].replacingOccurrences(of: "-", with: "")) }
+            return fields.joined(separator: "\t")
+        }
+        let path = directory.appendingPathComponent("nwis-pa-\(rows?.count ?? 0).tsv").path
+        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// A list that names each row's datum is checked against the datums' areas of use: NWIS's
+    /// Pennsylvania list with every longitude's minus sign lost (its wells in China) used to load
+    /// with exit 0. It stops, and the command it suggests loads the wells where the published list has them.
+    @Test func lostMinusSignsInAListWithADatumColumnStopWithImpliedWest() throws {
+        try withTemporaryDirectory("placement") { directory in
+            let lost = try Self.nwisPennsylvania(losingSigns: nil, in: directory)
+            let db = directory.appendingPathComponent("lost.sqlite").path
+            let result = try HardeningTests.wells(["load", lost, "--db", db])
+            #expect(result.status == 65)
+            #expect(result.err.contains("46,754 of 46,754 wells lie outside the areas of use of the datums named on their rows (dec_coord_datum_cd)"),
+                    "\(result.err)")
+            #expect(result.err.contains("(China), where their rows' datums are used: NAD83 (EPSG:4269) 46,754."))
+            #expect(result.err.contains("--implied-west"))
+            #expect(!FileManager.default.fileExists(atPath: db), "a stopped first load leaves no store")
+            let pasted = try Self.paste(result.err)
+            let published = try WellStore(path: Self.newStorePath())
+            _ = try published.load(csvAt: RepositoryData.realList("usgs-nwis-pa-gw-sites.tsv"))
+            let expected = try Self.wells(in: published)
+            #expect(pasted.count == 46_754 && expected.count == 46_754)
+            #expect(zip(pasted, expected).allSatisfy { $0.uwi == $1.uwi && $0.lat == $1.lat && $0.lon == $1.lon })
+        }
+    }
+
+    /// A few lost signs in such a list are suspects with their slip; the wells NWIS puts in NAD83 on
+    /// Guam, Saipan and American Samoa, outside NAD83's area of use, are not (``InferenceTests``).
+    @Test func aFewLostSignsInAListWithADatumColumnAreFlagged() throws {
+        try withTemporaryDirectory("placement") { directory in
+            let few = try Self.nwisPennsylvania(losingSigns: [100, 2_000, 30_000], in: directory)
+            let summary = try WellStore(path: Self.newStorePath()).load(csvAt: few)
+            #expect(summary.inserted == 46_754)
+            #expect(summary.suspects.map(\.reason) == ["longitude sign", "longitude sign", "longitude sign"], "\(summary.suspects)")
+            #expect(summary.suspects.allSatisfy { $0.detail.hasPrefix("outside the area of use of NAD83 (EPSG:4269); at ") })
+        }
+    }
+
     /// Two different lists, both called wells.csv, without identifiers, add up; a reload still updates.
     @Test func twoFilesOfOneNameAddUp() throws {
         let store = try WellStore(path: Self.newStorePath())

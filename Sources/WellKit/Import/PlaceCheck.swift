@@ -102,6 +102,10 @@ struct ExpectedRegion {
     var state: USState?
     /// How far outside its outline a well may lie on land.
     var tolerance = Places.tolerance
+    /// A datum's area of use, which agencies stretch (NWIS names NAD83 for wells on Guam, Saipan and
+    /// the Marshall Islands): a well outside it is a suspect only when a lost sign or a swap puts it on
+    /// land inside (a digit restored finds land somewhere in a box a continent wide).
+    var coarse = false
 
     /// Metres from the point to the region (0 inside).
     func distance(_ places: Places, latitude: Double, longitude: Double) -> Double {
@@ -161,10 +165,10 @@ extension ExpectedRegion {
 
 extension LoadOptions {
     /// Whether the place check has something to check the wells against before it reads them: a
-    /// column naming each row's place, or a CRS the user gave (its area of use). Without either,
-    /// only a file mostly in Antarctica is checked.
+    /// column naming each row's place, a CRS the user gave or a column naming each row's datum (their
+    /// areas of use). Without any, only a file mostly in Antarctica is checked.
     var hasPlaceEvidence: Bool {
-        !placeColumns.isEmpty || (coordinates.crs != nil && coordinates.datumColumn == nil)
+        !placeColumns.isEmpty || coordinates.crs != nil || coordinates.datumColumn != nil
     }
 }
 
@@ -196,23 +200,45 @@ extension ScannedFile {
         var regions: [ExpectedRegion] = []
         var regionOf = [Int32](repeating: -1, count: records.count)
         var what: String
-        /// Only wells in Antarctica: stop only when a slip explains them, since real Antarctic lists exist.
-        var antarcticOnly = false
+        /// How the reason introduces the places the file gives, when it gives them per row.
+        var said: String? = ", where the file says "
+        /// Stop only when a slip explains the wells outside: real Antarctic lists exist, and agencies
+        /// name datums for wells outside their areas of use (NWIS's NAD83 for Guam, Saipan and American Samoa).
+        var stopsOnlyOnASlip = false
         if !options.placeColumns.isEmpty {
             what = "the " + options.placeColumns.map { "\($0.kind.rawValue) named on their rows (\($0.column))" }.joined(separator: " or ")
             (regions, regionOf) = resolvePlaces(options.placeColumns, places)
-        } else if let crs = options.coordinates.crs, options.coordinates.datumColumn == nil,
-                  let info = try? CRSInfo.describe(crs), !info.isGeographic || crs != "EPSG:4326",
-                  var area = info.areaOfUse, area.east - area.west < 300 || area.west > area.east {
-            // A margin of half a degree: zones are used a little past their stated areas.
-            area = CRSInfo.Area(west: area.west - 0.5, south: area.south - 0.5, east: area.east + 0.5, north: area.north + 0.5, name: area.name)
+        } else if let column = options.coordinates.datumColumn {
+            // Each row's coordinates are in the datum its row names: checked against that datum's area
+            // of use (NAD83's is North America and Hawaii). Rows in WGS 84, used worldwide, are not checked.
+            var regionOfCRS: [Int: Int32] = [:]
+            for k in records.indices {
+                guard let crs = records.sourceCRS(k) else { continue }
+                if let known = regionOfCRS[crs] {
+                    regionOf[k] = known
+                    continue
+                }
+                var number: Int32 = -1
+                if let (info, area) = Self.areaOfUse(validator.crsNames[crs]) {
+                    number = Int32(regions.count)
+                    regions.append(ExpectedRegion(name: "the area of use of \(info.name) (\(info.identifier))", box: area, coarse: true))
+                }
+                regionOfCRS[crs] = number
+                regionOf[k] = number
+            }
+            what = "the areas of use of the datums named on their rows (\(column))"
+            said = ", where their rows' datums are used: "
+            stopsOnlyOnASlip = true
+        } else if let crs = options.coordinates.crs, let (info, area) = Self.areaOfUse(crs) {
             what = "the area of use of \(info.identifier) (\(info.name)" + (area.name.map { ": \($0)" } ?? "") + ")"
             regions.append(ExpectedRegion(name: "the area of use of \(info.identifier)", box: area))
             for k in regionOf.indices { regionOf[k] = 0 }
+            said = nil
         } else if antarctic, let antarctica = places.countryByName["ATA"] {
             // Latitude and longitude swapped in a list of the northern mid-latitudes puts it in Antarctica.
             what = "every continent but Antarctica"
-            antarcticOnly = true
+            stopsOnlyOnASlip = true
+            said = nil
             regions.append(ExpectedRegion(name: "land outside Antarctica",
                                           places: places.places.indices.filter { places.places[$0].kind == .country && $0 != antarctica }))
             for k in regionOf.indices { regionOf[k] = 0 }
@@ -257,9 +283,9 @@ extension ScannedFile {
         let farEstimate = far * outside.count / max(1, sampled.count)
         if checked.count >= 3, farEstimate * 2 >= checked.count {
             let fix = wholeFileFix(checked: checked, regions: regions, regionOf: regionOf, places: places, options: options)
-            if antarcticOnly && fix == nil { return [] }
+            if stopsOnlyOnASlip && fix == nil { return [] }
             let error = misplacement(checked: checked, far: farEstimate, what: what, regions: regions, regionOf: regionOf,
-                                     places: places, fix: fix, fromRows: !options.placeColumns.isEmpty)
+                                     places: places, fix: fix, said: said)
             guard !options.checkLocations else { throw error }
             summary.warnings.append(error.reason + " Loaded anyway (\(options.describeRemedy(.noLocationCheck))); each such well is flagged.")
         }
@@ -269,12 +295,14 @@ extension ScannedFile {
             guard let distance = region.excess(places, latitude: record.lat, longitude: record.lon) else { continue }
             let gap = distance.isFinite ? " (\((distance / 1000).projDecimal(1)) km)" : ""
             let detail = "outside \(region.name)\(gap)"
-            if let (reason, lat, lon) = SuspectCoordinates.repair((record.lat, record.lon), landsAmongOthers: {
+            // A box (an area of use) holds sea as well: a slip must put the well on land inside it.
+            if let (reason, lat, lon) = SuspectCoordinates.repair((record.lat, record.lon), digits: !region.coarse, landsAmongOthers: {
                 (-90...90).contains($0) && (-180...180).contains($1) && region.contains(places, latitude: $0, longitude: $1)
+                    && (region.box == nil || places.isOnLand(longitude: $1, latitude: $0))
             }) {
                 findings.append(.init(index: k, reason: reason,
                                       detail: detail + "; at \(lat.projDecimal(6)), \(lon.projDecimal(6)) it would be inside"))
-            } else {
+            } else if !region.coarse {
                 findings.append(.init(index: k, reason: SuspectCoordinates.outsidePlace, detail: detail))
             }
         }
@@ -436,6 +464,15 @@ extension ScannedFile {
         return best
     }
 
+    /// A CRS's area of use, half a degree wider (zones are used a little past their stated areas),
+    /// when it says something: not for EPSG:4326 and not for an area that spans the globe.
+    static func areaOfUse(_ crs: String) -> (CRSInfo, CRSInfo.Area)? {
+        guard let info = try? CRSInfo.describe(crs), !info.isGeographic || crs != "EPSG:4326",
+              let area = info.areaOfUse, area.east - area.west < 300 || area.west > area.east else { return nil }
+        return (info, CRSInfo.Area(west: area.west - 0.5, south: area.south - 0.5, east: area.east + 0.5, north: area.north + 0.5,
+                                   name: area.name))
+    }
+
     /// The projected CRS of the same name in feet: `NAD83 / Oklahoma North` → `NAD83 / Oklahoma North (ftUS)`, EPSG:2267.
     static func footVariant(of crs: String, unit: String) -> (crs: String, name: String)? {
         guard let info = try? CRSInfo.describe(crs), info.kind == .projected else { return nil }
@@ -447,22 +484,22 @@ extension ScannedFile {
 
     /// The error that stops a misplaced load: where the wells landed, where the file says they should be, and the fix.
     private func misplacement(checked: [Int], far: Int, what: String, regions: [ExpectedRegion], regionOf: [Int32],
-                              places: Places, fix: PlacementFix?, fromRows: Bool) -> ImportError {
+                              places: Places, fix: PlacementFix?, said: String?) -> ImportError {
         let lats = checked.map { records[$0].lat }.sorted(), lons = checked.map { records[$0].lon }.sorted()
         let lat = lats[lats.count / 2], lon = lons[lons.count / 2]
         let country = places.countries.first { places.contains($0, longitude: lon, latitude: lat) }
         let state = places.state(containing: lon, latitude: lat)
         var named = Dictionary(checked.map { (regions[Int(regionOf[$0])].name, 1) }, uniquingKeysWith: +)
-            .sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(3).map { "\($0.key.replacingOccurrences(of: " named on its row", with: "")) \(grouped($0.value))" }
+            .sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(3).map { "\($0.key.replacingOccurrences(of: " named on its row", with: "").replacingOccurrences(of: "the area of use of ", with: "")) \(grouped($0.value))" }
         if regions.count > 3 { named.append("…") }
         var landed = " (no country)"
         if let country { landed = " (" + (state.map { "\($0.name), " } ?? "") + places.places[country].name + ")" }
         let counted = "\(grouped(min(far, checked.count))) of \(grouped(checked.count)) wells lie outside \(what)"
         var reason = counted + ": read as given they land around " + ProjectedCandidates.place(lat, lon) + landed
-        reason += fromRows ? ", where the file says " + named.joined(separator: ", ") + "." : "."
+        reason += said.map { $0 + named.joined(separator: ", ") + "." } ?? "."
         if let fix {
             reason += " It looks as if \(fix.slip): read so, \(grouped(fix.fits)) of \(grouped(fix.checked)) sampled wells land "
-                + (fromRows ? "where their rows say." : "inside it.")
+                + (said != nil ? "where their rows say." : "inside it.")
         } else {
             reason += " No usual slip (a lost minus sign, swapped columns, swapped x/y, feet read as metres) puts them there;"
                 + " check the coordinate columns and their CRS."

@@ -120,6 +120,13 @@ package struct RecordList: RandomAccessCollection, Sendable {
         return (packed.lat, packed.lon)
     }
 
+    /// The CRS the record's coordinates were converted from (an index into ``RecordValidator/crsNames``);
+    /// nil when they were read in EPSG:4326.
+    @inline(__always) package func sourceCRS(_ position: Int) -> Int? {
+        let packed = packed(position)
+        return packed.source == Self.noSource ? nil : storage.sources[Int(packed.source)].crs
+    }
+
     /// The hash of the identifier of the record at `position` (``ScannedRecord/hash``).
     @inline(__always) package func hash(_ position: Int) -> UInt64 { packed(position).hash }
 

@@ -126,10 +126,13 @@ enum SuspectCoordinates {
     }
 
     /// The first slip that puts `p` among other wells: the reason and the repaired position.
-    static func repair(_ p: (lat: Double, lon: Double), landsAmongOthers: (Double, Double) -> Bool) -> (String, Double, Double)? {
+    /// - Parameter digits: Whether a digit lost from the whole degrees is a slip tried.
+    static func repair(_ p: (lat: Double, lon: Double), digits: Bool = true,
+                       landsAmongOthers: (Double, Double) -> Bool) -> (String, Double, Double)? {
         if p.lon != 0, landsAmongOthers(p.lat, -p.lon) { return ("longitude sign", p.lat, -p.lon) }
         if p.lat != 0, landsAmongOthers(-p.lat, p.lon) { return ("latitude sign", -p.lat, p.lon) }
         if abs(p.lon) <= 90, landsAmongOthers(p.lon, p.lat) { return ("swapped", p.lon, p.lat) }
+        guard digits else { return nil }
         if let lon = withDigitRestored(p.lon, limit: 180, { landsAmongOthers(p.lat, $0) }) { return ("lost digit", p.lat, lon) }
         if let lat = withDigitRestored(p.lat, limit: 90, { landsAmongOthers($0, p.lon) }) { return ("lost digit", lat, p.lon) }
         return nil
