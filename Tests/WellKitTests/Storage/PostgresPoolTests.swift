@@ -305,8 +305,15 @@ import WellsTestSupport
             return false
         }
         #expect(answered, "the call still waited for a connection 10 s after the server closed the pool's connection")
-        // And the next call gets a new connection.
-        #expect(try await client.query("SELECT 2", logger: .wellKitPostgres).collect().count == 1)
+        // And a later call gets a new connection. The first may still be lent the connection the
+        // server closed when the pool has not yet seen the close: it fails as a lost connection, as
+        // the engine's own pool's callers see it and lease again (`PostgresPool`); this failed once
+        // in CI, after a full suite's load. Two calls, then.
+        var rows: Int?
+        for _ in 0..<2 where rows == nil {
+            rows = try? await client.query("SELECT 2", logger: .wellKitPostgres).collect().count
+        }
+        #expect(rows == 1, "two calls after the server closed the pool's connection both failed")
     }
 
     /// How each call of a test ended, and how many have started.
