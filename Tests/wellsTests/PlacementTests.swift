@@ -323,6 +323,37 @@ import WellKitSynthetic
         }
     }
 
+    /// Alabama's list names counties (Lamar, Choctaw, Covington) and no state; Mississippi has
+    /// counties of the same names, so no one state is implied. Its wells are checked against their
+    /// counties in either: with every longitude's minus sign lost (its wells in China), it used to
+    /// load with exit 0; it stops, and the command it suggests loads the published positions.
+    @Test func lostMinusSignsInAListWhoseCountiesTwoStatesNameStop() throws {
+        try withTemporaryDirectory("placement") { directory in
+            let published = RepositoryData.realList("al-sogb-wells-multiline.csv")
+            let text = try String(contentsOfFile: published, encoding: .utf8)
+            let lost = directory.appendingPathComponent("al-lost.csv").path
+            // Longitude, then Latitude: `,-88.04578,33.85512,` → `,88.04578,33.85512,` (25 wells).
+            try text.replacing(/,-(8[5-8]\.\d+),(3[0-5]\.\d+),/) { ",\($0.1),\($0.2)," }
+                .write(toFile: lost, atomically: true, encoding: .utf8)
+            let db = directory.appendingPathComponent("al.sqlite").path
+            let result = try HardeningTests.wells(["load", lost, "--db", db])
+            #expect(result.status == 65)
+            #expect(result.err.contains("25 of 25 wells lie outside the county named on their rows (County)"), "\(result.err)")
+            #expect(result.err.contains("(China), where the file says Lamar County, AL or MS 16, Choctaw County, AL or MS 5, Covington County, AL or MS 4."))
+            #expect(result.err.contains("--implied-west"))
+            #expect(!FileManager.default.fileExists(atPath: db))
+            let pasted = try Self.paste(result.err)
+            let store = try WellStore(path: Self.newStorePath())
+            let summary = try store.load(csvAt: published)
+            #expect(summary.inferences.contains { $0.subject == "county" && $0.evidence.contains("a county of Alabama or Mississippi") },
+                    "\(summary.inferences)")
+            #expect(summary.suspects.isEmpty)
+            let expected = try Self.wells(in: store)
+            #expect(pasted.count == 25 && expected.count == 25)
+            #expect(zip(pasted, expected).allSatisfy { $0.uwi == $1.uwi && $0.lat == $1.lat && $0.lon == $1.lon })
+        }
+    }
+
     /// Two different lists, both called wells.csv, without identifiers, add up; a reload still updates.
     @Test func twoFilesOfOneNameAddUp() throws {
         let store = try WellStore(path: Self.newStorePath())

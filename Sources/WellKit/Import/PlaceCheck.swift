@@ -7,8 +7,10 @@ struct PlaceColumn: Sendable, Equatable {
     var kind: Kind
     var column: String
     var index: Int
-    /// For a county column in a file that names no state: the one state whose counties its names are (FIPS).
-    var impliedState: String?
+    /// For a county column in a file that names no state: the states whose counties its names are
+    /// (FIPS), the one state when there is one; more when the names are counties of each of them
+    /// (Alabama's Lamar, Choctaw and Covington are Mississippi's too).
+    var impliedStates: [String] = []
 }
 
 extension ColumnInference {
@@ -54,14 +56,16 @@ extension ColumnInference {
 
     /// A column whose header names a county (`County`, `county_nm`, `Parish`) and whose sampled values,
     /// at least 90% of them, name a county of the state on their row; in a file that names no state,
-    /// of the one state whose counties they name (Indiana's list has `Daviess`, `Blackford`, …).
+    /// of the one state whose counties they name (Indiana's list has `Daviess`, `Blackford`, …), or of
+    /// each of the states that name them as often (a well is then checked against its county's
+    /// namesakes in those states together).
     private mutating func inferCountyColumn(state: PlaceColumn?, options: LoadOptions) -> PlaceColumn? {
         for index in header.indices {
             let words = Self.headerWords(header[index])
             guard words.contains(where: { ["county", "cnty", "parish", "borough"].contains($0) }), let places = Places.shared else { continue }
             let rows = sample.filter { !$0[index].trimmingCharacters(in: .whitespaces).isEmpty }
             guard !rows.isEmpty else { continue }
-            var implied: USState?
+            var implied: [USState] = []
             if state == nil {
                 // The one state whose counties the names are, if there is one.
                 var counts: [String: Int] = [:]
@@ -70,13 +74,12 @@ extension ColumnInference {
                         counts[candidate.fips, default: 0] += rows.count { $0[index] == value }
                     }
                 }
-                let ranked = counts.sorted { $0.value > $1.value }
-                guard let best = ranked.first, best.value * 10 >= rows.count * 9, ranked.dropFirst().first.map({ $0.value < best.value }) ?? true else { continue }
-                implied = USState.all.first { $0.fips == best.key }
+                guard let best = counts.values.max(), best * 10 >= rows.count * 9 else { continue }
+                implied = USState.all.filter { counts[$0.fips] == best }
             }
             let hits = rows.count { row in
-                let fips = implied?.fips ?? state.flatMap { USState.named(row[$0.index], fips: true)?.fips }
-                return places.county(row[index], state: fips) != nil
+                if !implied.isEmpty { return implied.contains { places.county(row[index], state: $0.fips) != nil } }
+                return places.county(row[index], state: state.flatMap { USState.named(row[$0.index], fips: true)?.fips }) != nil
             }
             guard hits * 10 >= rows.count * 9 else { continue }
             let counts = Dictionary(rows.map { ($0[index], 1) }, uniquingKeysWith: +).sorted { ($0.value, $1.key) > ($1.value, $0.key) }
@@ -84,10 +87,13 @@ extension ColumnInference {
                 subject: "county", column: header[index],
                 value: "per row: " + counts.prefix(4).map { "\($0.key) \(grouped($0.value))" }.joined(separator: ", ") + (counts.count > 4 ? ", …" : ""),
                 evidence: "\(grouped(hits)) of \(grouped(rows.count)) sampled values name a county of "
-                    + (implied.map { "\($0.name), the only state whose counties they name (the file names no state)" } ?? "the state on their row")
+                    + (implied.count == 1 ? "\(implied[0].name), the only state whose counties they name (the file names no state)"
+                        : implied.isEmpty ? "the state on their row"
+                        : (implied.count <= 3 ? implied.map(\.name).joined(separator: " or ") : "any of \(implied.count) states")
+                            + " (the file names no state, and each of these has counties of these names: a well may lie in its county in any of them)")
                     + "; every well is checked against its county's outline (\(Int(Places.countyTolerance / 1000)) km tolerance)",
                 override: options.describeRemedy(.noLocationCheck)))
-            return PlaceColumn(kind: .county, column: header[index], index: index, impliedState: implied?.fips)
+            return PlaceColumn(kind: .county, column: header[index], index: index, impliedStates: implied.map(\.fips))
         }
         return nil
     }
@@ -152,14 +158,20 @@ extension ExpectedRegion {
         }
     }
 
-    /// The county a row names, in the state its row (or the file) names.
+    /// The county a row names, in the state its row names, or in the states the file's names imply
+    /// (its namesakes in them together).
     init?(county text: String, column: PlaceColumn, stateText: String?, _ places: Places) {
-        let state = column.impliedState ?? stateText.flatMap { USState.named($0, fips: true)?.fips }
-        guard let index = places.county(text, state: state) else { return nil }
-        let county = places.places[index]
-        let postal = USState.all.first { $0.fips == county.state }?.postal ?? ""
-        self.init(name: "\(county.name)\(county.lsad.map { " " + $0 } ?? ""), \(postal) named on its row", places: [index],
-                  tolerance: Places.countyTolerance)
+        let states: [String?] = column.impliedStates.isEmpty ? [stateText.flatMap { USState.named($0, fips: true)?.fips }] : column.impliedStates
+        var indices: [Int] = []
+        for state in states {
+            if let index = places.county(text, state: state), !indices.contains(index) { indices.append(index) }
+        }
+        guard let first = indices.first else { return nil }
+        let county = places.places[first]
+        let postals = indices.map { index in USState.all.first { $0.fips == places.places[index].state }?.postal ?? "" }
+        self.init(name: "\(county.name)\(county.lsad.map { " " + $0 } ?? ""), \(postals.prefix(3).joined(separator: " or "))"
+                      + (postals.count > 3 ? " or \(postals.count - 3) other states" : "") + " named on its row",
+                  places: indices, tolerance: Places.countyTolerance)
     }
 }
 
