@@ -354,6 +354,31 @@ import WellKitSynthetic
         }
     }
 
+    /// Indiana's UTM zone 16N list read in the neighbouring zone lands in West Virginia, its counties
+    /// say Indiana: the load stops, and the fix it finds is the zone the values are in, of the datum given.
+    @Test(arguments: [("EPSG:32617", "EPSG:32616 (WGS 84 / UTM zone 16N)"), ("EPSG:26915", "EPSG:26916 (NAD83 / UTM zone 16N)")])
+    func projectedValuesReadInTheWrongZoneStopWithTheirZone(given: String, found: String) throws {
+        try withTemporaryDirectory("placement") { directory in
+            let file = RepositoryData.realList("in-igs-orphan-wells-utm16n.csv")
+            let db = directory.appendingPathComponent("in.sqlite").path
+            let result = try HardeningTests.wells(["load", file, "--db", db, "--crs", given, "--x", "Utmx", "--y", "Utmy"])
+            #expect(result.status == 65)
+            #expect(result.err.contains("492 of 492 wells lie outside the county named on their rows (County)"), "\(result.err)")
+            #expect(result.err.contains("It looks as if the values are in \(found), not in \(given) ("), "\(result.err)")
+            let crs = String(found.prefix { $0 != " " })
+            #expect(result.err.contains("--crs \(crs) --x Utmx --y Utmy"))
+            #expect(!FileManager.default.fileExists(atPath: db))
+            let pasted = try Self.paste(result.err)
+            var options = LoadOptions()
+            options.coordinates = CoordinateOptions(crs: crs, xColumn: "Utmx", yColumn: "Utmy")
+            let store = try WellStore(path: Self.newStorePath())
+            #expect(try store.load(csvAt: file, options: options).suspects.isEmpty)
+            let expected = try Self.wells(in: store)
+            #expect(pasted.count == 492 && expected.count == 492)
+            #expect(zip(pasted, expected).allSatisfy { $0.uwi == $1.uwi && $0.lat == $1.lat && $0.lon == $1.lon })
+        }
+    }
+
     /// Two different lists, both called wells.csv, without identifiers, add up; a reload still updates.
     @Test func twoFilesOfOneNameAddUp() throws {
         let store = try WellStore(path: Self.newStorePath())

@@ -459,21 +459,61 @@ extension ScannedFile {
                                  read(feetTransformer, swap: true)))
             }
         }
-        var best: PlacementFix?
-        for (fix, position) in readings {
-            let fits = sample.count { k in
-                guard let p = position(records[k]), (-90...90).contains(p.lat), (-180...180).contains(p.lon) else { return false }
-                let region = regions[Int(regionOf[k])]
-                return region.contains(places, latitude: p.lat, longitude: p.lon)
-                    || region.distance(places, latitude: p.lat, longitude: p.lon) <= Places.tolerance
+        /// The reading that puts the most sampled wells where their rows say, the first of equals, if it puts 80% there.
+        func best(of readings: [Reading]) -> PlacementFix? {
+            var best: PlacementFix?
+            for (fix, position) in readings {
+                let fits = sample.count { k in
+                    guard let p = position(records[k]), (-90...90).contains(p.lat), (-180...180).contains(p.lon) else { return false }
+                    let region = regions[Int(regionOf[k])]
+                    return region.contains(places, latitude: p.lat, longitude: p.lon)
+                        || region.distance(places, latitude: p.lat, longitude: p.lon) <= Places.tolerance
+                }
+                if fits * 10 >= sample.count * 8, fits > best?.fits ?? 0 {
+                    best = fix
+                    best?.fits = fits
+                    best?.checked = sample.count
+                }
             }
-            if fits * 10 >= sample.count * 8, fits > best?.fits ?? 0 {
-                best = fix
-                best?.fits = fits
-                best?.checked = sample.count
-            }
+            return best
         }
-        return best
+        if let fix = best(of: readings) { return fix }
+        // Projected values that no slip above explains: another CRS of the places the rows name, such
+        // as the neighbouring UTM zone or the state's plane (Indiana's UTM zone 16N list read as zone 17N).
+        guard let crs = coordinates.crs, let x = coordinates.xColumn, let y = coordinates.yColumn,
+              let given = try? CRSInfo.describe(crs), given.kind == .projected else { return nil }
+        var zones: [Reading] = []
+        for listed in Self.projectedCRSs(around: Set(sample.map { regionOf[$0] }).map { regions[Int($0)] }, places: places, besides: given) {
+            guard let transformer = try? TransformCache.shared.transformer(from: listed.identifier, to: "EPSG:4326") else { continue }
+            zones.append((PlacementFix(slip: "the values are in \(listed.identifier) (\(listed.name)), not in \(given.identifier) (\(given.name))",
+                                       crs: listed.identifier, xColumn: x, yColumn: y),
+                          { record in
+                              guard let source = record.source, let p = try? transformer.transform(x: source.x, y: source.y),
+                                    p.x.isFinite, p.y.isFinite else { return nil }
+                              return (p.y, p.x)
+                          }))
+        }
+        return best(of: zones)
+    }
+
+    /// The projected CRSs, UTM zones and state planes of NAD83, NAD27 and WGS 84, whose areas of use
+    /// meet the regions' extent, other than `given`: those of `given`'s datum first, NAD27's last (a
+    /// reading in one fits as well as in the others, a few metres apart). None for an extent wider
+    /// than 20°, where they would be too many to try.
+    static func projectedCRSs(around regions: [ExpectedRegion], places: Places, besides given: CRSInfo) -> [CRSInfo.Listed] {
+        var extent: (west: Double, south: Double, east: Double, north: Double)?
+        for region in regions {
+            guard let box = region.box.map({ (west: $0.west, south: $0.south, east: $0.east, north: $0.north) })
+                    ?? places.extent(of: region.places), box.west <= box.east else { return [] }
+            extent = extent.map { (min($0.west, box.west), min($0.south, box.south), max($0.east, box.east), max($0.north, box.north)) } ?? box
+        }
+        guard let extent, extent.east - extent.west <= 20, extent.north - extent.south <= 20 else { return [] }
+        let datum = given.name.components(separatedBy: " / ").first ?? ""
+        let families = ["NAD83 / ", "NAD27 / ", "WGS 84 / "]
+        func rank(_ name: String) -> Int { name.hasPrefix(datum + " / ") ? 0 : name.hasPrefix("NAD27 / ") ? 2 : 1 }
+        return CRSInfo.projectedCRSs(intersecting: CRSInfo.Area(west: extent.west, south: extent.south, east: extent.east, north: extent.north))
+            .filter { listed in listed.identifier != given.identifier && families.contains { listed.name.hasPrefix($0) } }
+            .enumerated().sorted { (rank($0.element.name), $0.offset) < (rank($1.element.name), $1.offset) }.map(\.element)
     }
 
     /// A CRS's area of use, half a degree wider (zones are used a little past their stated areas),
@@ -513,7 +553,7 @@ extension ScannedFile {
             reason += " It looks as if \(fix.slip): read so, \(grouped(fix.fits)) of \(grouped(fix.checked)) sampled wells land "
                 + (said != nil ? "where their rows say." : "inside it.")
         } else {
-            reason += " No usual slip (a lost minus sign, swapped columns, swapped x/y, feet read as metres) puts them there;"
+            reason += " No usual slip (a lost minus sign, swapped columns, swapped x/y, feet read as metres, another UTM zone or state plane) puts them there;"
                 + " check the coordinate columns and their CRS."
         }
         return ImportError(.misplaced, reason, remedy: .relocate(fix), file: summary.file)
