@@ -379,6 +379,32 @@ import WellKitSynthetic
         }
     }
 
+    /// Tennessee's list with its coordinate columns' names exchanged and its longitudes' minus signs
+    /// lost lands in the Arctic: two slips at once, and the fix names both.
+    @Test func swappedColumnsWithLostSignsStopWithBothFixes() throws {
+        try withTemporaryDirectory("placement") { directory in
+            let published = RepositoryData.realList("tn-oilgas-wells.csv")
+            var lines = try String(contentsOfFile: published, encoding: .utf8).components(separatedBy: "\n")
+            #expect(lines[0].hasPrefix("api_num,other_id,latitude,longitude,"))
+            lines[0] = lines[0].replacingOccurrences(of: "latitude,longitude", with: "longitude,latitude")
+            let slipped = directory.appendingPathComponent("tn-slipped.csv").path
+            try lines.map { $0.replacingOccurrences(of: ",\"-8", with: ",\"8") }.joined(separator: "\n")
+                .write(toFile: slipped, atomically: true, encoding: .utf8)
+            let db = directory.appendingPathComponent("tn.sqlite").path
+            let result = try HardeningTests.wells(["load", slipped, "--db", db])
+            #expect(result.status == 65)
+            #expect(result.err.contains("It looks as if the latitude and longitude columns are swapped, and the longitudes lost their minus sign"),
+                    "\(result.err)")
+            #expect(result.err.contains("--implied-west --map lat=longitude --map lon=latitude"))
+            let pasted = try Self.paste(result.err)
+            let store = try WellStore(path: Self.newStorePath())
+            _ = try store.load(csvAt: published)
+            let expected = try Self.wells(in: store)
+            #expect(pasted.count == 16_464 && expected.count == 16_464)
+            #expect(zip(pasted, expected).allSatisfy { $0.uwi == $1.uwi && $0.lat == $1.lat && $0.lon == $1.lon })
+        }
+    }
+
     /// Two different lists, both called wells.csv, without identifiers, add up; a reload still updates.
     @Test func twoFilesOfOneNameAddUp() throws {
         let store = try WellStore(path: Self.newStorePath())

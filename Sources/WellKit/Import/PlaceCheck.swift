@@ -434,6 +434,9 @@ extension ScannedFile {
                 readings.append((PlacementFix(slip: "the latitude and longitude columns are swapped",
                                               mapping: ["lat": lonColumn, "lon": latColumn]),
                                  { abs($0.lon) <= 90 ? ($0.lon, $0.lat) : nil }))
+                readings.append((PlacementFix(slip: "the latitude and longitude columns are swapped, and the longitudes lost their minus sign",
+                                              impliedWest: true, mapping: ["lat": lonColumn, "lon": latColumn]),
+                                 { abs($0.lon) <= 90 ? ($0.lon, $0.lat > 0 ? -$0.lat : $0.lat) : nil }))
             }
         } else if let crs = coordinates.crs, let x = coordinates.xColumn, let y = coordinates.yColumn,
                   let transformer = try? TransformCache.shared.transformer(from: crs, to: "EPSG:4326") {
