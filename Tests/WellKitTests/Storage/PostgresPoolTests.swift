@@ -344,8 +344,12 @@ import WellsTestSupport
                     // The third starts last, so that it is the one that waits.
                     try? await Task.sleep(for: .milliseconds(200 * k))
                     ended.started.withLock { $0 += 1 }
+                    // The two that take the connections sleep long enough that none can answer before the
+                    // server closes them, however slow the machine (CI once saw one answer after 5 s
+                    // when the test ran late in a loaded suite); the third's own query is short.
+                    let query: PostgresQuery = k < 2 ? "SELECT pg_sleep(60)" : "SELECT pg_sleep(0)"
                     do {
-                        try await engine.withConnection { _ = try await $0.query("SELECT pg_sleep(5)", logger: .wellKitPostgres).collect() }
+                        try await engine.withConnection { _ = try await $0.query(query, logger: .wellKitPostgres).collect() }
                         ended.list.withLock { $0.append("answered") }
                     } catch {
                         ended.list.withLock { $0.append("failed") }
@@ -358,7 +362,7 @@ import WellsTestSupport
             // and two answer, as when a connection is made only after the close.
             for _ in 0..<600 {
                 let sleeping = try await runBlocking {
-                    try PostGIS.psql("SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND query = 'SELECT pg_sleep(5)' AND state = 'active'",
+                    try PostGIS.psql("SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND query = 'SELECT pg_sleep(60)' AND state = 'active'",
                                      database: database)
                 }
                 if sleeping == "2" && ended.started.withLock({ $0 }) == 3 { break }
