@@ -21,10 +21,11 @@ extension Wells {
                 unparseable, out-of-range or 0/0 coordinates are rejected and kept with their line and reason in the \
                 store's rejects table. If an identifier column repeats over different wells, it is not a key: every \
                 well loads with a generated FILE@TAG:LINE identifier, and the summary says so. A column naming each row's \
-                state (postal code, name or FIPS code), county or country is evidence: a well outside its place is flagged, and \
-                when most wells lie outside theirs (or outside the area of use of --crs) the load stops with exit 65, \
-                where they landed and the command that fixes it (--implied-west for lost minus signs, --map for swapped \
-                columns, --x/--y or a feet CRS for projected values); --no-location-check loads them anyway. Wells whose coordinates \
+                state (postal code, name or FIPS code), county or country, or a US well API number (its state code), is \
+                evidence: a well outside its place is flagged, and when most wells lie outside theirs (or outside the area \
+                of use of --crs, or of each row's datum) the load stops with exit 65, where they landed and the command that \
+                fixes it (--implied-west for lost minus signs, --map for swapped columns, --x/--y, a feet CRS or another \
+                zone for projected values); --no-location-check loads them anyway. Wells whose coordinates \
                 look wrong (a lost sign or digit, swapped, far from the rest) load and are flagged in the suspects \
                 table. Loading the same file again updates the wells it loaded before.
 
@@ -75,7 +76,7 @@ extension Wells {
         var noInfer = false
 
         @Flag(name: .customLong("no-location-check"),
-              help: "Load wells that mostly lie outside the states or countries their rows name, or outside their CRS's area of use, instead of stopping; each is flagged as a suspect.")
+              help: "Load wells that mostly lie outside the places their rows name, or outside their CRS's or datum's area of use, instead of stopping; each is flagged as a suspect.")
         var noLocationCheck = false
 
         @Flag(name: .customLong("reject-suspects"), help: "Reject wells whose coordinates look wrong instead of loading and flagging them.")

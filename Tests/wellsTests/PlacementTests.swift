@@ -405,6 +405,42 @@ import WellKitSynthetic
         }
     }
 
+    /// Tennessee's list without its state and county columns still names each well's state: its API
+    /// number begins with Tennessee's code, 41. With its minus signs lost (its wells in China) it used
+    /// to load with exit 0; it stops, and the command it suggests loads the published positions.
+    @Test func lostMinusSignsInAListWithOnlyAPINumbersStop() throws {
+        try withTemporaryDirectory("placement") { directory in
+            let published = RepositoryData.realList("tn-oilgas-wells.csv")
+            let rows = try String(contentsOfFile: published, encoding: .utf8).components(separatedBy: "\r\n")
+            #expect(rows[0] == "api_num,other_id,latitude,longitude,stusps,county,municipality,well_name,operator,spud_date,plug_date,"
+                + "well_type,well_status,well_configuration,ft_category,wellwiki,src_url")
+            // Without stusps, county and municipality, which every row has unquoted (`,Tennessee,Overton,,`).
+            func withoutPlaces(_ line: String) -> String {
+                guard let range = line.range(of: #",(stusps|Tennessee),[^,"]*,[^,"]*,"#, options: .regularExpression) else { return line }
+                return line.replacingCharacters(in: range, with: ",")
+            }
+            let bare = directory.appendingPathComponent("tn-bare.csv").path, lost = directory.appendingPathComponent("tn-lost.csv").path
+            try rows.map(withoutPlaces).joined(separator: "\r\n").write(toFile: bare, atomically: true, encoding: .utf8)
+            try rows.map { withoutPlaces($0).replacingOccurrences(of: ",\"-8", with: ",\"8") }.joined(separator: "\r\n")
+                .write(toFile: lost, atomically: true, encoding: .utf8)
+            let store = try WellStore(path: Self.newStorePath())
+            let summary = try store.load(csvAt: bare)
+            #expect(summary.inferences.contains { $0.subject == "state" && $0.column == "api_num" && $0.value.hasSuffix("code: Tennessee 1,957") },
+                    "\(summary.inferences)")
+            #expect(summary.mapping["state"] == nil && summary.suspects.isEmpty)
+            let db = directory.appendingPathComponent("tn.sqlite").path
+            let result = try HardeningTests.wells(["load", lost, "--db", db])
+            #expect(result.status == 65)
+            #expect(result.err.contains("wells lie outside the state named by their API numbers (api_num)"), "\(result.err)")
+            #expect(result.err.contains("(China), where the file says Tennessee "))
+            #expect(result.err.contains("--implied-west"))
+            let pasted = try Self.paste(result.err)
+            let expected = try Self.wells(in: store)
+            #expect(pasted.count == 16_464 && expected.count == 16_464)
+            #expect(zip(pasted, expected).allSatisfy { $0.uwi == $1.uwi && $0.lat == $1.lat && $0.lon == $1.lon })
+        }
+    }
+
     /// Two different lists, both called wells.csv, without identifiers, add up; a reload still updates.
     @Test func twoFilesOfOneNameAddUp() throws {
         let store = try WellStore(path: Self.newStorePath())

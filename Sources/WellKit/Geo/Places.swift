@@ -441,6 +441,38 @@ package struct USState: Sendable, Equatable {
     }
 }
 
+extension USState {
+    /// The state whose code begins a US well's API number (`41-133-21968`: 41, Tennessee), when the
+    /// bytes are one: at least 10 digits, the first 2 a state code of the API's list (the states and
+    /// the District of Columbia in alphabetical order, 01–49 for the conterminous ones, then 50
+    /// Alaska and 51 Hawaii), dashes or spaces between the parts. Codes 55 and above (federal
+    /// waters) name no state.
+    static func ofAPINumber(_ bytes: some Collection<UInt8>) -> USState? {
+        var digits = 0, code = 0
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if digits < 2 { code = code * 10 + Int(byte - UInt8(ascii: "0")) }
+                digits += 1
+            case UInt8(ascii: "-"):
+                guard digits > 0 else { return nil }
+            case UInt8(ascii: " "):
+                continue
+            default:
+                return nil
+            }
+        }
+        guard (10...14).contains(digits), (1...51).contains(code) else { return nil }
+        return byAPICode[code - 1]
+    }
+
+    /// The states by API state code, less one.
+    private static let byAPICode: [USState] = """
+        AL AZ AR CA CO CT DE DC FL GA ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR \
+        PA RI SC SD TN TX UT VT VA WA WV WI WY AK HI
+        """.split(separator: " ").map { postal in all.first { $0.postal == postal }! }
+}
+
 /// Canadian provinces and territories, by postal abbreviation and name: checked against Canada's outline.
 enum CanadianProvince {
     static let names: Set<String> = [

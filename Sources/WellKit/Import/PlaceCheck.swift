@@ -3,7 +3,11 @@ import Foundation
 /// A column that names the place each row's well is in: a US state (postal code, name or FIPS
 /// code; Canadian provinces too), a country (name, ISO 3166 code) or a county (name or FIPS code).
 struct PlaceColumn: Sendable, Equatable {
-    enum Kind: String, Sendable { case state, country, county }
+    enum Kind: String, Sendable {
+        case state, country, county
+        /// A US well's API number, whose first two digits name its state (``USState/ofAPINumber(_:)``).
+        case apiNumber = "API number"
+    }
     var kind: Kind
     var column: String
     var index: Int
@@ -51,7 +55,31 @@ extension ColumnInference {
                 override: options.describeRemedy(.noLocationCheck)))
         }
         if let county = inferCountyColumn(state: found.first { $0.kind == .state }, options: options) { found.append(county) }
+        if !found.contains(where: { $0.kind == .state }), let api = inferAPINumberColumn(options: options) { found.append(api) }
         options.placeColumns = found
+    }
+
+    /// In a file that names no state: a column whose header has the word API (`api_num`, `API Number`,
+    /// `APINo`) and whose sampled values, at least 90% of them, are US well API numbers, whose first two
+    /// digits name the well's state (Tennessee's list: `41-133-21968`). Every well is checked against
+    /// that state's outline.
+    private mutating func inferAPINumberColumn(options: LoadOptions) -> PlaceColumn? {
+        for index in header.indices where Self.headerWords(header[index]).contains(where: { $0.hasPrefix("api") }) {
+            let values = sample.map { $0[index] }.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            guard !values.isEmpty, Places.shared != nil else { continue }
+            let states = values.compactMap { USState.ofAPINumber($0.utf8) }
+            guard states.count * 10 >= values.count * 9 else { continue }
+            let counts = Dictionary(states.map { ($0.name, 1) }, uniquingKeysWith: +).sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+            inferences.append(Inference(
+                subject: "state", column: header[index],
+                value: "per row, from the API number's state code: " + counts.prefix(4).map { "\($0.key) \(grouped($0.value))" }.joined(separator: ", ")
+                    + (counts.count > 4 ? ", …" : ""),
+                evidence: "\(grouped(states.count)) of \(grouped(values.count)) sampled values are US well API numbers (10 to 14 digits, the first "
+                    + "two a state's code); every well is checked against its state's outline (\(Int(Places.tolerance / 1000)) km tolerance)",
+                override: options.describeRemedy(.noLocationCheck)))
+            return PlaceColumn(kind: .apiNumber, column: header[index], index: index)
+        }
+        return nil
     }
 
     /// A column whose header names a county (`County`, `county_nm`, `Parish`) and whose sampled values,
@@ -153,6 +181,10 @@ extension ExpectedRegion {
         case .country:
             guard let country = places.countryByName[value.uppercased()] else { return nil }
             self.init(name: "\(places.places[country].name) named on its row", places: [country])
+        case .apiNumber:
+            guard let state = USState.ofAPINumber(value.utf8), let outline = places.stateByFIPS[state.fips] else { return nil }
+            self.init(name: "\(state.name) named by its API number", places: [outline])
+            self.state = state
         case .county:
             return nil   // a county needs its row's state: ``init(county:state:places:)``
         }
@@ -218,7 +250,9 @@ extension ScannedFile {
         /// name datums for wells outside their areas of use (NWIS's NAD83 for Guam, Saipan and American Samoa).
         var stopsOnlyOnASlip = false
         if !options.placeColumns.isEmpty {
-            what = "the " + options.placeColumns.map { "\($0.kind.rawValue) named on their rows (\($0.column))" }.joined(separator: " or ")
+            what = "the " + options.placeColumns.map {
+                $0.kind == .apiNumber ? "state named by their API numbers (\($0.column))" : "\($0.kind.rawValue) named on their rows (\($0.column))"
+            }.joined(separator: " or ")
             (regions, regionOf) = resolvePlaces(options.placeColumns, places)
         } else if let column = options.coordinates.datumColumn {
             // Each row's coordinates are in the datum its row names: checked against that datum's area
@@ -390,7 +424,14 @@ extension ScannedFile {
                 key.bytes.removeAll(keepingCapacity: true)
                 key.bytes.append(UInt8(column.index & 0xFF))
                 key.bytes.append(UInt8(column.index >> 8 & 0xFF))
-                withFieldBytes(buffer, spans[column.index]) { key.bytes.append(contentsOf: $0) }
+                withFieldBytes(buffer, spans[column.index]) { field in
+                    // An API number's state is its first two digits: one key per state, not per well.
+                    if column.kind == .apiNumber, let state = USState.ofAPINumber(field) {
+                        key.bytes.append(contentsOf: state.postal.utf8)
+                    } else {
+                        key.bytes.append(contentsOf: field)
+                    }
+                }
                 if let stateSpan {
                     key.bytes.append(0)
                     withFieldBytes(buffer, stateSpan) { key.bytes.append(contentsOf: $0) }
@@ -545,7 +586,7 @@ extension ScannedFile {
         let country = places.countries.first { places.contains($0, longitude: lon, latitude: lat) }
         let state = places.state(containing: lon, latitude: lat)
         var named = Dictionary(checked.map { (regions[Int(regionOf[$0])].name, 1) }, uniquingKeysWith: +)
-            .sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(3).map { "\($0.key.replacingOccurrences(of: " named on its row", with: "").replacingOccurrences(of: "the area of use of ", with: "")) \(grouped($0.value))" }
+            .sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(3).map { "\($0.key.replacingOccurrences(of: " named on its row", with: "").replacingOccurrences(of: " named by its API number", with: "").replacingOccurrences(of: "the area of use of ", with: "")) \(grouped($0.value))" }
         if regions.count > 3 { named.append("…") }
         var landed = " (no country)"
         if let country { landed = " (" + (state.map { "\($0.name), " } ?? "") + places.places[country].name + ")" }

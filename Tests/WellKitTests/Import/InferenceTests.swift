@@ -106,8 +106,9 @@ import Testing
     }
 
     @Test func mostUniqueIdentifierWins() throws {
+        // Tennessee's API numbers (state code 41) for wells in Tennessee: the load checks that they agree.
         var text = "Well API,Permit,Latitude,Longitude\n"
-        for k in 0..<200 { text += "4212300000000\(k % 3),P-\(k),36.\(1000 + k),-85.\(2000 + k)\n" }
+        for k in 0..<200 { text += "4112300000000\(k % 3),P-\(k),36.\(1000 + k),-85.\(2000 + k)\n" }
         let summary = try WellStore.dryRun(csvAt: try Fixtures.file(text))
         #expect(summary.mapping["uwi"] == "Permit")
         #expect(summary.extraColumns.contains("Well API"))
