@@ -140,6 +140,9 @@ struct ExpectedRegion {
     /// the Marshall Islands): a well outside it is a suspect only when a lost sign or a swap puts it on
     /// land inside (a digit restored finds land somewhere in a box a continent wide).
     var coarse = false
+    /// How a stop's reason lists the region among the places the file gives (`Oklahoma`, `Lamar
+    /// County, AL or MS`, `NAD83 (EPSG:4269)`); ``name`` when nil.
+    var listed: String?
 
     /// Metres from the point to the region (0 inside).
     func distance(_ places: Places, latitude: Double, longitude: Double) -> Double {
@@ -171,19 +174,19 @@ extension ExpectedRegion {
         switch column.kind {
         case .state:
             if let state = USState.named(value, fips: true), let outline = places.stateByFIPS[state.fips] {
-                self.init(name: "\(state.name) named on its row", places: [outline])
+                self.init(name: "\(state.name) named on its row", places: [outline], listed: state.name)
                 self.state = state
             } else if CanadianProvince.names.contains(value.uppercased()), let canada = places.countryByName["CAN"] {
-                self.init(name: "Canada (\(value) named on its row)", places: [canada])
+                self.init(name: "Canada (\(value) named on its row)", places: [canada], listed: "Canada (\(value))")
             } else {
                 return nil
             }
         case .country:
             guard let country = places.countryByName[value.uppercased()] else { return nil }
-            self.init(name: "\(places.places[country].name) named on its row", places: [country])
+            self.init(name: "\(places.places[country].name) named on its row", places: [country], listed: places.places[country].name)
         case .apiNumber:
             guard let state = USState.ofAPINumber(value.utf8), let outline = places.stateByFIPS[state.fips] else { return nil }
-            self.init(name: "\(state.name) named by its API number", places: [outline])
+            self.init(name: "\(state.name) named by its API number", places: [outline], listed: state.name)
             self.state = state
         case .county:
             return nil   // a county needs its row's state: ``init(county:state:places:)``
@@ -201,9 +204,9 @@ extension ExpectedRegion {
         guard let first = indices.first else { return nil }
         let county = places.places[first]
         let postals = indices.map { index in USState.all.first { $0.fips == places.places[index].state }?.postal ?? "" }
-        self.init(name: "\(county.name)\(county.lsad.map { " " + $0 } ?? ""), \(postals.prefix(3).joined(separator: " or "))"
-                      + (postals.count > 3 ? " or \(postals.count - 3) other states" : "") + " named on its row",
-                  places: indices, tolerance: Places.countyTolerance)
+        let listed = "\(county.name)\(county.lsad.map { " " + $0 } ?? ""), \(postals.prefix(3).joined(separator: " or "))"
+            + (postals.count > 3 ? " or \(postals.count - 3) other states" : "")
+        self.init(name: listed + " named on its row", places: indices, tolerance: Places.countyTolerance, listed: listed)
     }
 }
 
@@ -267,7 +270,8 @@ extension ScannedFile {
                 var number: Int32 = -1
                 if let (info, area) = Self.areaOfUse(validator.crsNames[crs]) {
                     number = Int32(regions.count)
-                    regions.append(ExpectedRegion(name: "the area of use of \(info.name) (\(info.identifier))", box: area, coarse: true))
+                    regions.append(ExpectedRegion(name: "the area of use of \(info.name) (\(info.identifier))", box: area, coarse: true,
+                                                  listed: "\(info.name) (\(info.identifier))"))
                 }
                 regionOfCRS[crs] = number
                 regionOf[k] = number
@@ -585,8 +589,8 @@ extension ScannedFile {
         let lat = lats[lats.count / 2], lon = lons[lons.count / 2]
         let country = places.countries.first { places.contains($0, longitude: lon, latitude: lat) }
         let state = places.state(containing: lon, latitude: lat)
-        var named = Dictionary(checked.map { (regions[Int(regionOf[$0])].name, 1) }, uniquingKeysWith: +)
-            .sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(3).map { "\($0.key.replacingOccurrences(of: " named on its row", with: "").replacingOccurrences(of: " named by its API number", with: "").replacingOccurrences(of: "the area of use of ", with: "")) \(grouped($0.value))" }
+        var named = Dictionary(checked.map { (regions[Int(regionOf[$0])].listed ?? regions[Int(regionOf[$0])].name, 1) }, uniquingKeysWith: +)
+            .sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(3).map { "\($0.key) \(grouped($0.value))" }
         if regions.count > 3 { named.append("…") }
         var landed = " (no country)"
         if let country { landed = " (" + (state.map { "\($0.name), " } ?? "") + places.places[country].name + ")" }
