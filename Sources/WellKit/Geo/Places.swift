@@ -443,15 +443,17 @@ package struct USState: Sendable, Equatable {
 
 extension USState {
     /// The state whose code begins a US well's API number (`41-133-21968`: 41, Tennessee), when the
-    /// bytes are one: at least 10 digits, the first 2 a state code of the API's list (the states and
+    /// bytes are one: 10, 12 or 14 digits, the first 2 a state code of the API's list (the states and
     /// the District of Columbia in alphabetical order, 01–49 for the conterminous ones, then 50
-    /// Alaska and 51 Hawaii), dashes or spaces between the parts. Codes 55 and above (federal
-    /// waters) name no state.
+    /// Alaska and 51 Hawaii), dashes or spaces between the parts. 9, 11 or 13 digits are such a
+    /// number whose leading zero a spreadsheet dropped (`4029200010000`: 04, California). Codes 55
+    /// and above (federal waters) name no state.
     static func ofAPINumber(_ bytes: some Collection<UInt8>) -> USState? {
-        var digits = 0, code = 0
+        var digits = 0, code = 0, first = 0
         for byte in bytes {
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if digits == 0 { first = Int(byte - UInt8(ascii: "0")) }
                 if digits < 2 { code = code * 10 + Int(byte - UInt8(ascii: "0")) }
                 digits += 1
             case UInt8(ascii: "-"):
@@ -462,7 +464,9 @@ extension USState {
                 return nil
             }
         }
-        guard (10...14).contains(digits), (1...51).contains(code) else { return nil }
+        guard (9...14).contains(digits) else { return nil }
+        if digits % 2 == 1 { code = first }
+        guard (1...51).contains(code) else { return nil }
         return byAPICode[code - 1]
     }
 

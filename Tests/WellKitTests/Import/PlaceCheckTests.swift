@@ -52,15 +52,18 @@ import WellsTestSupport
     }
 
     /// A US well's API number names its state in its first two digits, in the API's own order
-    /// (alphabetical, Alaska 50 and Hawaii 51), not the FIPS code: Tennessee is 41 (FIPS 47).
+    /// (alphabetical, Alaska 50 and Hawaii 51), not the FIPS code: Tennessee is 41 (FIPS 47). A number
+    /// that lost its leading zero (`4029…`, California's 04) must not be read as South Dakota's 40.
     @Test func apiNumbersNameTheirState() {
         let cases: [(String, String?)] = [
             ("41-133-21968", "TN"), ("01-075-20060-00-01", "AL"), ("4212345678", "TX"), ("42123456780000", "TX"),
             ("37 003 12345", "PA"), ("50-029-20001", "AK"), ("51-001-00001", "HI"), (" 35-017-00001", "OK"),
             ("02-001-20001", "AZ"), ("03-001-20001", "AR"), ("04-029-20001", "CA"), ("05-123-20001", "CO"), ("15-001-20001", "KS"),
             ("17-001-20001", "LA"), ("30-015-20001", "NM"), ("33-053-20001", "ND"), ("47-001-20001", "WV"), ("49-037-20001", "WY"),
+            // A leading zero a spreadsheet dropped: 9, 11 or 13 digits.
+            ("402920001", "CA"), ("40292000100", "CA"), ("1075200600001", "AL"),
             ("55-123-45678", nil), ("00-123-45678", nil), ("41-133", nil), ("-41-133-21968", nil), ("4.21E+13", nil),
-            ("421234567800001", nil), ("", nil),
+            ("421234567800001", nil), ("41133219", nil), ("0-123-45678", nil), ("", nil),
         ]
         for (text, postal) in cases {
             #expect(USState.ofAPINumber(text.utf8)?.postal == postal, "\(text)")
