@@ -74,7 +74,7 @@ extension ColumnInference {
                 subject: "state", column: header[index],
                 value: "per row, from the API number's state code: " + counts.prefix(4).map { "\($0.key) \(grouped($0.value))" }.joined(separator: ", ")
                     + (counts.count > 4 ? ", …" : ""),
-                evidence: "\(grouped(states.count)) of \(grouped(values.count)) sampled values are US well API numbers (10 to 14 digits, the first "
+                evidence: "\(grouped(states.count)) of \(grouped(values.count)) sampled values are US well API numbers (10, 12 or 14 digits, the first "
                     + "two a state's code); every well is checked against its state's outline (\(Int(Places.tolerance / 1000)) km tolerance)",
                 override: options.describeRemedy(.noLocationCheck)))
             return PlaceColumn(kind: .apiNumber, column: header[index], index: index)
