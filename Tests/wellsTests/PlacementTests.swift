@@ -54,6 +54,20 @@ import WellKitSynthetic
         return try wells(in: WellStore(path: db, mode: .existing))
     }
 
+    /// Loads `published` into a new store and expects `pasted` (what a suggested command stored) to
+    /// hold the same `count` wells at the same positions; returns the load's summary.
+    @discardableResult
+    static func expectPublished(_ pasted: [(uwi: String, lat: Double, lon: Double)], _ published: String,
+                                options: LoadOptions = LoadOptions(), count: Int) throws -> LoadSummary {
+        let store = try WellStore(path: newStorePath())
+        let summary = try store.load(csvAt: published, options: options)
+        let expected = try wells(in: store)
+        #expect(pasted.count == count && expected.count == count)
+        #expect(zip(pasted, expected).allSatisfy { $0.uwi == $1.uwi && $0.lat == $1.lat && $0.lon == $1.lon },
+                "the pasted command's wells are not where the published list has them")
+        return summary
+    }
+
     /// Whether every well lies inside `state` (by its counties' outlines, to the check's tolerance).
     static func allInside(_ wells: [(uwi: String, lat: Double, lon: Double)], _ postal: String) throws -> Bool {
         let places = try #require(Places.shared)
@@ -302,12 +316,7 @@ import WellKitSynthetic
             #expect(result.err.contains("(China), where their rows' datums are used: NAD83 (EPSG:4269) 46,754."))
             #expect(result.err.contains("--implied-west"))
             #expect(!FileManager.default.fileExists(atPath: db), "a stopped first load leaves no store")
-            let pasted = try Self.paste(result.err)
-            let published = try WellStore(path: Self.newStorePath())
-            _ = try published.load(csvAt: RepositoryData.realList("usgs-nwis-pa-gw-sites.tsv"))
-            let expected = try Self.wells(in: published)
-            #expect(pasted.count == 46_754 && expected.count == 46_754)
-            #expect(zip(pasted, expected).allSatisfy { $0.uwi == $1.uwi && $0.lat == $1.lat && $0.lon == $1.lon })
+            try Self.expectPublished(try Self.paste(result.err), RepositoryData.realList("usgs-nwis-pa-gw-sites.tsv"), count: 46_754)
         }
     }
 
@@ -342,15 +351,10 @@ import WellKitSynthetic
             #expect(result.err.contains("(China), where the file says Lamar County, AL or MS 16, Choctaw County, AL or MS 5, Covington County, AL or MS 4."))
             #expect(result.err.contains("--implied-west"))
             #expect(!FileManager.default.fileExists(atPath: db))
-            let pasted = try Self.paste(result.err)
-            let store = try WellStore(path: Self.newStorePath())
-            let summary = try store.load(csvAt: published)
+            let summary = try Self.expectPublished(try Self.paste(result.err), published, count: 25)
             #expect(summary.inferences.contains { $0.subject == "county" && $0.evidence.contains("a county of Alabama or Mississippi") },
                     "\(summary.inferences)")
             #expect(summary.suspects.isEmpty)
-            let expected = try Self.wells(in: store)
-            #expect(pasted.count == 25 && expected.count == 25)
-            #expect(zip(pasted, expected).allSatisfy { $0.uwi == $1.uwi && $0.lat == $1.lat && $0.lon == $1.lon })
         }
     }
 
@@ -368,14 +372,9 @@ import WellKitSynthetic
             let crs = String(found.prefix { $0 != " " })
             #expect(result.err.contains("--crs \(crs) --x Utmx --y Utmy"))
             #expect(!FileManager.default.fileExists(atPath: db))
-            let pasted = try Self.paste(result.err)
             var options = LoadOptions()
             options.coordinates = CoordinateOptions(crs: crs, xColumn: "Utmx", yColumn: "Utmy")
-            let store = try WellStore(path: Self.newStorePath())
-            #expect(try store.load(csvAt: file, options: options).suspects.isEmpty)
-            let expected = try Self.wells(in: store)
-            #expect(pasted.count == 492 && expected.count == 492)
-            #expect(zip(pasted, expected).allSatisfy { $0.uwi == $1.uwi && $0.lat == $1.lat && $0.lon == $1.lon })
+            #expect(try Self.expectPublished(try Self.paste(result.err), file, options: options, count: 492).suspects.isEmpty)
         }
     }
 
@@ -396,12 +395,7 @@ import WellKitSynthetic
             #expect(result.err.contains("It looks as if the latitude and longitude columns are swapped, and the longitudes lost their minus sign"),
                     "\(result.err)")
             #expect(result.err.contains("--implied-west --map lat=longitude --map lon=latitude"))
-            let pasted = try Self.paste(result.err)
-            let store = try WellStore(path: Self.newStorePath())
-            _ = try store.load(csvAt: published)
-            let expected = try Self.wells(in: store)
-            #expect(pasted.count == 16_464 && expected.count == 16_464)
-            #expect(zip(pasted, expected).allSatisfy { $0.uwi == $1.uwi && $0.lat == $1.lat && $0.lon == $1.lon })
+            try Self.expectPublished(try Self.paste(result.err), published, count: 16_464)
         }
     }
 
@@ -423,21 +417,16 @@ import WellKitSynthetic
             try rows.map(withoutPlaces).joined(separator: "\r\n").write(toFile: bare, atomically: true, encoding: .utf8)
             try rows.map { withoutPlaces($0).replacingOccurrences(of: ",\"-8", with: ",\"8") }.joined(separator: "\r\n")
                 .write(toFile: lost, atomically: true, encoding: .utf8)
-            let store = try WellStore(path: Self.newStorePath())
-            let summary = try store.load(csvAt: bare)
-            #expect(summary.inferences.contains { $0.subject == "state" && $0.column == "api_num" && $0.value.hasSuffix("code: Tennessee 1,957") },
-                    "\(summary.inferences)")
-            #expect(summary.mapping["state"] == nil && summary.suspects.isEmpty)
             let db = directory.appendingPathComponent("tn.sqlite").path
             let result = try HardeningTests.wells(["load", lost, "--db", db])
             #expect(result.status == 65)
             #expect(result.err.contains("wells lie outside the state named by their API numbers (api_num)"), "\(result.err)")
             #expect(result.err.contains("(China), where the file says Tennessee "))
             #expect(result.err.contains("--implied-west"))
-            let pasted = try Self.paste(result.err)
-            let expected = try Self.wells(in: store)
-            #expect(pasted.count == 16_464 && expected.count == 16_464)
-            #expect(zip(pasted, expected).allSatisfy { $0.uwi == $1.uwi && $0.lat == $1.lat && $0.lon == $1.lon })
+            let summary = try Self.expectPublished(try Self.paste(result.err), bare, count: 16_464)
+            #expect(summary.inferences.contains { $0.subject == "state" && $0.column == "api_num" && $0.value.hasSuffix("code: Tennessee 1,957") },
+                    "\(summary.inferences)")
+            #expect(summary.mapping["state"] == nil && summary.suspects.isEmpty)
         }
     }
 
