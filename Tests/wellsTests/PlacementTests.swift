@@ -430,6 +430,30 @@ import WellKitSynthetic
         }
     }
 
+    /// A county column of 5-digit FIPS codes in a file that names no state implies the codes' own
+    /// state (each code names one county, whatever state a row is read with): Tennessee's wells of
+    /// eight counties, their names replaced by their codes and the state column removed.
+    @Test func countyFIPSCodesImplyTheirOwnState() throws {
+        try withTemporaryDirectory("placement") { directory in
+            let codes = ["Overton": "47133", "Morgan": "47129", "Scott": "47151", "Fentress": "47049", "Pickett": "47137",
+                         "Campbell": "47013", "Anderson": "47001", "Clay": "47027"]
+            let rows = try String(contentsOfFile: RepositoryData.realList("tn-oilgas-wells.csv"), encoding: .utf8).components(separatedBy: "\r\n")
+            var kept = [rows[0].replacingOccurrences(of: ",stusps,", with: ",")]
+            for row in rows.dropFirst() {
+                for (name, code) in codes where row.contains(",Tennessee,\(name),") {
+                    kept.append(row.replacingOccurrences(of: ",Tennessee,\(name),", with: ",\(code),"))
+                }
+            }
+            let path = directory.appendingPathComponent("tn-fips.csv").path
+            try kept.joined(separator: "\r\n").write(toFile: path, atomically: true, encoding: .utf8)
+            let summary = try WellStore.dryRun(csvAt: path)
+            #expect(kept.count > 13_000 && summary.rejected == 0)
+            let county = try #require(summary.inferences.first { $0.subject == "county" })
+            #expect(county.evidence.contains("a county of Tennessee, the only state whose counties they name"), "\(county.evidence)")
+            #expect(summary.suspects.isEmpty)
+        }
+    }
+
     /// Two different lists, both called wells.csv, without identifiers, add up; a reload still updates.
     @Test func twoFilesOfOneNameAddUp() throws {
         let store = try WellStore(path: Self.newStorePath())

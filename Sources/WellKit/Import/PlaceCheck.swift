@@ -98,7 +98,8 @@ extension ColumnInference {
                 // The one state whose counties the names are, if there is one.
                 var counts: [String: Int] = [:]
                 for value in Set(rows.map { $0[index] }) {
-                    for candidate in USState.all where places.county(value, state: candidate.fips) != nil {
+                    // A county of the candidate state itself: a 5-digit FIPS code names one county whatever the state.
+                    for candidate in USState.all where places.county(value, state: candidate.fips).map({ places.places[$0].state }) == candidate.fips {
                         counts[candidate.fips, default: 0] += rows.count { $0[index] == value }
                     }
                 }
