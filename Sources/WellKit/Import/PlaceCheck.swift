@@ -6,7 +6,10 @@ struct PlaceColumn: Sendable, Equatable {
     enum Kind: String, Sendable {
         case state, country, county
         /// A US well's API number, whose first two digits name its state (``USState/ofAPINumber(_:)``).
-        case apiNumber = "API number"
+        case apiNumber
+
+        /// What a stop's reason says the file gives its wells: "the state named on their rows".
+        var named: String { self == .apiNumber ? "state named by their API numbers" : "\(rawValue) named on their rows" }
     }
     var kind: Kind
     var column: String
@@ -254,9 +257,7 @@ extension ScannedFile {
         /// name datums for wells outside their areas of use (NWIS's NAD83 for Guam, Saipan and American Samoa).
         var stopsOnlyOnASlip = false
         if !options.placeColumns.isEmpty {
-            what = "the " + options.placeColumns.map {
-                $0.kind == .apiNumber ? "state named by their API numbers (\($0.column))" : "\($0.kind.rawValue) named on their rows (\($0.column))"
-            }.joined(separator: " or ")
+            what = "the " + options.placeColumns.map { "\($0.kind.named) (\($0.column))" }.joined(separator: " or ")
             (regions, regionOf) = resolvePlaces(options.placeColumns, places)
         } else if let column = options.coordinates.datumColumn {
             // Each row's coordinates are in the datum its row names: checked against that datum's area
