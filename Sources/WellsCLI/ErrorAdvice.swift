@@ -165,6 +165,7 @@ extension Terminal {
         case .datumColumn: "--datum-column COLUMN"
         case .oneCRS: "--crs EPSG:CODE"
         case .impliedEast: "--implied-east"
+        case .impliedWest: "--implied-west"
         case .noLocationCheck: "--no-location-check"
         }
     }

@@ -26,8 +26,8 @@ extension Wells {
                 of use of --crs, or of each row's datum) the load stops with exit 65, where they landed and the command that \
                 fixes it (--implied-west for lost minus signs, --map for swapped columns, --x/--y, a feet CRS or another \
                 zone for projected values); --no-location-check loads them anyway. Wells whose coordinates \
-                look wrong (a lost sign or digit, swapped, far from the rest) load and are flagged in the suspects \
-                table. Loading the same file again updates the wells it loaded before.
+                look wrong (a lost sign or digit, swapped, far from the rest, or put by --implied-west in the open sea \
+                where read east they lie on land) load and are flagged in the suspects table. Loading the same file again updates the wells it loaded before.
 
                 Examples:
                   wells load tn-oilgas-wells.csv --db wells.sqlite

@@ -281,10 +281,12 @@ import WellKitSynthetic
         }
     }
 
-    /// NWIS's Pennsylvania list as published, with the minus sign taken off the longitudes of the
-    /// data rows whose number is in `rows` (all when nil): it names each row's datum and no state.
-    static func nwisPennsylvania(losingSigns rows: Set<Int>?, in directory: URL) throws -> String {
-        let text = try String(contentsOfFile: RepositoryData.realList("usgs-nwis-pa-gw-sites.tsv"), encoding: .utf8)
+    /// An NWIS list (Pennsylvania's unless `list` names another) as published, with the minus sign
+    /// taken off the longitudes of the data rows whose number is in `rows` (all when nil): it names
+    /// each row's datum and no state.
+    static func nwisList(losingSigns rows: Set<Int>?, in directory: URL,
+                         list: String = "usgs-nwis-pa-gw-sites.tsv") throws -> String {
+        let text = try String(contentsOfFile: RepositoryData.realList(list), encoding: .utf8)
         var header: [Substring]?, row = 0
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
             guard let header, !line.hasPrefix("#"), !line.hasPrefix("5s") else {
@@ -297,7 +299,7 @@ import WellKitSynthetic
             if lon < fields.count, rows?.contains(row) ?? true { fields[lon] = Substring(fields[lon].replacingOccurrences(of: "-", with: "")) }
             return fields.joined(separator: "\t")
         }
-        let path = directory.appendingPathComponent("nwis-pa-\(rows?.count ?? 0).tsv").path
+        let path = directory.appendingPathComponent("lost-\(rows?.count ?? 0)-" + list).path
         try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
@@ -307,7 +309,7 @@ import WellKitSynthetic
     /// with exit 0. It stops, and the command it suggests loads the wells where the published list has them.
     @Test func lostMinusSignsInAListWithADatumColumnStopWithImpliedWest() throws {
         try withTemporaryDirectory("placement") { directory in
-            let lost = try Self.nwisPennsylvania(losingSigns: nil, in: directory)
+            let lost = try Self.nwisList(losingSigns: nil, in: directory)
             let db = directory.appendingPathComponent("lost.sqlite").path
             let result = try HardeningTests.wells(["load", lost, "--db", db])
             #expect(result.status == 65)
@@ -324,11 +326,67 @@ import WellKitSynthetic
     /// Guam, Saipan and American Samoa, outside NAD83's area of use, are not (``InferenceTests``).
     @Test func aFewLostSignsInAListWithADatumColumnAreFlagged() throws {
         try withTemporaryDirectory("placement") { directory in
-            let few = try Self.nwisPennsylvania(losingSigns: [100, 2_000, 30_000], in: directory)
+            let few = try Self.nwisList(losingSigns: [100, 2_000, 30_000], in: directory)
             let summary = try WellStore(path: Self.newStorePath()).load(csvAt: few)
             #expect(summary.inserted == 46_754)
             #expect(summary.suspects.map(\.reason) == ["longitude sign", "longitude sign", "longitude sign"], "\(summary.suspects)")
             #expect(summary.suspects.allSatisfy { $0.detail.hasPrefix("outside the area of use of NAD83 (EPSG:4269); at ") })
+        }
+    }
+
+    /// NWIS's Hawaii/Pacific list with every longitude's minus sign lost stops, suggesting
+    /// `--implied-west`, which is right for Hawaii and American Samoa; but the list writes the wells
+    /// of Guam, the Northern Mariana and Marshall Islands and Yap east, rightly unsigned, and read
+    /// as west they land in the open Pacific. Pasted, the command used to load those 411 wells there
+    /// with no flag; each is now a suspect whose repair puts it back on its island.
+    @Test func impliedWestFlagsTheWellsItPutsInTheOpenSea() throws {
+        try withTemporaryDirectory("placement") { directory in
+            let lost = try Self.nwisList(losingSigns: nil, in: directory, list: "usgs-nwis-hi-pacific-gw-sites.tsv")
+            let db = directory.appendingPathComponent("lost.sqlite").path
+            let result = try HardeningTests.wells(["load", lost, "--db", db])
+            #expect(result.status == 65)
+            #expect(result.err.contains("--implied-west"), "\(result.err)")
+            let pasted = try Self.paste(result.err)
+            let published = try WellStore(path: Self.newStorePath())
+            try published.load(csvAt: RepositoryData.realList("usgs-nwis-hi-pacific-gw-sites.tsv"))
+            let east = Set(try Self.wells(in: published).filter { $0.lon > 0 }.map(\.uwi))
+            #expect(east.count == 411)
+            let suspects = try WellStore(path: db, mode: .existing).pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT uwi, reason, detail FROM suspects JOIN details ON details.pin_id = suspects.pin_id")
+            }
+            let flagged = Set(suspects.map { $0["uwi"] as String })
+            // Kosrae's well and two of Tinian's lie, read east, outside the outlines' land by more
+            // than their 2 km: 408 of the 411 are flagged, and no well of Hawaii or Samoa.
+            #expect(flagged.isSubset(of: east) && flagged.count == 408, "\(flagged.subtracting(east).sorted().prefix(5)) \(flagged.count)")
+            #expect(suspects.allSatisfy { ($0["reason"] as String) == "longitude sign" })
+            let guam = try #require(suspects.first { ($0["detail"] as String).hasSuffix("(Guam)") })
+            #expect((guam["detail"] as String).hasPrefix("in the open sea, over 400 km from land, with its longitude read as west (--implied-west); at "))
+            #expect(pasted.count == 5_223)
+        }
+    }
+
+    /// Offshore wells are real (Louisiana's, Texas's, California's lists hold thousands): the fix a
+    /// stop offers counts the wells it puts at sea off their state, as the check itself accepts them.
+    /// A Louisiana list, half of it offshore, with its minus signs lost, used to be offered no fix.
+    @Test func lostMinusSignsInAListWithOffshoreWellsStopWithImpliedWest() throws {
+        try withTemporaryDirectory("placement") { directory in
+            var lines = ["uwi,name,lat,lon,state"]
+            for i in 0..<20 {
+                let (row, column) = (Double(i / 5), Double(i % 5))
+                lines.append("ON-\(i),Onshore \(i),\(30.3 + row * 0.3),\(92.0 + column * 0.2),LA")
+                lines.append("OFF-\(i),Offshore \(i),\(28.3 + row * 0.15),\(90.5 + column * 0.4),LA")
+            }
+            let file = directory.appendingPathComponent("louisiana.csv").path
+            try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+            let db = directory.appendingPathComponent("la.sqlite").path
+            let result = try HardeningTests.wells(["load", file, "--db", db])
+            #expect(result.status == 65)
+            #expect(result.err.contains("It looks as if the longitudes lost their minus sign: read so, 40 of 40 sampled wells land where their rows say."),
+                    "\(result.err)")
+            let pasted = try Self.paste(result.err)
+            #expect(pasted.count == 40 && pasted.allSatisfy { $0.lon < -90 })
+            // Offshore, within reach of land: not "in the open sea" (``impliedWestFlagsTheWellsItPutsInTheOpenSea()``).
+            #expect(try WellStore(path: db, mode: .existing).suspects(reason: nil, limit: nil).isEmpty)
         }
     }
 

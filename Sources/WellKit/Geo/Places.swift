@@ -67,6 +67,8 @@ package final class Places: Sendable {
     let countries: [Int]
     /// The counties' indices by name and by code (``CountyIndex``), made on first use.
     private let countyIndex = Mutex<CountyIndex?>(nil)
+    /// ``openSea``, made on first use.
+    private let nearLand = Mutex<OpenSea?>(nil)
 
     /// The outlines shipped with the library, or nil when its resources are missing (the check is then skipped, and said so).
     package static let shared: Places? = try? Places(directory: resourceDirectory())
@@ -326,6 +328,57 @@ package final class Places: Sendable {
     /// Whether the point lies on some country's land.
     func isOnLand(longitude: Double, latitude: Double) -> Bool {
         countries.contains { contains($0, longitude: longitude, latitude: latitude) }
+    }
+
+    /// The country whose land holds the point, or else the nearest within `metres` of it.
+    func country(near longitude: Double, latitude: Double, within metres: Double) -> Int? {
+        if let inside = countries.first(where: { contains($0, longitude: longitude, latitude: latitude) }) { return inside }
+        let reach = metres / 110_574, reachLongitude = metres / (111_320 * max(0.01, cos(latitude * .pi / 180)))
+        return countries.filter {
+            let p = places[$0]
+            return latitude >= p.south - reach && latitude <= p.north + reach && longitude >= p.west - reachLongitude && longitude <= p.east + reachLongitude
+        }.map { ($0, distance(to: [$0], longitude: longitude, latitude: latitude)) }.filter { $0.1 <= metres }.min { $0.1 < $1.1 }?.0
+    }
+
+    /// The open sea: the points more than ``seaTolerance`` from every country's land, as far as a
+    /// grid of 1° cells can tell. A cell is near land when it meets the box of some country's ring
+    /// widened by that distance, so the answer errs towards "near land" and costs a lookup.
+    struct OpenSea: Sendable {
+        fileprivate let nearLand: [Bool]
+
+        func contains(longitude: Double, latitude: Double) -> Bool {
+            guard (-90...90).contains(latitude), (-180...180).contains(longitude) else { return false }
+            return !nearLand[min(179, Int(latitude + 90)) * 360 + min(359, Int(longitude + 180))]
+        }
+    }
+
+    /// ``OpenSea``, its 64,800 cells made on first use from the boxes of the countries' rings.
+    var openSea: OpenSea {
+        nearLand.withLock { made in
+            if let made { return made }
+            var grid = [Bool](repeating: false, count: 180 * 360)
+            let padLatitude = Self.seaTolerance / 110_574
+            for index in countries {
+                for ring in places[index].rings where ring.count > 0 {
+                    var west = Double.infinity, south = Double.infinity, east = -Double.infinity, north = -Double.infinity
+                    for k in ring.start..<(ring.start + ring.count) {
+                        let x = Double(vertices[2 * k]), y = Double(vertices[2 * k + 1])
+                        (west, east, south, north) = (min(west, x), max(east, x), min(south, y), max(north, y))
+                    }
+                    south = max(-90, south - padLatitude)
+                    north = min(90, north + padLatitude)
+                    let widest = max(abs(south), abs(north))
+                    let padLongitude = widest >= 85 ? 360 : Self.seaTolerance / (111_320 * cos(widest * .pi / 180))
+                    let firstColumn = Int((west - padLongitude + 180).rounded(.down)), lastColumn = Int((east + padLongitude + 180).rounded(.down))
+                    let columns = lastColumn - firstColumn >= 359 ? Array(0..<360) : (firstColumn...lastColumn).map { ($0 % 360 + 360) % 360 }
+                    for row in max(0, Int((south + 90).rounded(.down)))...min(179, Int((north + 90).rounded(.down))) {
+                        for column in columns { grid[row * 360 + column] = true }
+                    }
+                }
+            }
+            made = OpenSea(nearLand: grid)
+            return made!
+        }
     }
 
     /// The box around `indices`.

@@ -36,6 +36,8 @@ public enum LoadRemedy: Sendable, Hashable {
     case oneCRS
     /// Read unsigned longitudes as east: ``CoordinateOptions/impliedEast``.
     case impliedEast
+    /// Read unsigned longitudes as west: ``CoordinateOptions/impliedWest``.
+    case impliedWest
     /// Load wells that lie outside the places their rows name, flagged: ``LoadOptions/checkLocations``.
     case noLocationCheck
 
@@ -54,6 +56,7 @@ public enum LoadRemedy: Sendable, Hashable {
         case .datumColumn: #"CoordinateOptions.datumColumn = "COLUMN""#
         case .oneCRS: #"CoordinateOptions.crs = "EPSG:CODE""#
         case .impliedEast: "CoordinateOptions.impliedEast = true"
+        case .impliedWest: "CoordinateOptions.impliedWest = true"
         case .noLocationCheck: "LoadOptions.checkLocations = false"
         }
     }

@@ -361,6 +361,28 @@ extension ScannedFile {
         return findings
     }
 
+    /// The wells that `--implied-west` put in the open sea where, read east, they lie on land: NWIS's
+    /// Pacific list with its minus signs lost is loaded so (it stops, suggesting it), and the wells of
+    /// Guam and Saipan, written east and rightly unsigned, land 2,000 km from any island. No place
+    /// column is needed: a well more than ``Places/seaTolerance`` from land is no offshore well.
+    func impliedWestAtSea(_ options: LoadOptions) -> [SuspectCoordinates.Finding] {
+        let coordinates = options.coordinates
+        guard coordinates.impliedWest, coordinates.xColumn == nil, coordinates.pointColumn == nil || coordinates.crs == nil,
+              let places = Places.shared else { return [] }
+        let openSea = places.openSea
+        var findings: [SuspectCoordinates.Finding] = []
+        for k in records.indices {
+            let (lat, lon) = records.coordinates(k)
+            guard lon < 0, openSea.contains(longitude: lon, latitude: lat),
+                  let country = places.country(near: -lon, latitude: lat, within: Places.tolerance) else { continue }
+            findings.append(.init(
+                index: k, reason: "longitude sign",
+                detail: "in the open sea, over \(Int(Places.seaTolerance / 1000)) km from land, with its longitude read as west "
+                    + "(\(validator.describe(.impliedWest))); at \(lat.projDecimal(6)), \((-lon).projDecimal(6)) it would be on land (\(places.places[country].name))"))
+        }
+        return findings
+    }
+
     /// Each record's region, from its row's place cells (-1 where none is found; empty cells are
     /// not checked), as a number in the regions returned, the most specific place a row names
     /// first; the regions in the order of each one's first record.
@@ -515,9 +537,10 @@ extension ScannedFile {
             for (fix, position) in readings {
                 let fits = sample.count { k in
                     guard let p = position(records[k]), (-90...90).contains(p.lat), (-180...180).contains(p.lon) else { return false }
-                    let region = regions[Int(regionOf[k])]
-                    return region.contains(places, latitude: p.lat, longitude: p.lon)
-                        || region.distance(places, latitude: p.lat, longitude: p.lon) <= Places.tolerance
+                    // Where the check itself accepts a well: inside its place or near it, offshore wells
+                    // out to ``Places/seaTolerance`` (a Louisiana list with its offshore wells and its
+                    // minus signs lost was offered no fix).
+                    return regions[Int(regionOf[k])].excess(places, latitude: p.lat, longitude: p.lon) == nil
                 }
                 if fits * 10 >= sample.count * 8, fits > best?.fits ?? 0 {
                     best = fix

@@ -219,7 +219,7 @@ extension WellStore {
         try scan.settleDuplicates(rule: options.onDuplicate, identifierIsKey: identifierGiven)
         let placeFindings = try scan.checkPlaces(options)
         let suspectsStart = ContinuousClock.now
-        scan.flagSuspects(reject: options.rejectSuspects, placeFindings: placeFindings)
+        scan.flagSuspects(reject: options.rejectSuspects, placeFindings: placeFindings + scan.impliedWestAtSea(options))
         scan.summary.phases["suspects"] = (ContinuousClock.now - suspectsStart).seconds
         scan.summary.rejected = scan.rejects.count
         for reject in scan.rejects { scan.summary.rejectReasons[reject.kind.rawValue, default: 0] += 1 }
