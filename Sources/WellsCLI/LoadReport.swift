@@ -34,6 +34,10 @@ struct LoadReport {
         for (reason, n) in summary.rejectReasons.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) {
             lines.append("    \(reason.padding(toLength: 28, withPad: " ", startingAt: 0)) \(grouped(n))")
         }
+        if !summary.landed.isEmpty {
+            lines.append("  landed                 " + summary.landed.prefix(3).map(\.description).joined(separator: ", ")
+                + (summary.landed.count > 3 ? ", …" : ""))
+        }
         if !summary.suspects.isEmpty {
             let reasons = summary.suspectReasons.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
             lines.append("  suspect coordinates    \(grouped(summary.suspects.count)) (\(dryRun ? "would load" : "loaded") and flagged; --reject-suspects rejects them)")

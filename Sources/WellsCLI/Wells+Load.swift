@@ -25,7 +25,9 @@ extension Wells {
                 evidence: a well outside its place is flagged, and when most wells lie outside theirs (or outside the area \
                 of use of --crs, or of each row's datum) the load stops with exit 65, where they landed and the command that \
                 fixes it (--implied-west for lost minus signs, --map for swapped columns, --x/--y, a feet CRS or another \
-                zone for projected values); --no-location-check loads them anyway. Wells whose coordinates \
+                zone for projected values); --no-location-check loads them anyway. The summary says where the wells landed \
+                (the US state or country), and warns when a file that names no place lands east of 0° but read west \
+                would lie in one US state. Wells whose coordinates \
                 look wrong (a lost sign or digit, swapped, far from the rest, or put by --implied-west in the open sea \
                 where read east they lie on land) load and are flagged in the suspects table. Loading the same file again updates the wells it loaded before.
 

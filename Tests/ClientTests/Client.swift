@@ -43,7 +43,8 @@ struct Client {
         let suspects: [Suspect] = summary.suspects
         let transformations: [Transformation] = summary.transformations
         let report: IdentifierReport? = summary.identifierNotKey
-        _ = (kinds, inferences, suspects, transformations, report)
+        let landed: [Landing] = summary.landed
+        _ = (kinds, inferences, suspects, transformations, report, landed)
         // A misplaced file stops with the fix as data.
         do { _ = try store.load(csvAt: path, options: options) } catch let error as ImportError {
             if case .relocate(let fix?)? = error.remedy { let _: PlacementFix = fix; _ = fix.apiText }

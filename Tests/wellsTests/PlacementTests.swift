@@ -488,6 +488,49 @@ import WellKitSynthetic
         }
     }
 
+    /// A list that names no place at all (Tennessee's without its state, county, municipality and API
+    /// columns) has nothing to check its wells against: with its minus signs lost it loaded in China
+    /// with exit 0 and said nothing. It still loads (nothing in the file says the wells are not
+    /// there), but it says where they landed, and that read west they would all lie in Tennessee.
+    /// A list truly in Asia, whose wells read west would not lie in one state, gets no warning.
+    @Test func aListThatNamesNoPlaceSaysWhereItsWellsLanded() throws {
+        try withTemporaryDirectory("placement") { directory in
+            let rows = try String(contentsOfFile: RepositoryData.realList("tn-oilgas-wells.csv"), encoding: .utf8).components(separatedBy: "\r\n")
+            func bare(_ line: String) -> String {
+                guard let range = line.range(of: #",(stusps|Tennessee),[^,"]*,[^,"]*,"#, options: .regularExpression) else { return line }
+                return String(line.replacingCharacters(in: range, with: ",").drop { $0 != "," }.dropFirst())
+            }
+            #expect(bare(rows[0]).hasPrefix("other_id,latitude,longitude,well_name,"))
+            let published = directory.appendingPathComponent("tn-bare.csv").path, lost = directory.appendingPathComponent("tn-lost.csv").path
+            try rows.map(bare).joined(separator: "\r\n").write(toFile: published, atomically: true, encoding: .utf8)
+            try rows.map { bare($0).replacingOccurrences(of: ",\"-8", with: ",\"8") }.joined(separator: "\r\n")
+                .write(toFile: lost, atomically: true, encoding: .utf8)
+            let db = directory.appendingPathComponent("tn.sqlite").path
+            let slipped = try HardeningTests.wells(["load", lost, "--db", db])
+            #expect(slipped.status == 0)
+            // The 6 wells west of 90°W (`"-90.…`) kept their signs.
+            #expect(slipped.out.contains("  landed                 China 100%, Tennessee, US <1%\n"), "\(slipped.out)")
+            #expect(slipped.out.contains("so where the wells land was not checked: they land in China 100%, Tennessee, US <1%. "
+                + "Read with their longitudes west, 100% of them would lie in Tennessee, US: if that is where they belong, "
+                + "their minus signs were lost; load the file again with --implied-west"), "\(slipped.out)")
+            let again = try HardeningTests.wells(["load", lost, "--db", db, "--implied-west"])
+            #expect(again.status == 0 && again.out.contains("  updated                16,464\n"), "\(again.out)")
+            #expect(again.out.contains("  landed                 Tennessee, US 100%") && !again.out.contains("warning:"))
+            // As published: in Tennessee, at the positions the reload gave, and no warning.
+            let store = try WellStore(path: Self.newStorePath())
+            let asPublished = try store.load(csvAt: published)
+            #expect(asPublished.landed.first?.place == "Tennessee, US" && asPublished.warnings.isEmpty, "\(asPublished.warnings)")
+            func positions(_ wells: [(uwi: String, lat: Double, lon: Double)]) -> [[Double]] { wells.map { [$0.lat, $0.lon] }.sorted { $0.lexicographicallyPrecedes($1) } }
+            #expect(positions(try Self.wells(in: WellStore(path: db, mode: .existing))) == positions(try Self.wells(in: store)))
+            // Wells across India read west would lie around the Gulf of Mexico and the Caribbean, in no one state.
+            let india = directory.appendingPathComponent("india.csv").path
+            try (["id,lat,lon"] + (0..<100).map { "IN-\($0),\(12 + Double($0 / 10) * 1.6),\(74 + Double($0 % 10) * 1.2)" })
+                .joined(separator: "\n").write(toFile: india, atomically: true, encoding: .utf8)
+            let asia = try WellStore(path: Self.newStorePath()).load(csvAt: india)
+            #expect(asia.landed.first?.place == "India" && asia.warnings.isEmpty, "\(asia.landed) \(asia.warnings)")
+        }
+    }
+
     /// A county column of 5-digit FIPS codes in a file that names no state implies the codes' own
     /// state (each code names one county, whatever state a row is read with): Tennessee's wells of
     /// eight counties, their names replaced by their codes and the state column removed.

@@ -137,6 +137,9 @@ public struct LoadSummary: Sendable, Codable {
     public var identifierNotKey: IdentifierReport?
     /// Wells whose coordinates look wrong: loaded and flagged, or rejected with `rejectSuspects`.
     public var suspects: [Suspect] = []
+    /// Where the wells landed, most first: the US state (`Tennessee, US`) or the country holding
+    /// them, or `at sea`, with their share of the wells (of a sample of at most ``Landing/sample``).
+    public var landed: [Landing] = []
     /// The column mapping, a line per field in name order (`  field ← Column`), then the columns kept as JSON.
     public var mappingDescription: String {
         ColumnMapping.describe(mapping.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, extra: extraColumns)
@@ -144,6 +147,20 @@ public struct LoadSummary: Sendable, Codable {
     /// Suspect counts by reason.
     public var suspectReasons: [String: Int] {
         Dictionary(suspects.map { ($0.reason, 1) }, uniquingKeysWith: +)
+    }
+}
+
+/// A place where a load's wells landed, and their share of the wells.
+public struct Landing: Sendable, Codable, Equatable, CustomStringConvertible {
+    /// The wells a load's landing is judged on, evenly spread through the file, at most.
+    public static let sample = 1_000
+    public var place: String
+    /// From 0 to 1.
+    public var share: Double
+
+    public var description: String {
+        let percent = share * 100
+        return "\(place) " + (percent >= 1 || percent == 0 ? "\(Int(percent.rounded()))%" : "<1%")
     }
 }
 

@@ -361,6 +361,46 @@ extension ScannedFile {
         return findings
     }
 
+    /// Where the wells landed (``LoadSummary/landed``), judged on a sample spread through the file.
+    ///
+    /// A file with no place evidence (no place column, `--crs` or datum column) has nothing to check
+    /// its wells against, so a US list whose minus signs were lost loaded in China with exit 0 and
+    /// said nothing (Tennessee's list without its state, county and API columns). The load still goes
+    /// on, since nothing in the file says the wells are not where they land, but it says where they
+    /// landed, and warns when nine in ten of them lie east of 0° and, read west, would lie in one US state.
+    mutating func describeLanding(_ options: LoadOptions) {
+        guard !records.isEmpty, let places = Places.shared else { return }
+        let clock = ContinuousClock.now
+        defer { summary.phases["places", default: 0] += (ContinuousClock.now - clock).seconds }
+        let step = (records.count + Landing.sample - 1) / Landing.sample
+        let sample = stride(from: 0, to: records.count, by: step).map { records.coordinates($0) }
+        func place(_ lat: Double, _ lon: Double) -> String {
+            if let state = places.state(containing: lon, latitude: lat) { return "\(state.name), US" }
+            if let country = places.countries.first(where: { places.contains($0, longitude: lon, latitude: lat) }) {
+                return places.places[country].name
+            }
+            return "at sea"
+        }
+        func landing(_ points: [(lat: Double, lon: Double)]) -> [Landing] {
+            let counts = Dictionary(points.map { (place($0.lat, $0.lon), 1) }, uniquingKeysWith: +)
+            return counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+                .map { Landing(place: $0.key, share: Double($0.value) / Double(points.count)) }
+        }
+        summary.landed = landing(sample)
+        let coordinates = options.coordinates
+        guard !options.hasPlaceEvidence, coordinates.xColumn == nil, !coordinates.impliedWest, !coordinates.impliedEast,
+              let first = summary.landed.first, !first.place.hasSuffix(", US"),
+              sample.count(where: { $0.lon > 0 }) * 10 >= sample.count * 9,
+              let west = landing(sample.map { ($0.lat, -abs($0.lon)) }).first, west.place.hasSuffix(", US"), west.share >= 0.9
+        else { return }
+        let landed = summary.landed.prefix(3).map(\.description).joined(separator: ", ")
+        summary.warnings.append(
+            "nothing in the file names a place (no state, county, country or datum column, and no CRS given), so where the wells "
+                + "land was not checked: they land in \(landed). Read with their longitudes west, \(Int((west.share * 100).rounded()))% "
+                + "of them would lie in \(west.place): if that is where they belong, their minus signs were lost; load the file again "
+                + "with \(validator.describe(.impliedWest)) (its wells are updated in place)")
+    }
+
     /// The wells that `--implied-west` put in the open sea where, read east, they lie on land: NWIS's
     /// Pacific list with its minus signs lost is loaded so (it stops, suggesting it), and the wells of
     /// Guam and Saipan, written east and rightly unsigned, land 2,000 km from any island. No place

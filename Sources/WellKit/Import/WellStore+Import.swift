@@ -218,6 +218,7 @@ extension WellStore {
                                records: part.records, rejects: part.rejects, mapping: mapping)
         try scan.settleDuplicates(rule: options.onDuplicate, identifierIsKey: identifierGiven)
         let placeFindings = try scan.checkPlaces(options)
+        scan.describeLanding(options)
         let suspectsStart = ContinuousClock.now
         scan.flagSuspects(reject: options.rejectSuspects, placeFindings: placeFindings + scan.impliedWestAtSea(options))
         scan.summary.phases["suspects"] = (ContinuousClock.now - suspectsStart).seconds
