@@ -197,11 +197,9 @@ extension WellStore {
                 override: ""), at: 0)
         }
 
-        // The place outlines the check after the parse reads (`Places.shared`, about 40 ms) are read
-        // meanwhile on another thread, when the columns or the user's CRS say the check will run.
-        if options.hasPlaceEvidence {
-            DispatchQueue.global().async { _ = Places.shared }
-        }
+        // The place outlines that the check and the landing after the parse read (`Places.shared`,
+        // about 10 ms) are read meanwhile on another thread.
+        DispatchQueue.global().async { _ = Places.shared }
         let validator = RecordValidator(mapping: mapping, file: name ?? path, fileTag: RecordValidator.fileTag(header: header.fields, firstRecord: sample.first),
                                         coordinates: options.coordinates, describe: options.describeRemedy)
         let part = PartitionedParse.run(file: file, from: data.offset, line: data.line, delimiter: reader.delimiter,

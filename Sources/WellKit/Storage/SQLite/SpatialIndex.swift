@@ -198,7 +198,7 @@ final class PackedRTree {
         insertParent = try db.makeStatement(sql: "INSERT INTO \("\(name)_parent".quotedDatabaseIdentifier) VALUES (?, ?)")
         insertRowid = try db.makeStatement(sql: "INSERT INTO \("\(name)_rowid".quotedDatabaseIdentifier) VALUES (?, ?)")
         insertRowids = try db.makeStatement(sql: "INSERT INTO \("\(name)_rowid".quotedDatabaseIdentifier) VALUES "
-                                            + (0..<capacity).map { "(?\(2 * $0 + 1), ?\(2 * $0 + 2))" }.joined(separator: ", "))
+                                            + Array(repeating: "(?, ?)", count: capacity).joined(separator: ", "))
         blob = UnsafeMutableRawBufferPointer.allocate(byteCount: nodeBytes, alignment: 8)
         leafBoxes.reserveCapacity(nodes[0])
         if !idsAscend { leafOf.reserveCapacity(count) }
