@@ -374,12 +374,11 @@ extension ScannedFile {
         defer { summary.phases["places", default: 0] += (ContinuousClock.now - clock).seconds }
         let step = (records.count + Landing.sample - 1) / Landing.sample
         let sample = stride(from: 0, to: records.count, by: step).map { records.coordinates($0) }
+        let unitedStates = places.countryByName["USA"]
         func place(_ lat: Double, _ lon: Double) -> String {
-            if let state = places.state(containing: lon, latitude: lat) { return "\(state.name), US" }
-            if let country = places.countries.first(where: { places.contains($0, longitude: lon, latitude: lat) }) {
-                return places.places[country].name
-            }
-            return "at sea"
+            guard let country = places.countries.first(where: { places.contains($0, longitude: lon, latitude: lat) }) else { return "at sea" }
+            if country == unitedStates, let state = places.state(containing: lon, latitude: lat) { return "\(state.name), US" }
+            return places.places[country].name
         }
         func landing(_ points: [(lat: Double, lon: Double)]) -> [Landing] {
             let counts = Dictionary(points.map { (place($0.lat, $0.lon), 1) }, uniquingKeysWith: +)
