@@ -24,7 +24,7 @@ extension Wells {
                 state (postal code, name or FIPS code), county or country, or a US well API number (its state code), is \
                 evidence: a well outside its place is flagged, and when most wells lie outside theirs (or outside the area \
                 of use of --crs, or of each row's datum) the load stops with exit 65, where they landed and the command that \
-                fixes it (--implied-west for lost minus signs, --map for swapped columns, --x/--y, a feet CRS or another \
+                fixes it (--implied-west or --implied-south for lost minus signs, --map for swapped columns, --x/--y, a feet CRS or another \
                 zone for projected values); --no-location-check loads them anyway. The summary says where the wells landed \
                 (the US state or country), and warns when a file that names no place lands east of 0° but read west \
                 would lie in one US state. Wells whose coordinates \
@@ -70,6 +70,9 @@ extension Wells {
 
         @Flag(name: .customLong("implied-east"), help: "With DMS coordinates, treat unsigned longitudes as east.")
         var impliedEast = false
+
+        @Flag(name: .customLong("implied-south"), help: "Treat latitudes without a sign as south (negated): DMS written without S, or decimal degrees of a southern list that lost their minus sign.")
+        var impliedSouth = false
 
         @Option(help: ArgumentHelp("The identifier column, taken as a key (repeats are rejected), or none for generated FILE@TAG:LINE identifiers.", valueName: "column|none"))
         var id: String?
@@ -149,7 +152,7 @@ extension Wells {
             }
             options.delimiter = delimiter?.byte
             options.coordinates = CoordinateOptions(crs: crs, xColumn: x, yColumn: y, datumColumn: datumColumn, dms: dms,
-                                                    impliedWest: impliedWest, impliedEast: impliedEast)
+                                                    impliedWest: impliedWest, impliedEast: impliedEast, impliedSouth: impliedSouth)
             options.identifier = id.map { $0.lowercased() == "none" ? .none : .column($0) } ?? .automatic
             options.infer = !noInfer
             options.rejectSuspects = rejectSuspects

@@ -390,6 +390,37 @@ import WellKitSynthetic
         }
     }
 
+    /// Southern lists lose their latitudes' minus signs too: Queensland bores with a country column
+    /// land in the Pacific east of Japan, Neuquén wells that lost both signs in Tajikistan. Each stops
+    /// with the fix (`--implied-south`, with `--implied-west` for both), and the pasted command loads
+    /// the wells where they were made; DMS latitudes without their `S` read south with the flag.
+    @Test func lostLatitudeSignsOfSouthernListsStopWithImpliedSouth() throws {
+        try withTemporaryDirectory("placement") { directory in
+            for (name, country, latitude, longitude, fix) in [("queensland", "Australia", 21.0, 141.5, "--implied-south"),
+                                                                ("neuquen", "AR", 37.0, -68.2, "--implied-south --implied-west")] {
+                let published: [[Double]] = (0..<40).map { k in
+                    let lat: Double = -(latitude + Double(k / 8) * 1.2), lon: Double = longitude + Double(k % 8) * 0.3
+                    return [lat, lon]
+                }
+                let rows: [String] = published.indices.map { k in "\(name)-\(k),\(country),\(-published[k][0]),\(abs(published[k][1]))" }
+                let file = directory.appendingPathComponent(name + ".csv").path
+                try (["id,country,lat,lon"] + rows).joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+                let result = try HardeningTests.wells(["load", file, "--db", directory.appendingPathComponent(name + ".sqlite").path])
+                #expect(result.status == 65)
+                #expect(result.err.contains("--db \(directory.appendingPathComponent(name + ".sqlite").path) \(fix)\n"), "\(result.err)")
+                let pasted = try Self.paste(result.err).sorted { Int($0.uwi.split(separator: "-")[1])! < Int($1.uwi.split(separator: "-")[1])! }
+                #expect(pasted.map { [$0.lat, $0.lon] } == published)
+            }
+            let dms = directory.appendingPathComponent("dms.csv").path
+            try "id,lat,lon\nQ-1,213000,1413000\n".write(toFile: dms, atomically: true, encoding: .utf8)
+            var options = LoadOptions()
+            options.coordinates = CoordinateOptions(dms: true, impliedEast: true, impliedSouth: true)
+            let store = try WellStore(path: Self.newStorePath())
+            try store.load(csvAt: dms, options: options)
+            #expect(try Self.wells(in: store).map { [$0.lat, $0.lon] } == [[-21.5, 141.5]])
+        }
+    }
+
     /// Alabama's list names counties (Lamar, Choctaw, Covington) and no state; Mississippi has
     /// counties of the same names, so no one state is implied. Its wells are checked against their
     /// counties in either: with every longitude's minus sign lost (its wells in China), it used to

@@ -29,6 +29,9 @@ public struct CoordinateOptions: Sendable, Equatable {
     public var impliedWest = false
     /// With ``dms``: longitudes without a sign or hemisphere are east, and need no inference.
     public var impliedEast = false
+    /// Latitudes without a sign or hemisphere are south (negated): a southern list whose minus signs
+    /// were lost, or DMS written without its `S`.
+    public var impliedSouth = false
     /// The datum of rows whose ``datumColumn`` cell is empty; nil rejects such rows as an unknown datum.
     public var emptyDatum: String?
     /// A column holding both coordinates (`POINT (-97.5 35.4)`, `SRID=4326;POINT(…)`, `(35.4, -97.5)`,
@@ -40,7 +43,7 @@ public struct CoordinateOptions: Sendable, Equatable {
     public var decimalComma = false
 
     public init(crs: String? = nil, xColumn: String? = nil, yColumn: String? = nil, datumColumn: String? = nil, dms: Bool = false,
-                impliedWest: Bool = false, impliedEast: Bool = false) {
+                impliedWest: Bool = false, impliedEast: Bool = false, impliedSouth: Bool = false) {
         self.crs = crs
         self.xColumn = xColumn
         self.yColumn = yColumn
@@ -48,6 +51,7 @@ public struct CoordinateOptions: Sendable, Equatable {
         self.dms = dms
         self.impliedWest = impliedWest
         self.impliedEast = impliedEast
+        self.impliedSouth = impliedSouth
     }
 
     /// Common North American datum codes (as NWIS writes them) and their geographic CRSs.

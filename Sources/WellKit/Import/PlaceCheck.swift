@@ -538,6 +538,11 @@ extension ScannedFile {
             let latColumn = mapping.column(for: .latitude), lonColumn = mapping.column(for: .longitude)
             readings.append((PlacementFix(slip: "the longitudes lost their minus sign", impliedWest: true),
                              { ($0.lat, $0.lon > 0 ? -$0.lon : $0.lon) }))
+            // Southern lists: the latitudes' signs lost, or both (South America's).
+            readings.append((PlacementFix(slip: "the latitudes lost their minus sign", impliedSouth: true),
+                             { ($0.lat > 0 ? -$0.lat : $0.lat, $0.lon) }))
+            readings.append((PlacementFix(slip: "the latitudes and the longitudes lost their minus signs", impliedWest: true, impliedSouth: true),
+                             { (-abs($0.lat), -abs($0.lon)) }))
             if let latColumn, let lonColumn {
                 readings.append((PlacementFix(slip: "the latitude and longitude columns are swapped",
                                               mapping: ["lat": lonColumn, "lon": latColumn]),

@@ -8,6 +8,8 @@ public struct PlacementFix: Sendable, Equatable {
     public var checked = 0
     /// Read unsigned longitudes as west (``CoordinateOptions/impliedWest``).
     public var impliedWest = false
+    /// Read unsigned latitudes as south (``CoordinateOptions/impliedSouth``).
+    public var impliedSouth = false
     /// Field → column, for `lat` and `lon` (``LoadOptions/mapping``).
     public var mapping: [String: String] = [:]
     /// The CRS and x/y columns to read instead (``CoordinateOptions``).
@@ -19,6 +21,7 @@ public struct PlacementFix: Sendable, Equatable {
     public var apiText: String {
         var parts: [String] = []
         if impliedWest { parts.append("CoordinateOptions.impliedWest = true") }
+        if impliedSouth { parts.append("CoordinateOptions.impliedSouth = true") }
         for (field, column) in mapping.sorted(by: { $0.key < $1.key }) { parts.append(#"LoadOptions.mapping["\#(field)"] = "\#(column)""#) }
         if let crs { parts.append(#"CoordinateOptions.crs = "\#(crs)""#) }
         if let xColumn, let yColumn { parts.append(#"CoordinateOptions.xColumn = "\#(xColumn)", yColumn = "\#(yColumn)""#) }

@@ -101,10 +101,12 @@ struct RecordValidator: Sendable {
         if let pointIndex {
             switch point(fields, pointIndex) {
             case .failure(let reason): return .failure(reason)
-            case .success(let p): (lat, lon) = (p.y, coordinates.impliedWest && !projected && p.x > 0 ? -p.x : p.x)
+            case .success(let p): (lat, lon) = (coordinates.impliedSouth && !projected && p.y > 0 ? -p.y : p.y,
+                                                coordinates.impliedWest && !projected && p.x > 0 ? -p.x : p.x)
             }
         } else {
-        switch (coordinate(fields, latIndex, projected ? "y" : "latitude", example: projected ? "4275692" : "36.9003", hemisphere: nil),
+        switch (coordinate(fields, latIndex, projected ? "y" : "latitude", example: projected ? "4275692" : "36.9003",
+                           hemisphere: coordinates.impliedSouth && !projected ? .south : nil),
                 coordinate(fields, lonIndex, projected ? "x" : "longitude", example: projected ? "501562" : "-85.2613",
                            hemisphere: coordinates.impliedWest && !projected ? .west : nil)) {
         case (.failure(let reason), _), (_, .failure(let reason)): return .failure(reason)
@@ -233,8 +235,8 @@ struct RecordValidator: Sendable {
             return .failure(RejectReason(column: header[index], kind: .coordinateNotANumber,
                                          reason: "\"\(fields.text(index))\" is not a number; expected decimal degrees such as \(example)"))
         }
-        // --implied-west: a decimal longitude without its minus sign is west too.
-        return .success(hemisphere == .west && value > 0 ? -value : value)
+        // --implied-west (--implied-south): a decimal longitude (latitude) without its minus sign is west (south) too.
+        return .success(hemisphere?.sign == -1 && value > 0 ? -value : value)
     }
 }
 
