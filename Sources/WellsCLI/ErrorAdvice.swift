@@ -167,6 +167,7 @@ extension Terminal {
         case .oneCRS: "--crs EPSG:CODE"
         case .impliedEast: "--implied-east"
         case .impliedWest: "--implied-west"
+        case .impliedSouth: "--implied-south"
         case .noLocationCheck: "--no-location-check"
         }
     }

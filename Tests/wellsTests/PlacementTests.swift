@@ -418,6 +418,17 @@ import WellKitSynthetic
             let store = try WellStore(path: Self.newStorePath())
             try store.load(csvAt: dms, options: options)
             #expect(try Self.wells(in: store).map { [$0.lat, $0.lon] } == [[-21.5, 141.5]])
+            // A well that `--implied-south` puts in the open sea, on land as written, is a suspect (an
+            // Anchorage well in a list of Queensland bores lands 1,300 km off Antarctica).
+            let mixed = directory.appendingPathComponent("mixed.csv").path
+            try (["id,lat,lon"] + (0..<30).map { "Q-\($0),\(21 + Double($0 / 6)),\(141.5 + Double($0 % 6))" } + ["AK-1,61.2,-149.9"])
+                .joined(separator: "\n").write(toFile: mixed, atomically: true, encoding: .utf8)
+            options = LoadOptions()
+            options.coordinates.impliedSouth = true
+            let summary = try WellStore(path: Self.newStorePath()).load(csvAt: mixed, options: options)
+            #expect(summary.suspects.map(\.identifier) == ["AK-1"] && summary.suspects.first?.reason == "latitude sign", "\(summary.suspects)")
+            #expect(summary.suspects.first?.detail.hasSuffix("with its latitude read as south (CoordinateOptions.impliedSouth = true); "
+                + "at 61.2, -149.9 it would be on land (United States of America)") == true, "\(summary.suspects)")
         }
     }
 

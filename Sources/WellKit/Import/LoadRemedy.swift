@@ -38,6 +38,8 @@ public enum LoadRemedy: Sendable, Hashable {
     case impliedEast
     /// Read unsigned longitudes as west: ``CoordinateOptions/impliedWest``.
     case impliedWest
+    /// Read unsigned latitudes as south: ``CoordinateOptions/impliedSouth``.
+    case impliedSouth
     /// Load wells that lie outside the places their rows name, flagged: ``LoadOptions/checkLocations``.
     case noLocationCheck
 
@@ -57,6 +59,7 @@ public enum LoadRemedy: Sendable, Hashable {
         case .oneCRS: #"CoordinateOptions.crs = "EPSG:CODE""#
         case .impliedEast: "CoordinateOptions.impliedEast = true"
         case .impliedWest: "CoordinateOptions.impliedWest = true"
+        case .impliedSouth: "CoordinateOptions.impliedSouth = true"
         case .noLocationCheck: "LoadOptions.checkLocations = false"
         }
     }

@@ -400,24 +400,35 @@ extension ScannedFile {
                 + "with \(validator.describe(.impliedWest)) (its wells are updated in place)")
     }
 
-    /// The wells that `--implied-west` put in the open sea where, read east, they lie on land: NWIS's
-    /// Pacific list with its minus signs lost is loaded so (it stops, suggesting it), and the wells of
-    /// Guam and Saipan, written east and rightly unsigned, land 2,000 km from any island. No place
-    /// column is needed: a well more than ``Places/seaTolerance`` from land is no offshore well.
-    func impliedWestAtSea(_ options: LoadOptions) -> [SuspectCoordinates.Finding] {
+    /// The wells that `--implied-west` (or `--implied-south`) put in the open sea where, read east
+    /// (north) as written, they lie on land: NWIS's Pacific list with its minus signs lost is loaded
+    /// so (it stops, suggesting it), and the wells of Guam and Saipan, written east and rightly
+    /// unsigned, land 2,000 km from any island. No place column is needed: a well more than
+    /// ``Places/seaTolerance`` from land is no offshore well.
+    func impliedSignsAtSea(_ options: LoadOptions) -> [SuspectCoordinates.Finding] {
         let coordinates = options.coordinates
-        guard coordinates.impliedWest, coordinates.xColumn == nil, coordinates.pointColumn == nil || coordinates.crs == nil,
-              let places = Places.shared else { return [] }
+        guard coordinates.impliedWest || coordinates.impliedSouth, coordinates.xColumn == nil,
+              coordinates.pointColumn == nil || coordinates.crs == nil, let places = Places.shared else { return [] }
         let openSea = places.openSea
+        // Each option's reading of a value as written, when the option may have signed it.
+        let implied: [(applies: Bool, written: (Double, Double) -> (lat: Double, lon: Double)?, reason: String, read: String)] = [
+            (coordinates.impliedWest, { lat, lon in lon < 0 ? (lat, -lon) : nil }, "longitude sign",
+             "its longitude read as west (\(validator.describe(.impliedWest)))"),
+            (coordinates.impliedSouth, { lat, lon in lat < 0 ? (-lat, lon) : nil }, "latitude sign",
+             "its latitude read as south (\(validator.describe(.impliedSouth)))"),
+        ]
         var findings: [SuspectCoordinates.Finding] = []
         for k in records.indices {
             let (lat, lon) = records.coordinates(k)
-            guard lon < 0, openSea.contains(longitude: lon, latitude: lat),
-                  let country = places.country(near: -lon, latitude: lat, within: Places.tolerance) else { continue }
-            findings.append(.init(
-                index: k, reason: "longitude sign",
-                detail: "in the open sea, over \(Int(Places.seaTolerance / 1000)) km from land, with its longitude read as west "
-                    + "(\(validator.describe(.impliedWest))); at \(lat.projDecimal(6)), \((-lon).projDecimal(6)) it would be on land (\(places.places[country].name))"))
+            guard lon < 0 || lat < 0, openSea.contains(longitude: lon, latitude: lat) else { continue }
+            for (applies, written, reason, read) in implied where applies {
+                guard let (a, b) = written(lat, lon), let country = places.country(near: b, latitude: a, within: Places.tolerance) else { continue }
+                findings.append(.init(
+                    index: k, reason: reason,
+                    detail: "in the open sea, over \(Int(Places.seaTolerance / 1000)) km from land, with \(read); "
+                        + "at \(a.projDecimal(6)), \(b.projDecimal(6)) it would be on land (\(places.places[country].name))"))
+                break
+            }
         }
         return findings
     }

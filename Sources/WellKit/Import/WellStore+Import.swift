@@ -218,7 +218,7 @@ extension WellStore {
         let placeFindings = try scan.checkPlaces(options)
         scan.describeLanding(options)
         let suspectsStart = ContinuousClock.now
-        scan.flagSuspects(reject: options.rejectSuspects, placeFindings: placeFindings + scan.impliedWestAtSea(options))
+        scan.flagSuspects(reject: options.rejectSuspects, placeFindings: placeFindings + scan.impliedSignsAtSea(options))
         scan.summary.phases["suspects"] = (ContinuousClock.now - suspectsStart).seconds
         scan.summary.rejected = scan.rejects.count
         for reject in scan.rejects { scan.summary.rejectReasons[reject.kind.rawValue, default: 0] += 1 }

@@ -54,6 +54,17 @@ import WellsTestSupport
     /// A US well's API number names its state in its first two digits, in the API's own order
     /// (alphabetical, Alaska 50 and Hawaii 51), not the FIPS code: Tennessee is 41 (FIPS 47). A number
     /// that lost its leading zero (`4029…`, California's 04) must not be read as South Dakota's 40.
+    /// The open sea is far from every coast, and never inland: the middle of a continent is as far
+    /// from the sea as the middle of an ocean is from land.
+    @Test func theOpenSeaIsFarFromEveryCoastAndNeverInland() throws {
+        let sea = try #require(Places.shared).openSea
+        let open = [(0.0, -140.0), (-61.2, -149.9), (13.4, -144.8), (35.0, -40.0), (-30.0, 80.0), (-40.0, -20.0)]
+        let notOpen = [(39.0, -98.0), (23.0, 13.0), (-25.0, 134.0), (65.0, 100.0), (-80.0, 45.0), (75.0, -40.0),
+                       (28.5, -90.5), (13.4, 144.8), (43.0, 5.0), (42.0, 50.0), (89.0, 0.0)]
+        #expect(open.allSatisfy { sea.contains(longitude: $0.1, latitude: $0.0) }, "\(open.filter { !sea.contains(longitude: $0.1, latitude: $0.0) })")
+        #expect(notOpen.allSatisfy { !sea.contains(longitude: $0.1, latitude: $0.0) }, "\(notOpen.filter { sea.contains(longitude: $0.1, latitude: $0.0) })")
+    }
+
     @Test func apiNumbersNameTheirState() {
         let cases: [(String, String?)] = [
             ("41-133-21968", "TN"), ("01-075-20060-00-01", "AL"), ("4212345678", "TX"), ("42123456780000", "TX"),
