@@ -499,24 +499,32 @@ import WellKitSynthetic
         }
     }
 
+    /// Tennessee's list without its stusps, county and municipality columns (and `api_num` unless
+    /// `apiNumbers`), as published and with the minus signs of its longitudes lost (those of the 6
+    /// wells west of 90°W, `"-90.…`, kept).
+    static func tennesseeWithoutPlaces(in directory: URL, apiNumbers: Bool) throws -> (published: String, lost: String) {
+        let rows = try String(contentsOfFile: RepositoryData.realList("tn-oilgas-wells.csv"), encoding: .utf8).components(separatedBy: "\r\n")
+        #expect(rows[0] == "api_num,other_id,latitude,longitude,stusps,county,municipality,well_name,operator,spud_date,plug_date,"
+            + "well_type,well_status,well_configuration,ft_category,wellwiki,src_url")
+        // Every row has them unquoted (`,Tennessee,Overton,,`); the API number is the first field.
+        func bare(_ line: String) -> String {
+            guard let range = line.range(of: #",(stusps|Tennessee),[^,"]*,[^,"]*,"#, options: .regularExpression) else { return line }
+            let kept = line.replacingCharacters(in: range, with: ",")
+            return apiNumbers ? kept : String(kept.drop { $0 != "," }.dropFirst())
+        }
+        let published = directory.appendingPathComponent("tn-bare.csv").path, lost = directory.appendingPathComponent("tn-lost.csv").path
+        try rows.map(bare).joined(separator: "\r\n").write(toFile: published, atomically: true, encoding: .utf8)
+        try rows.map { bare($0).replacingOccurrences(of: ",\"-8", with: ",\"8") }.joined(separator: "\r\n")
+            .write(toFile: lost, atomically: true, encoding: .utf8)
+        return (published, lost)
+    }
+
     /// Tennessee's list without its state and county columns still names each well's state: its API
     /// number begins with Tennessee's code, 41. With its minus signs lost (its wells in China) it used
     /// to load with exit 0; it stops, and the command it suggests loads the published positions.
     @Test func lostMinusSignsInAListWithOnlyAPINumbersStop() throws {
         try withTemporaryDirectory("placement") { directory in
-            let published = RepositoryData.realList("tn-oilgas-wells.csv")
-            let rows = try String(contentsOfFile: published, encoding: .utf8).components(separatedBy: "\r\n")
-            #expect(rows[0] == "api_num,other_id,latitude,longitude,stusps,county,municipality,well_name,operator,spud_date,plug_date,"
-                + "well_type,well_status,well_configuration,ft_category,wellwiki,src_url")
-            // Without stusps, county and municipality, which every row has unquoted (`,Tennessee,Overton,,`).
-            func withoutPlaces(_ line: String) -> String {
-                guard let range = line.range(of: #",(stusps|Tennessee),[^,"]*,[^,"]*,"#, options: .regularExpression) else { return line }
-                return line.replacingCharacters(in: range, with: ",")
-            }
-            let bare = directory.appendingPathComponent("tn-bare.csv").path, lost = directory.appendingPathComponent("tn-lost.csv").path
-            try rows.map(withoutPlaces).joined(separator: "\r\n").write(toFile: bare, atomically: true, encoding: .utf8)
-            try rows.map { withoutPlaces($0).replacingOccurrences(of: ",\"-8", with: ",\"8") }.joined(separator: "\r\n")
-                .write(toFile: lost, atomically: true, encoding: .utf8)
+            let (bare, lost) = try Self.tennesseeWithoutPlaces(in: directory, apiNumbers: true)
             let db = directory.appendingPathComponent("tn.sqlite").path
             let result = try HardeningTests.wells(["load", lost, "--db", db])
             #expect(result.status == 65)
@@ -537,20 +545,10 @@ import WellKitSynthetic
     /// A list truly in Asia, whose wells read west would not lie in one state, gets no warning.
     @Test func aListThatNamesNoPlaceSaysWhereItsWellsLanded() throws {
         try withTemporaryDirectory("placement") { directory in
-            let rows = try String(contentsOfFile: RepositoryData.realList("tn-oilgas-wells.csv"), encoding: .utf8).components(separatedBy: "\r\n")
-            func bare(_ line: String) -> String {
-                guard let range = line.range(of: #",(stusps|Tennessee),[^,"]*,[^,"]*,"#, options: .regularExpression) else { return line }
-                return String(line.replacingCharacters(in: range, with: ",").drop { $0 != "," }.dropFirst())
-            }
-            #expect(bare(rows[0]).hasPrefix("other_id,latitude,longitude,well_name,"))
-            let published = directory.appendingPathComponent("tn-bare.csv").path, lost = directory.appendingPathComponent("tn-lost.csv").path
-            try rows.map(bare).joined(separator: "\r\n").write(toFile: published, atomically: true, encoding: .utf8)
-            try rows.map { bare($0).replacingOccurrences(of: ",\"-8", with: ",\"8") }.joined(separator: "\r\n")
-                .write(toFile: lost, atomically: true, encoding: .utf8)
+            let (published, lost) = try Self.tennesseeWithoutPlaces(in: directory, apiNumbers: false)
             let db = directory.appendingPathComponent("tn.sqlite").path
             let slipped = try HardeningTests.wells(["load", lost, "--db", db])
             #expect(slipped.status == 0)
-            // The 6 wells west of 90°W (`"-90.…`) kept their signs.
             #expect(slipped.out.contains("  landed                 China 100%, Tennessee, US <1%\n"), "\(slipped.out)")
             #expect(slipped.out.contains("so where the wells land was not checked: they land in China 100%, Tennessee, US <1%. "
                 + "Read with their longitudes west, 100% of them would lie in Tennessee, US: if that is where they belong, "

@@ -327,12 +327,17 @@ package final class Places: Sendable {
 
     /// Whether the point lies on some country's land.
     func isOnLand(longitude: Double, latitude: Double) -> Bool {
-        countries.contains { contains($0, longitude: longitude, latitude: latitude) }
+        country(containing: longitude, latitude: latitude) != nil
+    }
+
+    /// The country whose land holds the point (its index), if any.
+    func country(containing longitude: Double, latitude: Double) -> Int? {
+        countries.first { contains($0, longitude: longitude, latitude: latitude) }
     }
 
     /// The country whose land holds the point, or else the nearest within `metres` of it.
     func country(near longitude: Double, latitude: Double, within metres: Double) -> Int? {
-        if let inside = countries.first(where: { contains($0, longitude: longitude, latitude: latitude) }) { return inside }
+        if let inside = country(containing: longitude, latitude: latitude) { return inside }
         let reach = metres / 110_574, reachLongitude = metres / (111_320 * max(0.01, cos(latitude * .pi / 180)))
         return countries.filter {
             let p = places[$0]

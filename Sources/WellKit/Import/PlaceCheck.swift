@@ -376,7 +376,7 @@ extension ScannedFile {
         let sample = stride(from: 0, to: records.count, by: step).map { records.coordinates($0) }
         let unitedStates = places.countryByName["USA"]
         func place(_ lat: Double, _ lon: Double) -> String {
-            guard let country = places.countries.first(where: { places.contains($0, longitude: lon, latitude: lat) }) else { return "at sea" }
+            guard let country = places.country(containing: lon, latitude: lat) else { return "at sea" }
             if country == unitedStates, let state = places.state(containing: lon, latitude: lat) { return "\(state.name), US" }
             return places.places[country].name
         }
@@ -394,7 +394,7 @@ extension ScannedFile {
         else { return }
         let landed = summary.landed.prefix(3).map(\.description).joined(separator: ", ")
         summary.warnings.append(
-            "nothing in the file names a place (no state, county, country or datum column, and no CRS given), so where the wells "
+            "nothing in the file names a place (no state, county, country, API number or datum column, and no CRS given), so where the wells "
                 + "land was not checked: they land in \(landed). Read with their longitudes west, \(Int((west.share * 100).rounded()))% "
                 + "of them would lie in \(west.place): if that is where they belong, their minus signs were lost; load the file again "
                 + "with \(validator.describe(.impliedWest)) (its wells are updated in place)")
@@ -667,7 +667,7 @@ extension ScannedFile {
                               places: Places, fix: PlacementFix?, said: String?) -> ImportError {
         let lats = checked.map { records[$0].lat }.sorted(), lons = checked.map { records[$0].lon }.sorted()
         let lat = lats[lats.count / 2], lon = lons[lons.count / 2]
-        let country = places.countries.first { places.contains($0, longitude: lon, latitude: lat) }
+        let country = places.country(containing: lon, latitude: lat)
         let state = places.state(containing: lon, latitude: lat)
         var named = Dictionary(checked.map { (regions[Int(regionOf[$0])].listed ?? regions[Int(regionOf[$0])].name, 1) }, uniquingKeysWith: +)
             .sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(3).map { "\($0.key) \(grouped($0.value))" }
