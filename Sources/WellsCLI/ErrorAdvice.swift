@@ -112,8 +112,8 @@ extension Terminal {
     /// The `wells load` command this process runs, with the options a fix replaces taken out and its own put in.
     static func loadCommand(applying fix: PlacementFix) -> String {
         var flags: [String] = []
-        if fix.impliedSouth { flags.append("--implied-south") }
-        if fix.impliedWest { flags.append("--implied-west") }
+        if fix.impliedSouth { flags.append(flag(for: .impliedSouth)) }
+        if fix.impliedWest { flags.append(flag(for: .impliedWest)) }
         for (field, column) in fix.mapping.sorted(by: { $0.key < $1.key }) { flags += ["--map", "\(field)=\(column)"] }
         if let crs = fix.crs { flags += ["--crs", crs] }
         if let x = fix.xColumn, let y = fix.yColumn { flags += ["--x", x, "--y", y] }

@@ -28,7 +28,7 @@ extension Wells {
                 zone for projected values); --no-location-check loads them anyway. The summary says where the wells landed \
                 (the US state or country), and warns when a file that names no place lands east of 0° but read west \
                 would lie in one US state. Wells whose coordinates \
-                look wrong (a lost sign or digit, swapped, far from the rest, or put by --implied-west in the open sea \
+                look wrong (a lost sign or digit, swapped, far from the rest, or put by --implied-west or --implied-south in the open sea \
                 where read east they lie on land) load and are flagged in the suspects table. Loading the same file again updates the wells it loaded before.
 
                 Examples:

@@ -374,14 +374,9 @@ extension ScannedFile {
         defer { summary.phases["places", default: 0] += (ContinuousClock.now - clock).seconds }
         let step = (records.count + Landing.sample - 1) / Landing.sample
         let sample = stride(from: 0, to: records.count, by: step).map { records.coordinates($0) }
-        let unitedStates = places.countryByName["USA"]
-        // The country first: a state's outline is tested only for a point in the US, or on no
-        // country's land (the counties' 1:20M coasts are not the countries' 1:50m ones: 8% of the
-        // Hawaii list's wells lie off the one and on the other).
         func place(_ lat: Double, _ lon: Double) -> String {
-            let country = places.country(containing: lon, latitude: lat)
-            if country == nil || country == unitedStates, let state = places.state(containing: lon, latitude: lat) { return "\(state.name), US" }
-            return country.map { places.places[$0].name } ?? "at sea"
+            let (country, state) = places.location(longitude: lon, latitude: lat)
+            return state.map { "\($0.name), US" } ?? country.map { places.places[$0].name } ?? "at sea"
         }
         func landing(_ points: [(lat: Double, lon: Double)]) -> [Landing] {
             let counts = Dictionary(points.map { (place($0.lat, $0.lon), 1) }, uniquingKeysWith: +)
@@ -670,8 +665,7 @@ extension ScannedFile {
                               places: Places, fix: PlacementFix?, said: String?) -> ImportError {
         let lats = checked.map { records[$0].lat }.sorted(), lons = checked.map { records[$0].lon }.sorted()
         let lat = lats[lats.count / 2], lon = lons[lons.count / 2]
-        let country = places.country(containing: lon, latitude: lat)
-        let state = places.state(containing: lon, latitude: lat)
+        let (country, state) = places.location(longitude: lon, latitude: lat)
         var named = Dictionary(checked.map { (regions[Int(regionOf[$0])].listed ?? regions[Int(regionOf[$0])].name, 1) }, uniquingKeysWith: +)
             .sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(3).map { "\($0.key) \(grouped($0.value))" }
         if regions.count > 3 { named.append("…") }

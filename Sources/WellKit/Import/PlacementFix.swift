@@ -20,8 +20,8 @@ public struct PlacementFix: Sendable, Equatable {
     /// The settings in the API's terms.
     public var apiText: String {
         var parts: [String] = []
-        if impliedWest { parts.append("CoordinateOptions.impliedWest = true") }
-        if impliedSouth { parts.append("CoordinateOptions.impliedSouth = true") }
+        if impliedWest { parts.append(LoadRemedy.impliedWest.apiText) }
+        if impliedSouth { parts.append(LoadRemedy.impliedSouth.apiText) }
         for (field, column) in mapping.sorted(by: { $0.key < $1.key }) { parts.append(#"LoadOptions.mapping["\#(field)"] = "\#(column)""#) }
         if let crs { parts.append(#"CoordinateOptions.crs = "\#(crs)""#) }
         if let xColumn, let yColumn { parts.append(#"CoordinateOptions.xColumn = "\#(xColumn)", yColumn = "\#(yColumn)""#) }
