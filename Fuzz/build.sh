@@ -16,7 +16,7 @@ out=.build
 mkdir -p "$out"
 flags=(-O -parse-as-library -swift-version 6 -g -use-ld=lld -package-name wellkit)
 
-sources_csv=("$src/Import/CSVScanner.swift" "$src/Import/CSVReader.swift" "$src/Import/ImportError.swift" "$src/Import/PlacementFix.swift"
+sources_csv=("$src/Import/CSVScanner.swift" "$src/Import/CSVReader.swift" "$src/Import/ImportError.swift" "$src/Import/PlacementFix.swift" "$src/Import/LoadRemedy.swift"
              "$src/Import/TitleLines.swift" "$src/Storage/WellField.swift")
 sources_values=("$src/Import/ValueParsing.swift" "$src/Geo/DMS.swift" "$src/Geo/Double+Decimal.swift" "$src/Import/PointText.swift" "$src/Trimming.swift" Shims/Support.swift)
 # Predicates and the other arguments share their sources: WellFetchRequest.swift holds WellField(keyPath:).
