@@ -65,13 +65,13 @@ extension Wells {
         @Flag(help: "Read coordinates as degrees-minutes-seconds, compact (875013.67) or with symbols (36°54'1.2\"N).")
         var dms = false
 
-        @Flag(name: .customLong("implied-west"), help: "Treat longitudes without a sign as west (negated): DMS as US lists write them, or decimal degrees that lost their minus sign.")
+        @Flag(name: .customLong("implied-west"), help: "Treat longitudes without a sign as west (negated): DMS as US lists write them, or decimal degrees that lost their minus sign (not projected --x/--y).")
         var impliedWest = false
 
         @Flag(name: .customLong("implied-east"), help: "With DMS coordinates, treat unsigned longitudes as east.")
         var impliedEast = false
 
-        @Flag(name: .customLong("implied-south"), help: "Treat latitudes without a sign as south (negated): DMS written without S, or decimal degrees of a southern list that lost their minus sign.")
+        @Flag(name: .customLong("implied-south"), help: "Treat latitudes without a sign as south (negated): DMS written without S, or decimal degrees of a southern list that lost their minus sign (not projected --x/--y).")
         var impliedSouth = false
 
         @Option(help: ArgumentHelp("The identifier column, taken as a key (repeats are rejected), or none for generated FILE@TAG:LINE identifiers.", valueName: "column|none"))
@@ -130,7 +130,11 @@ extension Wells {
         func validate() throws {
             for mapping in mappings { _ = try mapping.checked() }
             for datum in datums { _ = try datum.checked() }
-            if let problem = CoordinateOptions(crs: crs, xColumn: x, yColumn: y).inconsistency { throw ValidationError(Terminal.describe(problem)) }
+            let coordinates = CoordinateOptions(crs: crs, xColumn: x, yColumn: y, dms: dms, impliedWest: impliedWest, impliedEast: impliedEast,
+                                                impliedSouth: impliedSouth)
+            if let problem = coordinates.inconsistency ?? coordinates.degreeOptionsOnProjectedValues(describe: Terminal.flag(for:)) {
+                throw ValidationError(Terminal.describe(problem))
+            }
             if impliedWest && impliedEast { throw ValidationError("give --implied-west or --implied-east, not both") }
             // No output may land on the input or on the store's files.
             var protected = OutputPaths.storeFiles(store.path).map { (path: $0, what: "the store or one of its files") }

@@ -538,6 +538,63 @@ import WellKitSynthetic
         }
     }
 
+    /// Degrees named with --x/--y and a geographic CRS, as a NAD 83 or NAD 27 list is loaded: the
+    /// lost minus signs were read as given even with --implied-west, and without it no fix was
+    /// found ("No usual slip"): both took x/y for projected values.
+    @Test func lostMinusSignsOfDegreesUnderXAndYStopWithImpliedWest() throws {
+        try withTemporaryDirectory("placement") { directory in
+            let (bare, lost) = try Self.tennesseeWithoutPlaces(in: directory, apiNumbers: true)
+            let degrees = ["--crs", "EPSG:4269", "--x", "longitude", "--y", "latitude"]
+            let result = try HardeningTests.wells(["load", lost, "--db", directory.appendingPathComponent("a.sqlite").path] + degrees)
+            #expect(result.status == 65)
+            #expect(result.err.contains("It looks as if the longitudes lost their minus sign"), "\(result.err)")
+            var options = LoadOptions()
+            options.coordinates = CoordinateOptions(crs: "EPSG:4269", xColumn: "longitude", yColumn: "latitude")
+            let pasted = try Self.paste(result.err)
+            try Self.expectPublished(pasted, bare, options: options, count: 16_464)
+            // Given at once, --implied-west is read: every well lands in Tennessee.
+            let given = directory.appendingPathComponent("b.sqlite").path
+            let direct = try HardeningTests.wells(["load", lost, "--db", given, "--implied-west"] + degrees)
+            #expect(direct.status == 0, "\(direct.err)")
+            #expect(direct.out.contains("landed                 Tennessee, US"), "\(direct.out)")
+            let wells = try Self.wells(in: WellStore(path: given, mode: .existing))
+            #expect(zip(wells, pasted).allSatisfy { $0.uwi == $1.uwi && $0.lat == $1.lat && $0.lon == $1.lon } && wells.count == 16_464)
+            // Swapped --x and --y stop with the two exchanged (not with a --map the load would not read).
+            let swapped = try HardeningTests.wells(["load", bare, "--db", directory.appendingPathComponent("c.sqlite").path,
+                                                    "--crs", "EPSG:4269", "--x", "latitude", "--y", "longitude"])
+            #expect(swapped.status == 65)
+            let command = try #require(Self.suggestedCommand(swapped.err), "\(swapped.err)")
+            #expect(command.suffix(4) == ["--x", "longitude", "--y", "latitude"] && !command.contains("--map"), "\(command)")
+        }
+    }
+
+    /// --implied-west, --implied-south, --implied-east and --dms read degrees: given with projected
+    /// x/y (Indiana's UTM metres) they changed nothing, and the load said nothing of it.
+    @Test func degreeOptionsWithProjectedValuesAreRefused() throws {
+        try withTemporaryDirectory("placement") { directory in
+            let file = RepositoryData.realList("in-igs-orphan-wells-utm16n.csv"), db = directory.appendingPathComponent("in.sqlite").path
+            let utm = ["--crs", "EPSG:32616", "--x", "Utmx", "--y", "Utmy"]
+            let west = try HardeningTests.wells(["load", file, "--db", db, "--implied-west"] + utm)
+            #expect(west.status == 64)
+            #expect(west.err.contains("--implied-west reads degrees, but the x and y columns (Utmx, Utmy) are in EPSG:32616 (WGS 84 / UTM zone 16N)"),
+                    "\(west.err)")
+            let both = try HardeningTests.wells(["load", file, "--db", db, "--implied-south", "--dms"] + utm)
+            #expect(both.status == 64 && both.err.contains("--implied-south and --dms read degrees"), "\(both.err)")
+            #expect(!FileManager.default.fileExists(atPath: db), "a refused load makes no store")
+            // The library refuses it too, in the API's words; a geographic CRS under x/y takes it.
+            var options = LoadOptions()
+            options.coordinates = CoordinateOptions(crs: "EPSG:26916", xColumn: "Utmx", yColumn: "Utmy", impliedWest: true)
+            #expect {
+                try WellStore(path: Self.newStorePath()).load(csvAt: file, options: options)
+            } throws: { error in
+                let error = error as? ImportError
+                return error?.code == .invalidOption && error?.message.hasPrefix("CoordinateOptions.impliedWest = true reads degrees") == true
+            }
+            #expect(CoordinateOptions(crs: "EPSG:4267", xColumn: "x", yColumn: "y", impliedWest: true)
+                .degreeOptionsOnProjectedValues(describe: \.apiText)?.reason == nil)
+        }
+    }
+
     /// A list that names no place at all (Tennessee's without its state, county, municipality and API
     /// columns) has nothing to check its wells against: with its minus signs lost it loaded in China
     /// with exit 0 and said nothing. It still loads (nothing in the file says the wells are not

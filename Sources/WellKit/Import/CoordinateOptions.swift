@@ -73,6 +73,29 @@ public struct CoordinateOptions: Sendable, Equatable {
         return nil
     }
 
+    /// Whether the values are projected x and y (metres or feet) rather than degrees: x/y columns, or
+    /// a column of points, in a CRS that is not geographic (EPSG:26916, not EPSG:4267). Asks PROJ;
+    /// a CRS PROJ does not know counts as projected (the load stops on it with its own error).
+    /// Signs and hemispheres (``impliedWest``, ``impliedSouth``, ``dms``) apply to degrees only.
+    package var valuesAreProjected: Bool {
+        guard let crs, xColumn != nil || pointColumn != nil else { return false }
+        return (try? CRSInfo.describe(crs))?.isGeographic != true
+    }
+
+    /// The options that read degrees (``impliedWest``, ``impliedEast``, ``impliedSouth``, ``dms``)
+    /// given with projected values, which they would not change: an error naming them, worded by `describe`.
+    package func degreeOptionsOnProjectedValues(describe: (LoadRemedy) -> String) -> ImportError? {
+        let given: [LoadRemedy] = [(impliedWest, LoadRemedy.impliedWest), (impliedEast, .impliedEast), (impliedSouth, .impliedSouth),
+                                   (dms, .parseDMS)].filter(\.0).map(\.1)
+        guard !given.isEmpty, let crs, valuesAreProjected else { return nil }
+        let columns = xColumn.map { "the x and y columns (\($0), \(yColumn ?? ""))" } ?? "the points of \(pointColumn ?? "")"
+        let name = (try? CRSInfo.describe(crs)).map { " (\($0.name))" } ?? ""
+        let options = given.map(describe).joined(separator: " and ")
+        return ImportError(.invalidOption, "\(options) read\(given.count == 1 ? "s" : "") degrees, but \(columns) are in \(crs)\(name), "
+                           + "a projected CRS, where a sign is not a hemisphere: \(given.count == 1 ? "it changes" : "they change") nothing there; "
+                           + "load without \(given.count == 1 ? "it" : "them"), or give the CRS the values are in if they are degrees")
+    }
+
     /// Whether positions need PROJ at all.
     var needsTransform: Bool {
         datumColumn != nil || !(crs == nil || crs == "EPSG:4326" || crs == "4326")

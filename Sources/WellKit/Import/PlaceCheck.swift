@@ -405,8 +405,7 @@ extension ScannedFile {
     /// ``Places/seaTolerance`` from land is no offshore well.
     func impliedSignsAtSea(_ options: LoadOptions) -> [SuspectCoordinates.Finding] {
         let coordinates = options.coordinates
-        guard coordinates.impliedWest || coordinates.impliedSouth, coordinates.xColumn == nil,
-              coordinates.pointColumn == nil || coordinates.crs == nil, let places = Places.shared else { return [] }
+        guard coordinates.impliedWest || coordinates.impliedSouth, !coordinates.valuesAreProjected, let places = Places.shared else { return [] }
         let openSea = places.openSea
         // Each option's reading of a value as written, when the option may have signed it.
         let implied: [(applies: Bool, written: (Double, Double) -> (lat: Double, lon: Double)?, reason: String, read: String)] = [
@@ -543,8 +542,9 @@ extension ScannedFile {
         typealias Reading = (fix: PlacementFix, position: (ScannedRecord) -> (lat: Double, lon: Double)?)
         var readings: [Reading] = []
         let coordinates = options.coordinates
-        if coordinates.xColumn == nil {
-            let latColumn = mapping.column(for: .latitude), lonColumn = mapping.column(for: .longitude)
+        let projected = coordinates.valuesAreProjected
+        if !projected {
+            // Degrees, under the lat/lon columns or under --x/--y in a geographic CRS such as EPSG:4267.
             readings.append((PlacementFix(slip: "the longitudes lost their minus sign", impliedWest: true),
                              { ($0.lat, $0.lon > 0 ? -$0.lon : $0.lon) }))
             // Southern lists: the latitudes' signs lost, or both (South America's).
@@ -552,12 +552,17 @@ extension ScannedFile {
                              { ($0.lat > 0 ? -$0.lat : $0.lat, $0.lon) }))
             readings.append((PlacementFix(slip: "the latitudes and the longitudes lost their minus signs", impliedWest: true, impliedSouth: true),
                              { (-abs($0.lat), -abs($0.lon)) }))
-            if let latColumn, let lonColumn {
-                readings.append((PlacementFix(slip: "the latitude and longitude columns are swapped",
-                                              mapping: ["lat": lonColumn, "lon": latColumn]),
+            // Swapped: the --x/--y given, or else the mapped columns, exchanged.
+            let (x, y) = (coordinates.xColumn, coordinates.yColumn)
+            let swapped = (x == nil ? mapping.column(for: .longitude) : x, y == nil ? mapping.column(for: .latitude) : y)
+            if let lonColumn = swapped.0, let latColumn = swapped.1 {
+                func fix(_ slip: String, impliedWest: Bool = false) -> PlacementFix {
+                    x == nil ? PlacementFix(slip: slip, impliedWest: impliedWest, mapping: ["lat": lonColumn, "lon": latColumn])
+                             : PlacementFix(slip: slip, impliedWest: impliedWest, xColumn: latColumn, yColumn: lonColumn)
+                }
+                readings.append((fix("the latitude and longitude columns are swapped"),
                                  { abs($0.lon) <= 90 ? ($0.lon, $0.lat) : nil }))
-                readings.append((PlacementFix(slip: "the latitude and longitude columns are swapped, and the longitudes lost their minus sign",
-                                              impliedWest: true, mapping: ["lat": lonColumn, "lon": latColumn]),
+                readings.append((fix("the latitude and longitude columns are swapped, and the longitudes lost their minus sign", impliedWest: true),
                                  { abs($0.lon) <= 90 ? ($0.lon, $0.lat > 0 ? -$0.lat : $0.lat) : nil }))
             }
         } else if let crs = coordinates.crs, let x = coordinates.xColumn, let y = coordinates.yColumn,

@@ -32,6 +32,8 @@ struct RecordValidator: Sendable {
     let crsNames: [String]
     /// Words a remedy in a reject's reason (``LoadOptions/describeRemedy``).
     let describe: @Sendable (LoadRemedy) -> String
+    /// The values are projected x and y, not degrees (``CoordinateOptions/valuesAreProjected``): asked of PROJ once.
+    private let projected: Bool
 
     /// - Parameter file: The file as the user named it: its name goes into generated identifiers.
     init(mapping: ColumnMapping, file: String, fileTag: String = "", coordinates: CoordinateOptions = CoordinateOptions(),
@@ -54,6 +56,7 @@ struct RecordValidator: Sendable {
         crsNames = Array(Set([coordinates.crs ?? "EPSG:4326"] + coordinates.datums.values)).sorted()
         datumLookup = coordinates.datumLookup
         decimalComma = coordinates.decimalComma
+        projected = coordinates.valuesAreProjected
     }
 
     /// The datums one parser's rows named, each resolved once: its CRS, that CRS's place in
@@ -97,7 +100,6 @@ struct RecordValidator: Sendable {
                 reason: "expected \(header.count) fields as in the header, found \(fields.count); quote values that contain the delimiter"))
         }
         var lat: Double, lon: Double
-        let projected = coordinates.xColumn != nil || (coordinates.pointColumn != nil && coordinates.crs != nil)
         if let pointIndex {
             switch point(fields, pointIndex) {
             case .failure(let reason): return .failure(reason)

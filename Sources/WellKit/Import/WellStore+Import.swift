@@ -173,7 +173,7 @@ extension WellStore {
         options = try inference.infer(options)
         let mapping = try ColumnMapping(header: header.fields, overrides: options.mapping,
                                         requireCoordinates: options.coordinates.xColumn == nil && options.coordinates.pointColumn == nil, file: path)
-        try Self.checkCoordinateOptions(options.coordinates, header: header.fields, path: path)
+        try Self.checkCoordinateOptions(options.coordinates, header: header.fields, path: path, describe: options.describeRemedy)
         var summary = LoadSummary(file: path, sha256: "")
         summary.mapping = Dictionary(uniqueKeysWithValues: mapping.fieldColumns.map { ($0.field, $0.column) })
         summary.extraColumns = mapping.unmappedIndices.map { mapping.header[$0] }
@@ -481,7 +481,8 @@ extension WellStore {
     }
 
     /// Fails early, with the header, when --x, --y or --datum-column name no column, or the CRS is unknown.
-    static func checkCoordinateOptions(_ coordinates: CoordinateOptions, header: [String], path: String) throws {
+    static func checkCoordinateOptions(_ coordinates: CoordinateOptions, header: [String], path: String,
+                                       describe: (LoadRemedy) -> String = { $0.apiText }) throws {
         for (option, column) in [(ImportError.ColumnOption.xColumn, coordinates.xColumn), (.yColumn, coordinates.yColumn), (.datumColumn, coordinates.datumColumn)] {
             if let column, !header.contains(column) {
                 throw ImportError(.unknownColumn, "no such column", remedy: .chooseColumn(option, given: column), header: header, file: path)
@@ -492,6 +493,10 @@ extension WellStore {
             throw problem
         }
         if let crs = coordinates.crs { _ = try TransformCache.shared.transformer(from: crs, to: "EPSG:4326") }
+        if var problem = coordinates.degreeOptionsOnProjectedValues(describe: describe) {
+            problem.file = path
+            throw problem
+        }
     }
 
     /// Records, per source CRS, the operation PROJ used and its accuracy, and warns when a better one needs a missing grid.
