@@ -97,6 +97,10 @@ extension WellStore {
                 throw QueryError(.outOfRange, "the grid's cell size \(size) must be a positive number", subject: .distance)
             }
             if let crs { return try projectedGrid(request, size: size, crs: crs, measures: measures) }
+            // Below a nanodegree a cell's corners are no longer distinct doubles far from 0°; above 360° one cell is the world.
+            guard (1e-9...360).contains(size) else {
+                throw QueryError(.outOfRange, "the grid's cell size \(size)° is outside 0.000000001° (about 0.1 mm) to 360°", subject: .distance)
+            }
             return try engine.aggregate(request, keys: [.cell(longitude: true, size: size), .cell(longitude: false, size: size)], measures: measures).map { row in
                 let column = row[0].double ?? 0, gridRow = row[1].double ?? 0
                 let cell = try Area(rings: [[Self.square(west: column * size, south: gridRow * size, size: size).map { ($0.x, Swift.min(90, Swift.max(-90, $0.y))) }]])
@@ -117,7 +121,14 @@ extension WellStore {
             guard !lons.isEmpty else { return }
             try transformer.transform(xs: &lons, ys: &lats)
             for k in lons.indices {
-                let key = [Int64((lons[k] / size).rounded(.down)), Int64((lats[k] / size).rounded(.down))]
+                // A cell's number must be an integer (Int64's conversion traps on one past 2^63, or on NaN): a size
+                // of 1e-300 metres, or a position the CRS cannot express, is an error, not a crash.
+                let column = (lons[k] / size).rounded(.down), row = (lats[k] / size).rounded(.down)
+                guard abs(column) < 1e15, abs(row) < 1e15 else {
+                    throw QueryError(.outOfRange, "the grid's cell size \(size) is too small for the wells' positions in \(crs) "
+                                     + "(x \(lons[k]), y \(lats[k]) would be cell \(column), \(row)); use a larger size", subject: .distance)
+                }
+                let key = [Int64(column), Int64(row)]
                 var cell = cells[key] ?? Cell(sums: Array(repeating: 0, count: measures.count), counts: Array(repeating: 0, count: measures.count),
                                               mins: Array(repeating: .infinity, count: measures.count), maxs: Array(repeating: -.infinity, count: measures.count))
                 cell.count += 1

@@ -178,6 +178,18 @@ import WellsTestSupport
         #expect(Dictionary(uniqueKeysWithValues: cells.map { ("\($0.key[0].int64!),\($0.key[1].int64!)", $0.count) }) == binned)
     }
 
+    /// A grid whose cells are too small for their numbers to be integers (`--grid 1e-300 --grid-crs
+    /// EPSG:5070` trapped converting 5e305 to Int64: SIGILL) or too small or large to draw in degrees is an error.
+    @Test func gridSizesOutsideWhatCellsCanNumberAreErrors() throws {
+        let store = try Fixtures.makeStore()
+        _ = try store.load(csvAt: try Fixtures.file("uwi,lat,lon\nA,50.5,-114.2\nB,50.7,-114.4\n"))
+        for grouping in [WellGrouping.grid(size: 1e-300, crs: "EPSG:5070"), .grid(size: 1e-300), .grid(size: 1e-10), .grid(size: 361)] {
+            #expect(throws: QueryError.self, "\(grouping)") { try store.groups(WellFetchRequest(), by: grouping) }
+        }
+        #expect(try store.groups(WellFetchRequest(), by: .grid(size: 1e-9)).count == 2)
+        #expect(try store.groups(WellFetchRequest(), by: .grid(size: 1e-3, crs: "EPSG:5070")).count == 2)
+    }
+
     @Test func groupsByFieldWithMeasures() throws {
         let store = try Fixtures.makeStore()
         _ = try store.load(csvAt: try Fixtures.file("uwi,lat,lon,status,total_depth\nA,50,-114,Active,100\nB,50,-114,Active,300\nC,50,-114,Abandoned,\nD,50,-114,,50\n"))
