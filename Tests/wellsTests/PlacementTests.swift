@@ -628,6 +628,28 @@ import WellKitSynthetic
         }
     }
 
+    /// A datum column is evidence through each datum's area of use, but WGS 84's is the world: NWIS's
+    /// Pennsylvania list with every row's datum WGS84 and its minus signs lost loaded in China and
+    /// Kyrgyzstan with exit 0 and no word. It warns as a list that names no place does; with its
+    /// datums as published (NAD83), the same slip stops (``lostMinusSignsInAListWithADatumColumnStopWithImpliedWest``).
+    @Test func aListWhoseEveryDatumIsWGS84WarnsWhenReadWestItLiesInOneState() throws {
+        try withTemporaryDirectory("placement") { directory in
+            let lost = try Self.nwisList(losingSigns: nil, in: directory)
+            let wgs84 = directory.appendingPathComponent("wgs84.tsv").path
+            try String(contentsOfFile: lost, encoding: .utf8).replacingOccurrences(of: "\tNAD83\t", with: "\tWGS84\t")
+                .replacingOccurrences(of: "\tNAD27\t", with: "\tWGS84\t").write(toFile: wgs84, atomically: true, encoding: .utf8)
+            let result = try HardeningTests.wells(["load", wgs84, "--db", directory.appendingPathComponent("w.sqlite").path])
+            #expect(result.status == 0)
+            #expect(result.out.contains("  landed                 China "), "\(result.out)")
+            #expect(result.out.contains("warning: every row's datum (dec_coord_datum_cd) is one used worldwide, such as WGS 84, and nothing else "
+                + "in the file names a place"), "\(result.out)")
+            #expect(result.out.contains("100% of them would lie in Pennsylvania, US: if that is where they belong, their minus signs were lost; "
+                + "load the file again with --implied-west"))
+            let again = try HardeningTests.wells(["load", wgs84, "--db", directory.appendingPathComponent("w.sqlite").path, "--implied-west"])
+            #expect(again.status == 0 && again.out.contains("  landed                 Pennsylvania, US ") && !again.out.contains("warning:"), "\(again.out)")
+        }
+    }
+
     /// A county column of 5-digit FIPS codes in a file that names no state implies the codes' own
     /// state (each code names one county, whatever state a row is read with): Tennessee's wells of
     /// eight counties, their names replaced by their codes and the state column removed.

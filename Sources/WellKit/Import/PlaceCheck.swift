@@ -298,6 +298,7 @@ extension ScannedFile {
             return []
         }
         let checked = regionOf.indices.filter { regionOf[$0] >= 0 }
+        placesChecked = checked.count
         guard !checked.isEmpty else { return [] }
         // One region at a time through its ``Places/Membership``, which reads the outlines in place
         // (a retain of the shared outlines per well made two threads slower than one: 2,442,920
@@ -385,15 +386,23 @@ extension ScannedFile {
         }
         summary.landed = landing(sample)
         let coordinates = options.coordinates
-        guard !options.hasPlaceEvidence, coordinates.xColumn == nil, !coordinates.impliedWest, !coordinates.impliedEast,
+        // Nothing checked: no place column, CRS or datum column, or a datum column that names WGS 84 alone.
+        guard placesChecked == 0, options.placeColumns.isEmpty, !coordinates.valuesAreProjected, !coordinates.impliedWest, !coordinates.impliedEast,
               let first = summary.landed.first, !first.place.hasSuffix(", US"),
               sample.count(where: { $0.lon > 0 }) * 10 >= sample.count * 9,
               let west = landing(sample.map { ($0.lat, -abs($0.lon)) }).first, west.place.hasSuffix(", US"), west.share >= 0.9
         else { return }
         let landed = summary.landed.prefix(3).map(\.description).joined(separator: ", ")
+        let unchecked = if let column = coordinates.datumColumn {
+            "every row's datum (\(column)) is one used worldwide, such as WGS 84, and nothing else in the file names a place "
+                + "(no state, county, country or API number column)"
+        } else if let crs = coordinates.crs {
+            "the CRS given, \(crs), is used worldwide, and nothing in the file names a place (no state, county, country, API number or datum column)"
+        } else {
+            "nothing in the file names a place (no state, county, country, API number or datum column, and no CRS given)"
+        }
         summary.warnings.append(
-            "nothing in the file names a place (no state, county, country, API number or datum column, and no CRS given), so where the wells "
-                + "land was not checked: they land in \(landed). Read with their longitudes west, \(Int((west.share * 100).rounded()))% "
+            "\(unchecked), so where the wells land was not checked: they land in \(landed). Read with their longitudes west, \(Int((west.share * 100).rounded()))% "
                 + "of them would lie in \(west.place): if that is where they belong, their minus signs were lost; load the file again "
                 + "with \(validator.describe(.impliedWest)) (its wells are updated in place)")
     }

@@ -239,6 +239,9 @@ package struct ScannedFile {
     package var records: RecordList
     package var rejects: [Reject]
     var mapping: ColumnMapping
+    /// How many wells ``checkPlaces(_:)`` checked against a place, an area of use or Antarctica's
+    /// absence: none when the file names no place, or only WGS 84, used worldwide, as every row's datum.
+    var placesChecked = 0
 
     /// The record's identifier, as stored.
     func identifier(of record: ScannedRecord) -> String {
