@@ -119,8 +119,9 @@ extension Terminal {
         if let x = fix.xColumn, let y = fix.yColumn { flags += ["--x", x, "--y", y] }
         let replaced: Set<String> = Set((fix.crs != nil ? ["--crs"] : []) + (fix.xColumn != nil ? ["--x", "--y"] : []))
         let fields = Set(fix.mapping.keys)
+        let withdrawn = Set((fix.withoutImpliedWest ? [flag(for: .impliedWest)] : []) + (fix.withoutImpliedSouth ? [flag(for: .impliedSouth)] : []))
         return loadCommand(adding: flags) { option, value in
-            replaced.contains(option) || (option == "--map" && fields.contains { value?.hasPrefix($0 + "=") == true })
+            replaced.contains(option) || withdrawn.contains(option) || (option == "--map" && fields.contains { value?.hasPrefix($0 + "=") == true })
         }
     }
 

@@ -568,6 +568,38 @@ import WellKitSynthetic
         }
     }
 
+    /// An --implied-south or --implied-west given by habit to a list that is north or east put every
+    /// well in the wrong hemisphere, and the stop found "No usual slip": it now says which option
+    /// did it, and the command it suggests leaves that option out.
+    @Test func aHabitualImpliedHemisphereStopsWithTheCommandWithoutIt() throws {
+        try withTemporaryDirectory("placement") { directory in
+            let tennessee = RepositoryData.realList("tn-oilgas-wells.csv")
+            let south = try HardeningTests.wells(["load", tennessee, "--db", directory.appendingPathComponent("s.sqlite").path, "--implied-south"])
+            #expect(south.status == 65)
+            #expect(south.err.contains("It looks as if the latitudes are north, not south as --implied-south reads them"), "\(south.err)")
+            let command = try #require(Self.suggestedCommand(south.err))
+            #expect(!command.contains("--implied-south"), "\(command)")
+            try Self.expectPublished(try Self.paste(south.err), tennessee, count: 16_464)
+            // Wells across India, with their country: read west they land around the Gulf of Mexico.
+            let india = directory.appendingPathComponent("india.csv").path
+            try (["id,country,lat,lon"] + (0..<100).map { "IN-\($0),India,\(12 + Double($0 / 10) * 1.6),\(74 + Double($0 % 10) * 1.2)" })
+                .joined(separator: "\n").write(toFile: india, atomically: true, encoding: .utf8)
+            let west = try HardeningTests.wells(["load", india, "--db", directory.appendingPathComponent("w.sqlite").path, "--implied-west"])
+            #expect(west.status == 65)
+            #expect(west.err.contains("It looks as if the longitudes are east, not west as --implied-west reads them"), "\(west.err)")
+            #expect(try Self.paste(west.err).allSatisfy { $0.lon > 70 })
+            // The library words it in its own terms.
+            var options = LoadOptions()
+            options.coordinates.impliedSouth = true
+            #expect {
+                try WellStore(path: Self.newStorePath()).load(csvAt: tennessee, options: options)
+            } throws: { error in
+                guard let error = error as? ImportError, case .relocate(let fix?)? = error.remedy else { return false }
+                return fix.withoutImpliedSouth && error.message.contains("Load with CoordinateOptions.impliedSouth = false")
+            }
+        }
+    }
+
     /// --implied-west, --implied-south, --implied-east and --dms read degrees: given with projected
     /// x/y (Indiana's UTM metres) they changed nothing, and the load said nothing of it.
     @Test func degreeOptionsWithProjectedValuesAreRefused() throws {

@@ -554,6 +554,16 @@ extension ScannedFile {
         let projected = coordinates.valuesAreProjected
         if !projected {
             // Degrees, under the lat/lon columns or under --x/--y in a geographic CRS such as EPSG:4267.
+            // An --implied-west or --implied-south given by habit (to an Australian list, a northern one) put
+            // every well in the wrong hemisphere: read back. (DMS infers --implied-west from the file's own evidence.)
+            if coordinates.impliedWest && !coordinates.dms {
+                readings.append((PlacementFix(slip: "the longitudes are east, not west as \(validator.describe(.impliedWest)) reads them",
+                                              withoutImpliedWest: true), { ($0.lat, -$0.lon) }))
+            }
+            if coordinates.impliedSouth && !coordinates.dms {
+                readings.append((PlacementFix(slip: "the latitudes are north, not south as \(validator.describe(.impliedSouth)) reads them",
+                                              withoutImpliedSouth: true), { (-$0.lat, $0.lon) }))
+            }
             readings.append((PlacementFix(slip: "the longitudes lost their minus sign", impliedWest: true),
                              { ($0.lat, $0.lon > 0 ? -$0.lon : $0.lon) }))
             // Southern lists: the latitudes' signs lost, or both (South America's).

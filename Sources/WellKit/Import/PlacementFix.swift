@@ -16,12 +16,18 @@ public struct PlacementFix: Sendable, Equatable {
     public var crs: String?
     public var xColumn: String?
     public var yColumn: String?
+    /// Take out ``CoordinateOptions/impliedWest`` (``CoordinateOptions/impliedSouth``): given by
+    /// habit to a list that is not west (south), it put the wells in the wrong hemisphere.
+    public var withoutImpliedWest = false
+    public var withoutImpliedSouth = false
 
     /// The settings in the API's terms.
     public var apiText: String {
         var parts: [String] = []
         if impliedWest { parts.append(LoadRemedy.impliedWest.apiText) }
         if impliedSouth { parts.append(LoadRemedy.impliedSouth.apiText) }
+        if withoutImpliedWest { parts.append("CoordinateOptions.impliedWest = false") }
+        if withoutImpliedSouth { parts.append("CoordinateOptions.impliedSouth = false") }
         for (field, column) in mapping.sorted(by: { $0.key < $1.key }) { parts.append(#"LoadOptions.mapping["\#(field)"] = "\#(column)""#) }
         if let crs { parts.append(#"CoordinateOptions.crs = "\#(crs)""#) }
         if let xColumn, let yColumn { parts.append(#"CoordinateOptions.xColumn = "\#(xColumn)", yColumn = "\#(yColumn)""#) }
