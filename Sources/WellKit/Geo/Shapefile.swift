@@ -96,8 +96,8 @@ extension Shapefile {
                     // The bytes a record of this type needs, for `parts` parts and `points` points (ESRI's white paper, 1998).
                     func need(parts: Int, points: Int) -> Int {
                         switch type {
-                        case 1, 21: 20 + (type == 21 ? 8 : 0)
-                        case 11: 28
+                        case 1: 20
+                        case 11, 21: 28
                         case 8, 28: 40 + 16 * points
                         case 18: 40 + 16 * points + 16 + 8 * points
                         case 3, 5, 23, 25: 44 + 4 * parts + 16 * points
@@ -119,8 +119,8 @@ extension Shapefile {
                         (parts, points) = (little(content + 36), little(content + 40))
                     default: break
                     }
-                    // Counts past a million million cannot fit any file: checked first, so that `need` cannot overflow.
-                    guard (0...(1 << 40)).contains(parts), (0...(1 << 40)).contains(points), need(parts: parts, points: points) <= length else {
+                    // 32-bit counts: `need` cannot overflow.
+                    guard parts >= 0, points >= 0, need(parts: parts, points: points) <= length else {
                         throw damaged(shpPath, "\(record) holds \(parts) part\(parts == 1 ? "" : "s") and \(points) point\(points == 1 ? "" : "s"), "
                                        + "which do not fit in its \(length) bytes")
                     }
