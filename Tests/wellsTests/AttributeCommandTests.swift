@@ -22,7 +22,7 @@ import WellsTestSupport
         text.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
     }
 
-    @Test func fieldsWhereSortAndCountTakeExtraColumns() async throws {
+    @Test(.tags(.slow)) func fieldsWhereSortAndCountTakeExtraColumns() async throws {
         try await Self.withPennsylvania { path, store in
             let wells = try store.fetchWells(WellFetchRequest())
             let navd88 = wells.filter { $0.detail.extra["alt_datum_cd"] == "NAVD88" }

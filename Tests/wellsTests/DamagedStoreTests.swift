@@ -58,7 +58,7 @@ import WellsTestSupport
         return (copy, try Data(contentsOf: URL(fileURLWithPath: copy)))
     }
 
-    @Test func failedCommandsLeaveADamagedStoreByteIdentical() async throws {
+    @Test(.tags(.slow)) func failedCommandsLeaveADamagedStoreByteIdentical() async throws {
         try await runBlocking { try Self.failedCommandsLeaveADamagedStoreByteIdentical() }
     }
 
@@ -91,7 +91,7 @@ import WellsTestSupport
         }
     }
 
-    @Test func checkFindsEveryDamage() async throws {
+    @Test(.tags(.slow)) func checkFindsEveryDamage() async throws {
         try await runBlocking { try Self.checkFindsEveryDamage() }
     }
 

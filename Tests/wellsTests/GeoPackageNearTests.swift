@@ -52,7 +52,7 @@ import WellsTestSupport
 
     // MARK: - GeoPackage
 
-    @Test func findWritesAGeoPackageThatOgrinfoAndSpatiaLiteRead() async throws {
+    @Test(.tags(.slow)) func findWritesAGeoPackageThatOgrinfoAndSpatiaLiteRead() async throws {
         try await runBlocking {
             try withTemporaryDirectory("wells-gpkg") { directory in
                 let store = try Self.tennessee(in: directory)
@@ -108,7 +108,7 @@ import WellsTestSupport
         }
     }
 
-    @Test func gpkgNeedsOutAndOutRefusesInputsAndOtherFiles() async throws {
+    @Test(.tags(.slow)) func gpkgNeedsOutAndOutRefusesInputsAndOtherFiles() async throws {
         try await runBlocking {
             try withTemporaryDirectory("wells-gpkg-refuse") { directory in
                 let store = try Self.tennessee(in: directory)
@@ -172,7 +172,7 @@ import WellsTestSupport
         }
     }
 
-    @Test func nearFromCountsTheNearestAndPairsAsABruteForceDoes() async throws {
+    @Test(.tags(.slow)) func nearFromCountsTheNearestAndPairsAsABruteForceDoes() async throws {
         try await runBlocking {
             try withTemporaryDirectory("wells-near-from") { directory in
                 let store = try Self.tennessee(in: directory)
@@ -235,7 +235,7 @@ import WellsTestSupport
         }
     }
 
-    @Test func nearFromReadsProjectedPointsAndRefusesBadOnes() async throws {
+    @Test(.tags(.slow)) func nearFromReadsProjectedPointsAndRefusesBadOnes() async throws {
         try await runBlocking {
             try withTemporaryDirectory("wells-near-projected") { directory in
                 let store = try Self.tennessee(in: directory)

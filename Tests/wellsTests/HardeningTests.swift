@@ -416,7 +416,7 @@ import WellsTestSupport
     /// A file wider than `WellStore.maximumColumns` is refused at its header (exit 65, the count and
     /// how to cut it down, a message of bounded length), before any record is read; one at the
     /// limit loads, its unmapped columns kept.
-    @Test func aFileWiderThanTheColumnLimitIsRefused() async throws {
+    @Test(.tags(.slow)) func aFileWiderThanTheColumnLimitIsRefused() async throws {
         try await runBlocking { try Self.aFileWiderThanTheColumnLimitIsRefused() }
     }
 

@@ -99,7 +99,7 @@ import WellsTestSupport
     }
 
     /// A file truncated while it is being loaded: a message, exit 65, and the store as it was.
-    @Test func inputTruncatedDuringALoadLeavesTheStoreUnchanged() throws {
+    @Test(.tags(.slow)) func inputTruncatedDuringALoadLeavesTheStoreUnchanged() throws {
         try withTemporaryDirectory("wells-safety") { directory in
             let store = directory.appendingPathComponent("s.sqlite").path
             let big = directory.appendingPathComponent("big.csv").path
@@ -166,7 +166,7 @@ import WellsTestSupport
     /// load (through a rollback journal), the others wait and update. Five rounds, because the
     /// race it guards (a process opening the store while the first load had it out of WAL, which
     /// failed about one round in six) does not show every time.
-    @Test(arguments: 1...5) func concurrentLoadsIntoANewStoreAllSucceed(round: Int) throws {
+    @Test(.tags(.slow), arguments: 1...5) func concurrentLoadsIntoANewStoreAllSucceed(round: Int) throws {
         try withTemporaryDirectory("wells-safety") { directory in
             let store = directory.appendingPathComponent("c.sqlite").path
             let group = DispatchGroup()

@@ -9,7 +9,7 @@ import WellKitSynthetic
 /// `make_fixtures.py`), each with a slip that used to load its wells onto the wrong continent with
 /// exit 0. Each must now stop with exit 65 and a command that, pasted, loads the wells where their
 /// rows say; or load with its wells where they belong.
-@Suite struct PlacementTests {
+@Suite(.tags(.slow)) struct PlacementTests {
     static let fixtures = RepositoryData.root.appendingPathComponent("Tests/Fixtures/Placement")
 
     static func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }

@@ -235,7 +235,7 @@ private func byte(_ delimiter: String) -> UInt8 { delimiter.utf8.first! }
         }
     }
 
-    @Test(arguments: [",", "\t", ";", "|"])
+    @Test(.tags(.slow), arguments: [",", "\t", ";", "|"])
     func detectsDelimiter(delimiter d: String) throws {
         let candidates = [",", "\t", ";", "|"]
         let other = candidates[(candidates.firstIndex(of: d)! + 1) % 4]

@@ -1,4 +1,5 @@
 import Testing
+import WellsTestSupport
 @testable import WellKit
 @testable import WellKitSynthetic
 
@@ -25,7 +26,7 @@ import Testing
         return (kept, losers.sorted { $0.loser < $1.loser })
     }
 
-    @Test(arguments: [LoadOptions.DuplicateRule.first, .last])
+    @Test(.tags(.slow), arguments: [LoadOptions.DuplicateRule.first, .last])
     func matchesTheDictionaryOracle(rule: LoadOptions.DuplicateRule) {
         var random = SeededRandom(seed: 11)
         var duplicatesSeen = 0

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+import WellsTestSupport
 @testable import WellKit
 
 /// Content-aware inference on real agency files and on small files made to defeat name matching.
@@ -41,7 +42,7 @@ import Testing
 
     /// The real lists raise no location stop and no suspect: a dry run reads, infers and runs the
     /// place check as a load does (``WellStore/scan(csvAt:options:name:)``), and writes nothing.
-    @Test(arguments: ["tn-oilgas-wells.csv", "usgs-nwis-pa-gw-sites.tsv", "al-sogb-wells-multiline.csv", "usgs-nwis-hi-pacific-gw-sites.tsv"])
+    @Test(.tags(.slow), arguments: ["tn-oilgas-wells.csv", "usgs-nwis-pa-gw-sites.tsv", "al-sogb-wells-multiline.csv", "usgs-nwis-hi-pacific-gw-sites.tsv"])
     func realFilesRaiseNoFalseAlarms(name: String) throws {
         let summary = try WellStore.dryRun(csvAt: Fixtures.sharedData(name))
         #expect(summary.suspects.isEmpty, "\(name): \(summary.suspects.prefix(3))")

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+import WellsTestSupport
 @testable import WellKit
 
 @Suite struct WellStoreImportTests {
@@ -99,7 +100,7 @@ import Testing
         #expect(try store.pool.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") } == "wal")
     }
 
-    @Test func loadingTwiceUpdatesInsteadOfDuplicating() throws {
+    @Test(.tags(.slow)) func loadingTwiceUpdatesInsteadOfDuplicating() throws {
         let store = try Fixtures.makeStore()
         let path = Fixtures.sharedData("tn-oilgas-wells.csv")
         let first = try store.load(csvAt: path)

@@ -65,7 +65,7 @@ import WellsTestSupport
     /// Bytewise order, as SQLite's BINARY and PostgreSQL's "C" collation sort text.
     private static func before(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
 
-    @Test(arguments: [Engine.file]) func whereSortAndFieldsReadExtraColumns(engine: Engine) throws {
+    @Test(.tags(.slow), arguments: [Engine.file]) func whereSortAndFieldsReadExtraColumns(engine: Engine) throws {
         let (store, wells) = try Self.pennsylvania(engine)
         let extras = wells.map(\.detail.extra)
         #expect(try store.extraColumnNames() == Set(extras.flatMap(\.keys)).sorted())

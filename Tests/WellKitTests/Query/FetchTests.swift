@@ -122,7 +122,7 @@ struct OracleRow {
     /// Points far from every well (other continents, the poles, the antimeridian) and points
     /// among them, with and without a predicate: the nearest beyond 16 km are found through a box
     /// read without distances and a radius from the sphere, and must still be the brute force's.
-    @Test(arguments: [Engine.file]) func nearestFarFromTheWellsMatchBruteForce(engine: Engine) throws {
+    @Test(.tags(.slow), arguments: [Engine.file]) func nearestFarFromTheWellsMatchBruteForce(engine: Engine) throws {
         let (store, rows) = try fixture(engine)
         var random = SplitMix(seed: 11)
         var centers = [(0.0, 0.0), (-45, 170), (89.9, 0), (-89.9, 45), (30, -179.99), (55, -100), (50, -140), (70, -80)]

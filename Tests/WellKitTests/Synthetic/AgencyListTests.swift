@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WellsTestSupport
 @testable import WellKit
 @testable import WellKitSynthetic
 
@@ -25,7 +26,7 @@ import Testing
         return Array(WellGeneratorTests.NaiveCSV(bytes).records.dropFirst())
     }
 
-    @Test(arguments: AgencyList.Layout.allCases)
+    @Test(.tags(.slow), arguments: AgencyList.Layout.allCases)
     func sameArgumentsGiveSameBytesAndOtherSeedDiffers(layout: AgencyList.Layout) {
         let first = AgencyList(layout: layout, count: 2000, seed: 7).renderBytes()
         let again = AgencyList(layout: layout, count: 2000, seed: 7).renderBytes()
