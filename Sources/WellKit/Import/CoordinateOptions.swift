@@ -77,9 +77,13 @@ public struct CoordinateOptions: Sendable, Equatable {
     /// a column of points, in a CRS that is not geographic (EPSG:26916, not EPSG:4267). Asks PROJ;
     /// a CRS PROJ does not know counts as projected (the load stops on it with its own error).
     /// Signs and hemispheres (``impliedWest``, ``impliedSouth``, ``dms``) apply to degrees only.
-    package var valuesAreProjected: Bool {
-        guard let crs, xColumn != nil || pointColumn != nil else { return false }
-        return (try? CRSInfo.describe(crs))?.isGeographic != true
+    package var valuesAreProjected: Bool { projectedCRS.projected }
+
+    /// ``valuesAreProjected``, with PROJ's description of the CRS when it knows it (one lookup, which opens its database).
+    private var projectedCRS: (projected: Bool, info: CRSInfo?) {
+        guard let crs, xColumn != nil || pointColumn != nil else { return (false, nil) }
+        let info = try? CRSInfo.describe(crs)
+        return (info?.isGeographic != true, info)
     }
 
     /// The options that read degrees (``impliedWest``, ``impliedEast``, ``impliedSouth``, ``dms``)
@@ -87,9 +91,11 @@ public struct CoordinateOptions: Sendable, Equatable {
     package func degreeOptionsOnProjectedValues(describe: (LoadRemedy) -> String) -> ImportError? {
         let given: [LoadRemedy] = [(impliedWest, LoadRemedy.impliedWest), (impliedEast, .impliedEast), (impliedSouth, .impliedSouth),
                                    (dms, .parseDMS)].filter(\.0).map(\.1)
-        guard !given.isEmpty, let crs, valuesAreProjected else { return nil }
+        guard !given.isEmpty, let crs else { return nil }
+        let (projected, info) = projectedCRS
+        guard projected else { return nil }
         let columns = xColumn.map { "the x and y columns (\($0), \(yColumn ?? ""))" } ?? "the points of \(pointColumn ?? "")"
-        let name = (try? CRSInfo.describe(crs)).map { " (\($0.name))" } ?? ""
+        let name = info.map { " (\($0.name))" } ?? ""
         let options = given.map(describe).joined(separator: " and ")
         return ImportError(.invalidOption, "\(options) read\(given.count == 1 ? "s" : "") degrees, but \(columns) are in \(crs)\(name), "
                            + "a projected CRS, where a sign is not a hemisphere: \(given.count == 1 ? "it changes" : "they change") nothing there; "

@@ -387,7 +387,7 @@ extension ScannedFile {
         summary.landed = landing(sample)
         let coordinates = options.coordinates
         // Nothing checked: no place column, CRS or datum column, or a datum column that names WGS 84 alone.
-        guard placesChecked == 0, options.placeColumns.isEmpty, !coordinates.valuesAreProjected, !coordinates.impliedWest, !coordinates.impliedEast,
+        guard placesChecked == 0, options.placeColumns.isEmpty, !validator.projected, !coordinates.impliedWest, !coordinates.impliedEast,
               let first = summary.landed.first, !first.place.hasSuffix(", US"),
               sample.count(where: { $0.lon > 0 }) * 10 >= sample.count * 9,
               let west = landing(sample.map { ($0.lat, -abs($0.lon)) }).first, west.place.hasSuffix(", US"), west.share >= 0.9
@@ -414,7 +414,7 @@ extension ScannedFile {
     /// ``Places/seaTolerance`` from land is no offshore well.
     func impliedSignsAtSea(_ options: LoadOptions) -> [SuspectCoordinates.Finding] {
         let coordinates = options.coordinates
-        guard coordinates.impliedWest || coordinates.impliedSouth, !coordinates.valuesAreProjected, let places = Places.shared else { return [] }
+        guard coordinates.impliedWest || coordinates.impliedSouth, !validator.projected, let places = Places.shared else { return [] }
         let openSea = places.openSea
         // Each option's reading of a value as written, when the option may have signed it.
         let implied: [(applies: Bool, written: (Double, Double) -> (lat: Double, lon: Double)?, reason: String, read: String)] = [
@@ -551,8 +551,7 @@ extension ScannedFile {
         typealias Reading = (fix: PlacementFix, position: (ScannedRecord) -> (lat: Double, lon: Double)?)
         var readings: [Reading] = []
         let coordinates = options.coordinates
-        let projected = coordinates.valuesAreProjected
-        if !projected {
+        if !validator.projected {
             // Degrees, under the lat/lon columns or under --x/--y in a geographic CRS such as EPSG:4267.
             // An --implied-west or --implied-south given by habit (to an Australian list, a northern one) put
             // every well in the wrong hemisphere: read back. (DMS infers --implied-west from the file's own evidence.)

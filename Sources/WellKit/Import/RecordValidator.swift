@@ -32,8 +32,9 @@ struct RecordValidator: Sendable {
     let crsNames: [String]
     /// Words a remedy in a reject's reason (``LoadOptions/describeRemedy``).
     let describe: @Sendable (LoadRemedy) -> String
-    /// The values are projected x and y, not degrees (``CoordinateOptions/valuesAreProjected``): asked of PROJ once.
-    private let projected: Bool
+    /// The values are projected x and y, not degrees (``CoordinateOptions/valuesAreProjected``): asked of
+    /// PROJ once a load, here, for the rows and for the place check's readings.
+    let projected: Bool
 
     /// - Parameter file: The file as the user named it: its name goes into generated identifiers.
     init(mapping: ColumnMapping, file: String, fileTag: String = "", coordinates: CoordinateOptions = CoordinateOptions(),
