@@ -46,6 +46,11 @@ package struct Wells: AsyncParsableCommand {
         // Before any store opens SQLite: its memory statistics cost every allocation a global mutex.
         WellStore.disableSQLiteMemoryStatistics()
         enableEngines()
+        // A query command's usual line is read without ArgumentParser's reflection (``QuickCommandLine``).
+        if ObjectIdentifier(root) == ObjectIdentifier(Wells.self), var command = QuickCommandLine.command(arguments) {
+            InterruptGuard.arm()
+            finish(command: command, root: root) { try command.run() }
+        }
         let command: any ParsableCommand
         do {
             command = try root.parseAsRoot(arguments)

@@ -1,0 +1,117 @@
+import ArgumentParser
+import Testing
+import WellKitSynthetic
+@testable import WellsCLI
+
+/// The query commands' lines read without ArgumentParser (``QuickCommandLine``) are the commands
+/// ArgumentParser reads, and every other line is left to it.
+@Suite struct QuickCommandLineTests {
+    /// Everything a command holds, as `dump` prints it: a property ArgumentParser read holds
+    /// `.value(…)`, one that nothing set holds its definition (a closure), so a property the quick
+    /// reading forgets, or a default it gives differently, shows.
+    static func contents(_ command: any ParsableCommand) -> String {
+        var text = ""
+        dump(command, to: &text)
+        return text
+    }
+
+    /// The line as `wells` reads it (words that start like a negative number moved or joined first):
+    /// quickly, and when that reads it, by ArgumentParser too.
+    static func read(_ line: [String]) -> (quick: (any ParsableCommand)?, parsed: Result<any ParsableCommand, any Error>?) {
+        let arguments = Wells.positionalCoordinates(line)
+        guard let quick = QuickCommandLine.command(arguments) else { return (nil, nil) }
+        return (quick, Result { try Wells.parseAsRoot(arguments) })
+    }
+
+    @Test func theUsualLinesAreReadQuicklyAsArgumentParserReadsThem() throws {
+        let lines: [[String]] = [
+            ["bbox", "-114.54,52.13,-114.49,52.18", "--db", "b.sqlite"],
+            ["bbox", "-114.2,50.9,-113.9,51.2", "--format", "geojson", "--limit", "50"],
+            ["bbox", "--db=w.sqlite", "-90.1,35,-89.9,35.2", "--where", "status = Abandoned", "--where", "depth > 5", "--format", "csv"],
+            ["bbox", "500000,5600000,510000,5610000", "--crs", "EPSG:26911", "--antimeridian", "reject", "--sort", "name:desc", "--sql-debug"],
+            ["bbox", "--", "-1,2,3,4"],
+            ["near", "51.05,-114.07", "--radius", "2km", "--fields", "id,name", "--offset", "3"],
+            ["near", "-33.9,151.2", "--nearest", "10", "--format", "json"],
+            ["near", "--from", "schools.csv", "--radius", "1km", "--pairs", "--format", "gpkg", "--out", "x.gpkg", "--force"],
+            ["near", "--from", "intakes.csv", "--from-crs", "EPSG:26916", "--from-x", "Utmx", "--from-y", "Utmy", "--nearest", "3"],
+            ["find", "--where", "status = Abandoned", "--sort", "detail.spud_date:desc", "--limit", "50", "--to-crs", "EPSG:3400"],
+            ["find", "--within", "POLYGON((-90.1 35,-89.9 35,-89.9 35.2,-90.1 35))", "--within-crs", "EPSG:4326"],
+            ["show", "100/06-12-034-05W4/00"],
+            ["show", "41-133-21968", "--format", "ndjson", "--db", "tn.sqlite"],
+        ]
+        for line in lines {
+            let (quick, parsed) = Self.read(line)
+            let command = try #require(quick, "\(line) was left to ArgumentParser")
+            #expect(Self.contents(command) == Self.contents(try #require(parsed).get()), "\(line)")
+        }
+    }
+
+    @Test func helpAndMistakesAreLeftToArgumentParser() {
+        let lines: [[String]] = [
+            ["bbox", "--help"], ["bbox", "-h"], ["help", "bbox"], ["bbox", "1,2,3,4", "--version"],
+            ["bbox", "1,2,3,4", "--generate-completion-script", "bash"],
+            ["bbox"], ["bbox", "1,2,3,4", "5,6,7,8"], ["bbox", "1,2,3,4", "--nope", "x"], ["bbox", "1,2,3,4", "-q"],
+            ["bbox", "1,2,3,4", "--limit", "2", "--limit", "3"], ["bbox", "1,2,3,4", "--limit", "many"],
+            ["bbox", "1,2,3,4", "--limit=-3"], ["bbox", "1,2,3,4", "--format", "gpkg"], ["bbox", "1,2,3,4", "--db"],
+            ["bbox", "1,2,3,4", "--force", "--force"], ["bbox", "1,2,3,4", "--force=yes"], ["bbox", "1,2,3,4", "--pairs"],
+            ["near", "51,-114", "--from", "p.csv", "--radius", "1km"], ["near", "51,-114"], ["near", "51,-114", "--radius", "-2km"],
+            ["find", "extra"], ["show"], ["show", "a", "--format", "gpkg"], ["list"], ["count", "--by", "status"],
+            ["load", "wells.csv"], ["serve"], ["--version"], [],
+        ]
+        for line in lines {
+            #expect(Self.read(line).quick == nil, "\(line)")
+        }
+    }
+
+    /// Lines made at random from the commands' options, values good and bad, in any order, with
+    /// `--name value` and `--name=value`: each line read quickly is the command ArgumentParser reads,
+    /// and a line ArgumentParser refuses is never read quickly.
+    @Test func randomLinesReadQuicklyAreTheCommandsArgumentParserReads() throws {
+        // Each option's values: the first are good, the last bad (picked one time in five).
+        let values: [String: (good: [String], bad: [String])] = [
+            "crs": (["EPSG:26911", "EPSG:4326"], [""]), "antimeridian": (["split", "reject"], ["wrap"]),
+            "where": (["status = Abandoned", "name contains[cd] \"é\""], ["depth >"]),
+            "within": (["POLYGON((0 0,1 0,1 1,0 0))", "counties.geojson:STATE=47"], []), "within-crs": (["EPSG:4326"], ["x"]),
+            "sort": (["name", "detail.spud_date:desc"], ["nope:sideways"]), "limit": (["0", "7"], ["-1", "x", "99999999999999999999"]),
+            "offset": (["0", "3"], ["-2", "1.5"]), "fields": (["id,name", "*", "extra.DRILLER"], [","]),
+            "format": (["table", "csv", "json", "ndjson", "geojson"], ["gpkg", "xml"]), "out": (["o.csv", "o.gpkg"], [""]),
+            "to-crs": (["EPSG:3400"], [""]), "db": (["w.sqlite", "postgresql://u@h/db"], [""]),
+            "radius": (["1km", "500", "1.5mi"], ["-1km", "far"]), "nearest": (["1", "3"], ["0", "-4"]), "from": (["p.csv", "s.geojson"], []),
+            "from-crs": (["EPSG:26916"], []), "from-x": (["Utmx"], []), "from-y": (["Utmy"], []),
+        ]
+        // Each command's options, flags, positional values and how many positionals it takes (given one time in four more or fewer).
+        let commands: [(name: String, options: Set<String>, flags: Set<String>, positionals: [String], count: Int)] = [
+            ("bbox", Wells.Bbox.quickOptions, Wells.Bbox.quickFlags, ["-114.5,52.1,-114.4,52.2", "1,2,3,4", "170,-10,-170,10", "a,b", "help", ""], 1),
+            ("near", Wells.Near.quickOptions, Wells.Near.quickFlags, ["51.05,-114.07", "-33.9,151.2", "x", "91,0"], 1),
+            ("find", Wells.Find.quickOptions, Wells.Find.quickFlags, ["stray"], 0),
+            ("show", Wells.Show.quickOptions, Wells.Show.quickFlags, ["100/06-12-034-05W4/00", "-5", "a b", ""], 1),
+        ]
+        var random = SeededRandom(seed: 7)
+        var quick = 0, refused = 0
+        for round in 0..<300 {
+            let command = commands[round % commands.count]
+            var words: [[String]] = []
+            let count = Int.random(in: 0..<4, using: &random) == 0 ? abs(command.count - 1) + Int.random(in: 0...1, using: &random) : command.count
+            for _ in 0..<count { words.append([command.positionals.randomElement(using: &random)!]) }
+            for _ in 0..<Int.random(in: 0...4, using: &random) {
+                let name = command.options.randomElement(using: &random)!
+                let pool = values[name] ?? (["v"], [])
+                let bad = !pool.bad.isEmpty && Int.random(in: 0..<5, using: &random) == 0
+                let value = (bad ? pool.bad : pool.good).randomElement(using: &random)!
+                words.append(Bool.random(using: &random) ? ["--\(name)", value] : ["--\(name)=\(value)"])
+            }
+            for flag in command.flags where Int.random(in: 0..<4, using: &random) == 0 { words.append(["--\(flag)"]) }
+            let line = [command.name] + words.shuffled(using: &random).flatMap { $0 }
+            let (read, parsed) = Self.read(line)
+            guard let read, let parsed else { continue }
+            quick += 1
+            switch parsed {
+            case .success(let reference): #expect(Self.contents(read) == Self.contents(reference), "\(line)")
+            case .failure(let error): refused += 1; Issue.record("\(line) was read quickly; ArgumentParser refuses it: \(error)")
+            }
+        }
+        // The test means something only if many lines take the quick path.
+        #expect(quick >= 100, "only \(quick) of 300 random lines were read quickly")
+        #expect(refused == 0)
+    }
+}
