@@ -1,7 +1,7 @@
 import ArgumentParser
 import WellKit
 
-/// The query commands' lines (`bbox`, `near`, `find`, `show`) read without ArgumentParser's
+/// The query commands' lines (`bbox`, `near`, `find`, `show`, `count`) read without ArgumentParser's
 /// reflection, when every word is one the command knows.
 ///
 /// ArgumentParser builds a command's arguments from its type at run time: it reflects on a new
@@ -28,6 +28,7 @@ enum QuickCommandLine {
             case "near": return try Wells.Near(quick: QuickWords(rest, of: Wells.Near.self))
             case "find": return try Wells.Find(quick: QuickWords(rest, of: Wells.Find.self))
             case "show": return try Wells.Show(quick: QuickWords(rest, of: Wells.Show.self))
+            case "count": return try Wells.Count(quick: QuickWords(rest, of: Wells.Count.self))
             default: return nil
             }
         } catch {
@@ -225,6 +226,31 @@ extension Wells.Show: QuickReadable {
         var words = words
         identifier = try words.positional() ?? { throw QuickWords.NotQuick() }()
         try words.finish()
+        format = try words.value("format") ?? .table
+        store = try StoreOptions(quick: words)
+        try validate()
+    }
+}
+
+extension Wells.Count: QuickReadable {
+    static let quickOptions = FilterOptions.quickOptions.union(StoreOptions.quickOptions)
+        .union(["by", "by-area", "area-crs", "grid", "grid-crs", "sum", "mean", "min", "max", "format"])
+    static let quickFlags = FilterOptions.quickFlags.union(StoreOptions.quickFlags).union(["skip-empty"])
+
+    init(quick words: QuickWords) throws {
+        self.init()
+        try words.finish()
+        by = try words.value("by")
+        byArea = try words.value("by-area")
+        areaCRS = try words.value("area-crs")
+        grid = try words.value("grid")
+        gridCRS = try words.value("grid-crs")
+        sum = try words.values("sum")
+        mean = try words.values("mean")
+        min = try words.values("min")
+        max = try words.values("max")
+        skipEmpty = words.flag("skip-empty")
+        filter = try FilterOptions(quick: words)
         format = try words.value("format") ?? .table
         store = try StoreOptions(quick: words)
         try validate()

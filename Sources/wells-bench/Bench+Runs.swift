@@ -33,7 +33,7 @@ extension Bench {
         var referenceQuery: String?
 
         @Option(help: ArgumentHelp(
-            "Also time this many whole `wells bbox` processes, start-up included, on the smallest viewports; and `ogrinfo -spat` on the same ones when GDAL is installed.",
+            "Also time this many whole `wells bbox` processes, start-up included, on the smallest viewports, in turn with `ogrinfo -spat` when GDAL is installed and with the `sqlite3` shell running the same R*Tree join when it is.",
             valueName: "n"))
         var processes = 0
 
@@ -88,13 +88,13 @@ extension Bench {
                 if let ours = whole.first {
                     print("\nWhole processes, start-up included, \(processes) runs on \(ours.label) viewports:")
                     print(BenchTables.grid([["program", "p50 ms", "p99 ms", "× wells"]] + whole.map {
-                        [$0.name, String(format: "%.1f", $0.p50 / 1000), String(format: "%.1f", $0.p99 / 1000), String(format: "%.2f", $0.p50 / ours.p50)]
+                        [$0.name, String(format: "%.2f", $0.p50 / 1000), String(format: "%.2f", $0.p99 / 1000), String(format: "%.2f", $0.p50 / ours.p50)]
                     }).joined(separator: "\n"))
                 }
             }
         }
 
-        /// Times `count` whole processes of `wells bbox`, and of `ogrinfo -spat` when it is installed, over `viewports`.
+        /// Times `count` whole processes of `wells bbox`, and in turn of `ogrinfo -spat` and `sqlite3` when they are installed, over `viewports`.
         ///
         /// The result rows are per process, start-up included, in microseconds, labelled with the viewports' label.
         static func processes(store: String, viewports: [BBoxBenchmark.Viewport], count: Int) throws
@@ -110,12 +110,29 @@ extension Bench {
             if Subprocess.which("ogrinfo") != nil {
                 tools.append(("ogrinfo -spat process", { ["-ro", "-q", "-spat", "\($0.minLongitude)", "\($0.minLatitude)", "\($0.maxLongitude)", "\($0.maxLatitude)", store, "pins"] }, "ogrinfo"))
             }
-            return try tools.map { tool in
+            // The floor of a whole process: the sqlite3 shell running the R*Tree join `wells bbox` runs, as CSV.
+            if Subprocess.which("sqlite3") != nil {
+                tools.append(("sqlite3 process", { box in
+                    ["-csv", "-header", store, """
+                        SELECT p.id, p.name, p.lat, p.lon FROM idx_pins_geom r JOIN pins p ON p.id = r.pkid \
+                        WHERE r.xmin <= \(box.maxLongitude) AND r.xmax >= \(box.minLongitude) AND r.ymin <= \(box.maxLatitude) \
+                        AND r.ymax >= \(box.minLatitude) AND p.lon BETWEEN \(box.minLongitude) AND \(box.maxLongitude) \
+                        AND p.lat BETWEEN \(box.minLatitude) AND \(box.maxLatitude)
+                        """]
+                }, "sqlite3"))
+            }
+            for tool in tools {
                 for viewport in viewports.prefix(3) { try Subprocess.run(tool.program, tool.arguments(viewport.box)) }  // warm-up
-                let micros = try (0..<count).map { k in
-                    try Subprocess.run(tool.program, tool.arguments(viewports[k % viewports.count].box)).seconds * 1e6
+            }
+            // The tools take turns, so that a machine that slows down or speeds up weighs on each alike.
+            var micros = [[Double]](repeating: [], count: tools.count)
+            for k in 0..<count {
+                for (t, tool) in tools.enumerated() {
+                    micros[t].append(try Subprocess.run(tool.program, tool.arguments(viewports[k % viewports.count].box)).seconds * 1e6)
                 }
-                return (tool.name, label, Statistics.median(micros), Statistics.percentile(micros, 0.99))
+            }
+            return zip(tools, micros).map { tool, micros in
+                (tool.name, label, Statistics.median(micros), Statistics.percentile(micros, 0.99))
             }
         }
 
