@@ -70,7 +70,7 @@ import WellKitSynthetic
 
     /// Lines made at random from the commands' options, values good and bad, in any order, with
     /// `--name value` and `--name=value`: each line read quickly is the command ArgumentParser reads,
-    /// and a line ArgumentParser refuses is never read quickly.
+    /// and a line ArgumentParser refuses is never read quickly (``agree(_:)``).
     @Test func randomLinesReadQuicklyAreTheCommandsArgumentParserReads() throws {
         // Each option's values: the first are good, the last bad (picked one time in five).
         let values: [String: (good: [String], bad: [String])] = [
@@ -96,7 +96,7 @@ import WellKitSynthetic
             ("count", Wells.Count.quickOptions, Wells.Count.quickFlags, ["status"], 0),
         ]
         var random = SeededRandom(seed: 7)
-        var quick: [String: Int] = [:], refused = 0
+        var quick: [String: Int] = [:]
         for round in 0..<300 {
             let command = commands[round % commands.count]
             var words: [[String]] = []
@@ -113,18 +113,35 @@ import WellKitSynthetic
             // `near` takes one of --radius and --nearest: one of them, or lines that pass its checks are rare.
             if command.name == "near" { words.append(Bool.random(using: &random) ? ["--radius", "2km"] : ["--nearest=4"]) }
             let line = [command.name] + words.shuffled(using: &random).flatMap { $0 }
-            let (read, parsed) = Self.read(line)
-            guard let read, let parsed else { continue }
-            quick[command.name, default: 0] += 1
-            switch parsed {
-            case .success(let reference): #expect(Self.contents(read) == Self.contents(reference), "\(line)")
-            case .failure(let error): refused += 1; Issue.record("\(line) was read quickly; ArgumentParser refuses it: \(error)")
-            }
+            if Self.agree(line) { quick[command.name, default: 0] += 1 }
         }
         // The test means something only if many lines take the quick path.
         for command in commands {
             #expect(quick[command.name, default: 0] >= 10, "only \(quick[command.name, default: 0]) of 60 random \(command.name) lines were read quickly")
         }
-        #expect(refused == 0)
+    }
+
+    /// Words an attacker or a shell might pass: each line is read quickly as ArgumentParser reads it, or not quickly.
+    @Test func oddLinesAreReadAsArgumentParserReadsThemOrLeftToIt() {
+        let lines: [[String]] = [
+            ["bbox", "--db=--db", "1,2,3,4"], ["bbox", "1,2,3,4", "--where=a = b"], ["bbox", "1,2,3,4", "--db", "x y"],
+            ["bbox", "--", "1,2,3,4", "--db", "x"], ["bbox", "1,2,3,4", "--", "--db"], ["show", "--", "--help"], ["show", "--", "-h"],
+            ["bbox", "1,2,3,4", "--fields", "é,\u{0}"], ["bbox", "", "--db", ""], ["find", "--where", "-1"], ["find", "--limit", "+5"],
+            ["find", "--limit", "0x10"], ["find", "--limit", " 5"], ["count", "--sum", "a", "--sum=b", "--sum", "c"], ["bbox", "1,2,3,4", "---db", "x"],
+            ["bbox", "1,2,3,4", "--DB", "x"], ["bbox", "1,2,3,4", "--format", "CSV"], ["near", "1,2", "--radius", "1 km"],
+            ["bbox", "1,2,3,4", "--db", String(repeating: "x", count: 100_000)], ["find"] + Array(repeating: ["--where", "a = 1"], count: 500).flatMap { $0 },
+        ]
+        for line in lines { _ = Self.agree(line) }
+    }
+
+    /// Whether `line` was read quickly; if it was, it is the command ArgumentParser reads (an issue is recorded if not).
+    static func agree(_ line: [String]) -> Bool {
+        let (read, parsed) = Self.read(line)
+        guard let read, let parsed else { return false }
+        switch parsed {
+        case .success(let reference): #expect(Self.contents(read) == Self.contents(reference), "\(line.map { String($0.prefix(80)) })")
+        case .failure(let error): Issue.record("\(line.map { String($0.prefix(80)) }) was read quickly; ArgumentParser refuses it: \(error)")
+        }
+        return true
     }
 }
