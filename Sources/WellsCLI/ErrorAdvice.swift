@@ -117,7 +117,10 @@ extension Terminal {
         for (field, column) in fix.mapping.sorted(by: { $0.key < $1.key }) { flags += ["--map", "\(field)=\(column)"] }
         if let crs = fix.crs { flags += ["--crs", crs] }
         if let x = fix.xColumn, let y = fix.yColumn { flags += ["--x", x, "--y", y] }
-        let replaced: Set<String> = Set((fix.crs != nil ? ["--crs"] : []) + (fix.xColumn != nil ? ["--x", "--y"] : []))
+        if let divisor = fix.degreeDivisor { flags += ["--degree-divisor", LoadRemedy.number(divisor)] }
+        if fix.longitudes0To360 { flags.append(flag(for: .longitudes0To360)) }
+        let replaced: Set<String> = Set((fix.crs != nil ? ["--crs"] : []) + (fix.xColumn != nil ? ["--x", "--y"] : [])
+                                        + (fix.degreeDivisor != nil ? ["--degree-divisor"] : []))
         let fields = Set(fix.mapping.keys)
         let withdrawn = Set((fix.withoutImpliedWest ? [flag(for: .impliedWest)] : []) + (fix.withoutImpliedSouth ? [flag(for: .impliedSouth)] : []))
         return loadCommand(adding: flags) { option, value in
@@ -170,6 +173,8 @@ extension Terminal {
         case .impliedWest: "--implied-west"
         case .impliedSouth: "--implied-south"
         case .noLocationCheck: "--no-location-check"
+        case .degreeDivisor(let divisor): "--degree-divisor \(LoadRemedy.number(divisor))"
+        case .longitudes0To360: "--longitudes-0-360"
         }
     }
 }

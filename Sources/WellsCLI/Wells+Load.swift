@@ -74,6 +74,14 @@ extension Wells {
         @Flag(name: .customLong("implied-south"), help: "Treat latitudes without a sign as south (negated): DMS written without S, or decimal degrees of a southern list that lost their minus sign (not projected --x/--y).")
         var impliedSouth = false
 
+        @Option(name: .customLong("degree-divisor"), help: ArgumentHelp(
+            "The coordinates are degrees times this number, as fixed-point databases write them: 1000000 reads 36469556 as 36.469556.",
+            valueName: "n"))
+        var degreeDivisor: Double?
+
+        @Flag(name: .customLong("longitudes-0-360"), help: "Longitudes run from 0 to 360 east: one over 180 is read as that less 360 (274.74 → -85.26).")
+        var longitudes0To360 = false
+
         @Option(help: ArgumentHelp("The identifier column, taken as a key (repeats are rejected), or none for generated FILE@TAG:LINE identifiers.", valueName: "column|none"))
         var id: String?
 
@@ -127,11 +135,19 @@ extension Wells {
             case text, json
         }
 
+        /// The coordinate options of the command line.
+        var coordinateOptions: CoordinateOptions {
+            var options = CoordinateOptions(crs: crs, xColumn: x, yColumn: y, datumColumn: datumColumn, dms: dms,
+                                            impliedWest: impliedWest, impliedEast: impliedEast, impliedSouth: impliedSouth)
+            options.degreeDivisor = degreeDivisor
+            options.longitudes0To360 = longitudes0To360
+            return options
+        }
+
         func validate() throws {
             for mapping in mappings { _ = try mapping.checked() }
             for datum in datums { _ = try datum.checked() }
-            let coordinates = CoordinateOptions(crs: crs, xColumn: x, yColumn: y, dms: dms, impliedWest: impliedWest, impliedEast: impliedEast,
-                                                impliedSouth: impliedSouth)
+            let coordinates = coordinateOptions
             if let problem = coordinates.inconsistency ?? coordinates.degreeOptionsOnProjectedValues(describe: Terminal.flag(for:)) {
                 throw ValidationError(Terminal.describe(problem))
             }
@@ -155,8 +171,7 @@ extension Wells {
                 options.mapping[field] = column
             }
             options.delimiter = delimiter?.byte
-            options.coordinates = CoordinateOptions(crs: crs, xColumn: x, yColumn: y, datumColumn: datumColumn, dms: dms,
-                                                    impliedWest: impliedWest, impliedEast: impliedEast, impliedSouth: impliedSouth)
+            options.coordinates = coordinateOptions
             options.identifier = id.map { $0.lowercased() == "none" ? .none : .column($0) } ?? .automatic
             options.infer = !noInfer
             options.rejectSuspects = rejectSuspects

@@ -628,6 +628,72 @@ import WellKitSynthetic
         }
     }
 
+    /// Degrees written as whole numbers (times 1,000,000, as databases that keep fixed-point degrees
+    /// export them) and longitudes from 0 to 360: every row was rejected as out of range, and the
+    /// stop said nothing of why. It now names the reading, with where it puts the wells, and a
+    /// command that, pasted, stores every well where the published list has it.
+    @Test func wholeNumberDegreesAndLongitudesFrom0To360StopWithTheirReading() throws {
+        try withTemporaryDirectory("placement") { directory in
+            let tennessee = RepositoryData.realList("tn-oilgas-wells.csv")
+            let rows = try String(contentsOfFile: tennessee, encoding: .utf8).components(separatedBy: "\r\n")
+            /// Tennessee's list with each row's latitude and longitude (quoted decimals) rewritten by `change`.
+            func rewrite(_ name: String, _ change: (Double, Double) -> (String, String)) throws -> String {
+                var changed = 0
+                let lines = rows.map { line -> String in
+                    guard let range = line.range(of: #","-?[0-9]+\.[0-9]+","-?[0-9]+\.[0-9]+","#, options: .regularExpression) else { return line }
+                    let numbers = line[range].split(separator: ",").compactMap { Double($0.filter { $0 != "\"" }) }
+                    let (lat, lon) = change(numbers[0], numbers[1])
+                    changed += 1
+                    return line.replacingCharacters(in: range, with: ",\"\(lat)\",\"\(lon)\",")
+                }
+                #expect(changed == 16_464)
+                let path = directory.appendingPathComponent(name).path
+                try lines.joined(separator: "\r\n").write(toFile: path, atomically: true, encoding: .utf8)
+                return path
+            }
+            let published = try Self.wells(in: { let store = try WellStore(path: Self.newStorePath()); _ = try store.load(csvAt: tennessee); return store }())
+            #expect(published.count == 16_464)
+            /// The wells a pasted command stored are the published ones, to a micrometre (the rewritten text rounds).
+            func expectPublished(_ pasted: [(uwi: String, lat: Double, lon: Double)]) {
+                #expect(pasted.count == published.count && zip(pasted, published).allSatisfy {
+                    $0.uwi == $1.uwi && abs($0.lat - $1.lat) < 1e-9 && abs($0.lon - $1.lon) < 1e-9
+                }, "the pasted command's wells are not where the published list has them")
+            }
+            let whole = try rewrite("tn-e6.csv") { (String(Int64(($0 * 1e6).rounded())), String(Int64(($1 * 1e6).rounded()))) }
+            let scaled = try HardeningTests.wells(["load", whole, "--db", directory.appendingPathComponent("a.sqlite").path])
+            #expect(scaled.status == 65)
+            #expect(scaled.err.contains("It looks as if the coordinates are degrees written as whole numbers, times 1,000,000: read so, "
+                + "402 of 402 sampled rows are in range and land in Tennessee, US 100%."), "\(scaled.err)")
+            #expect(Self.suggestedCommand(scaled.err)?.suffix(2) == ["--degree-divisor", "1000000"])
+            expectPublished(try Self.paste(scaled.err))
+            // A divisor off by ten stops at the place check, with the right one.
+            let off = try HardeningTests.wells(["load", whole, "--db", directory.appendingPathComponent("b.sqlite").path, "--degree-divisor", "10000000"])
+            #expect(off.status == 65)
+            #expect(off.err.contains("It looks as if the coordinates are degrees times 1,000,000, not 10,000,000"), "\(off.err)")
+            let command = try #require(Self.suggestedCommand(off.err))
+            #expect(command.filter { $0 == "--degree-divisor" }.count == 1 && command.suffix(2) == ["--degree-divisor", "1000000"], "\(command)")
+            expectPublished(try Self.paste(off.err))
+            // Longitudes from 0 to 360.
+            let east = try rewrite("tn-360.csv") { (String($0), String($1 + 360)) }
+            let wrapped = try HardeningTests.wells(["load", east, "--db", directory.appendingPathComponent("c.sqlite").path])
+            #expect(wrapped.status == 65)
+            #expect(wrapped.err.contains("It looks as if the longitudes run from 0 to 360 east: read so, 402 of 402 sampled rows are in range "
+                + "and land in Tennessee, US 100%."), "\(wrapped.err)")
+            expectPublished(try Self.paste(wrapped.err))
+            // The library takes them as options; they read degrees, so not with DMS, implied signs or projected values.
+            var options = LoadOptions()
+            options.coordinates.degreeDivisor = 1_000_000
+            let store = try WellStore(path: Self.newStorePath())
+            #expect(try store.load(csvAt: whole, options: options).loaded == 16_464)
+            expectPublished(try Self.wells(in: store))
+            for refused in [["--degree-divisor", "1000000", "--dms"], ["--longitudes-0-360", "--implied-west"], ["--degree-divisor", "0"],
+                            ["--degree-divisor", "10", "--crs", "EPSG:32616", "--x", "latitude", "--y", "longitude"]] {
+                let result = try HardeningTests.wells(["load", whole, "--db", directory.appendingPathComponent("d.sqlite").path] + refused)
+                #expect(result.status == 64, "\(refused): \(result.err)")
+            }
+        }
+    }
+
     /// A list that names no place at all (Tennessee's without its state, county, municipality and API
     /// columns) has nothing to check its wells against: with its minus signs lost it loaded in China
     /// with exit 0 and said nothing. It still loads (nothing in the file says the wells are not

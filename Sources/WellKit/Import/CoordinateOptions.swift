@@ -38,6 +38,13 @@ public struct CoordinateOptions: Sendable, Equatable {
     /// `37°36'37.8"N 121°2'17.9"W`; ``PointText``), instead of separate latitude and longitude columns.
     /// Inferred from the values, or set by mapping `lat` (and `lon`) to the column.
     public var pointColumn: String?
+    /// The coordinates are degrees times this number, as a database that keeps fixed-point degrees
+    /// writes them (`36469556` for 36.469556° is 1,000,000): each latitude and longitude is divided
+    /// by it before anything else reads it. nil reads degrees as written.
+    public var degreeDivisor: Double?
+    /// Longitudes run from 0 to 360 east, as in climate and ocean data: one over 180 is read as that
+    /// less 360 (274.738694 → -85.261306).
+    public var longitudes0To360 = false
     /// Numbers are written with a decimal comma (`36,020983`), as in `;`-separated European files:
     /// coordinates and numeric fields are read so. Inferred from the values when the delimiter is not a comma.
     public var decimalComma = false
@@ -70,6 +77,15 @@ public struct CoordinateOptions: Sendable, Equatable {
         if xColumn != nil && crs == nil {
             return ImportError(.invalidOption, "x and y columns without the CRS they are in", remedy: .crsForXY)
         }
+        if let degreeDivisor, !(degreeDivisor.isFinite && degreeDivisor >= 1) {
+            return ImportError(.invalidOption, "the degree divisor must be a number of at least 1, such as 1000000 for degrees written as 36469556; got \(LoadRemedy.number(degreeDivisor))")
+        }
+        if degreeDivisor != nil && dms {
+            return ImportError(.invalidOption, "a degree divisor reads decimal degrees written as whole numbers, not degrees, minutes and seconds: give one of the two")
+        }
+        if longitudes0To360 && (impliedWest || impliedEast) {
+            return ImportError(.invalidOption, "longitudes from 0 to 360 are all east and carry no sign to imply: give either, not both")
+        }
         return nil
     }
 
@@ -86,11 +102,13 @@ public struct CoordinateOptions: Sendable, Equatable {
         return (info?.isGeographic != true, info)
     }
 
-    /// The options that read degrees (``impliedWest``, ``impliedEast``, ``impliedSouth``, ``dms``)
+    /// The options that read degrees (``impliedWest``, ``impliedEast``, ``impliedSouth``, ``dms``,
+    /// ``degreeDivisor``, ``longitudes0To360``)
     /// given with projected values, which they would not change: an error naming them, worded by `describe`.
     package func degreeOptionsOnProjectedValues(describe: (LoadRemedy) -> String) -> ImportError? {
         let given: [LoadRemedy] = [(impliedWest, LoadRemedy.impliedWest), (impliedEast, .impliedEast), (impliedSouth, .impliedSouth),
-                                   (dms, .parseDMS)].filter(\.0).map(\.1)
+                                   (dms, .parseDMS), (degreeDivisor != nil, .degreeDivisor(degreeDivisor ?? 1)),
+                                   (longitudes0To360, .longitudes0To360)].filter(\.0).map(\.1)
         guard !given.isEmpty, let crs else { return nil }
         let (projected, info) = projectedCRS
         guard projected else { return nil }
@@ -98,7 +116,7 @@ public struct CoordinateOptions: Sendable, Equatable {
         let name = info.map { " (\($0.name))" } ?? ""
         let options = given.map(describe).joined(separator: " and ")
         return ImportError(.invalidOption, "\(options) read\(given.count == 1 ? "s" : "") degrees, but \(columns) are in \(crs)\(name), "
-                           + "a projected CRS, where a sign is not a hemisphere: \(given.count == 1 ? "it changes" : "they change") nothing there; "
+                           + "a projected CRS, whose values are metres or feet, not degrees: "
                            + "load without \(given.count == 1 ? "it" : "them"), or give the CRS the values are in if they are degrees")
     }
 

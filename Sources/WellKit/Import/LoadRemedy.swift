@@ -42,6 +42,10 @@ public enum LoadRemedy: Sendable, Hashable {
     case impliedSouth
     /// Load wells that lie outside the places their rows name, flagged: ``LoadOptions/checkLocations``.
     case noLocationCheck
+    /// Divide the coordinates by this number, for degrees written as whole numbers: ``CoordinateOptions/degreeDivisor``.
+    case degreeDivisor(Double)
+    /// Read longitudes over 180 as west, for longitudes from 0 to 360: ``CoordinateOptions/longitudes0To360``.
+    case longitudes0To360
 
     /// The setting in the API's terms, such as `LoadOptions.onDuplicate = .last`.
     public var apiText: String {
@@ -61,6 +65,13 @@ public enum LoadRemedy: Sendable, Hashable {
         case .impliedWest: "CoordinateOptions.impliedWest = true"
         case .impliedSouth: "CoordinateOptions.impliedSouth = true"
         case .noLocationCheck: "LoadOptions.checkLocations = false"
+        case .degreeDivisor(let divisor): "CoordinateOptions.degreeDivisor = \(Self.number(divisor))"
+        case .longitudes0To360: "CoordinateOptions.longitudes0To360 = true"
         }
+    }
+
+    /// A divisor as typed: 1000000, not 1000000.0 or 1e+06.
+    package static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 }

@@ -583,6 +583,13 @@ extension ScannedFile {
                 readings.append((fix("the latitude and longitude columns are swapped, and the longitudes lost their minus sign", impliedWest: true),
                                  { abs($0.lon) <= 90 ? ($0.lon, $0.lat > 0 ? -$0.lat : $0.lat) : nil }))
             }
+            // A degree divisor off by a power of ten or two (1,000,000 for degrees written times 100,000).
+            if let divisor = coordinates.degreeDivisor, !coordinates.needsTransform {
+                for factor in [10.0, 100, 0.1, 0.01] where divisor / factor >= 1 {
+                    readings.append((PlacementFix(slip: "the coordinates are degrees times \(grouped(Int(divisor / factor))), not \(grouped(Int(divisor)))",
+                                                  degreeDivisor: divisor / factor), { ($0.lat * factor, $0.lon * factor) }))
+                }
+            }
         } else if let crs = coordinates.crs, let x = coordinates.xColumn, let y = coordinates.yColumn,
                   let transformer = try? TransformCache.shared.transformer(from: crs, to: "EPSG:4326") {
             // Each reading transforms the values as the file gives them, in another CRS or with x and y exchanged.

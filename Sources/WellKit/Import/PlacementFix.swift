@@ -20,6 +20,10 @@ public struct PlacementFix: Sendable, Equatable {
     /// habit to a list that is not west (south), it put the wells in the wrong hemisphere.
     public var withoutImpliedWest = false
     public var withoutImpliedSouth = false
+    /// Divide the coordinates by this number (``CoordinateOptions/degreeDivisor``).
+    public var degreeDivisor: Double?
+    /// Read longitudes over 180 as west (``CoordinateOptions/longitudes0To360``).
+    public var longitudes0To360 = false
 
     /// The settings in the API's terms.
     public var apiText: String {
@@ -28,6 +32,8 @@ public struct PlacementFix: Sendable, Equatable {
         if impliedSouth { parts.append(LoadRemedy.impliedSouth.apiText) }
         if withoutImpliedWest { parts.append("CoordinateOptions.impliedWest = false") }
         if withoutImpliedSouth { parts.append("CoordinateOptions.impliedSouth = false") }
+        if let degreeDivisor { parts.append(LoadRemedy.degreeDivisor(degreeDivisor).apiText) }
+        if longitudes0To360 { parts.append(LoadRemedy.longitudes0To360.apiText) }
         for (field, column) in mapping.sorted(by: { $0.key < $1.key }) { parts.append(#"LoadOptions.mapping["\#(field)"] = "\#(column)""#) }
         if let crs { parts.append(#"CoordinateOptions.crs = "\#(crs)""#) }
         if let xColumn, let yColumn { parts.append(#"CoordinateOptions.xColumn = "\#(xColumn)", yColumn = "\#(yColumn)""#) }

@@ -22,7 +22,7 @@ struct RecordValidator: Sendable {
     /// The column with both coordinates (``CoordinateOptions/pointColumn``); `latIndex` and `lonIndex` are it too.
     let pointIndex: Int?
     let idIndex: Int?, nameIndex: Int?
-    private let coordinates: CoordinateOptions
+    let coordinates: CoordinateOptions
     private let datumIndex: Int?
     /// Numbers have a decimal comma (``CoordinateOptions/decimalComma``).
     let decimalComma: Bool
@@ -116,6 +116,10 @@ struct RecordValidator: Sendable {
         case (.success(let la), .success(let lo)): (lat, lon) = (la, lo)
         }
         }
+        if !projected {
+            if let divisor = coordinates.degreeDivisor { (lat, lon) = (lat / divisor, lon / divisor) }
+            if coordinates.longitudes0To360 && lon > 180 && lon <= 360 { lon -= 360 }
+        }
         var source: ScannedRecord.Source?
         if coordinates.needsTransform {
             let datum = datumIndex.map { fields.text($0) }
@@ -147,13 +151,13 @@ struct RecordValidator: Sendable {
             let swapped = (-90...90).contains(lon) && (-180...180).contains(lat)
             return .failure(RejectReason(
                 column: header[latIndex], kind: swapped ? .coordinatesSwapped : .latitudeOutOfRange,
-                reason: "latitude \(fields.text(latIndex)) is outside -90…90"
+                reason: "latitude \(fields.text(latIndex))\(divided(lat)) is outside -90…90"
                     + (swapped ? "; latitude and longitude look swapped (longitude is \(fields.text(lonIndex)))" : "")))
         }
         if !(-180...180).contains(lon) {
             return .failure(RejectReason(
                 column: header[lonIndex], kind: .longitudeOutOfRange,
-                reason: "longitude \(fields.text(lonIndex)) is outside -180…180; expected decimal degrees, negative west of Greenwich"))
+                reason: "longitude \(fields.text(lonIndex))\(divided(lon)) is outside -180…180; expected decimal degrees, negative west of Greenwich"))
         }
         if lat == 0 && lon == 0 {
             return .failure(RejectReason(
@@ -179,6 +183,12 @@ struct RecordValidator: Sendable {
             record.hash = generated.withUTF8 { DuplicateIdentifiers.fnv1a($0) }
         }
         return .success(record)
+    }
+
+    /// How a coordinate out of range was read, when the load divides them (``CoordinateOptions/degreeDivisor``): " ÷ 100000 = 364.69556".
+    private func divided(_ value: Double) -> String {
+        guard let divisor = coordinates.degreeDivisor, !projected else { return "" }
+        return " ÷ \(LoadRemedy.number(divisor)) = \(value)"
     }
 
     /// The same validator with the identifier column kept as an attribute: every record gets a generated identifier.

@@ -300,12 +300,81 @@ package struct ScannedFile {
         if kind == .coordinatesSwapped, let lat = mapping.column(for: .latitude), let lon = mapping.column(for: .longitude) {
             fix = PlacementFix(slip: "the latitude and longitude columns are swapped", fits: count, checked: rejects.count,
                                mapping: ["lat": lon, "lon": lat])
+        } else if kind == .latitudeOutOfRange || kind == .longitudeOutOfRange {
+            fix = scaledDegreesFix()
         }
         return ImportError(
             .nothingLoaded,
             "none of the \(grouped(summary.records)) records loaded; the commonest reason (\(grouped(count)) rows) is \(kind.rawValue), "
                 + "for example line \(example.line): \(example.reason)." + (fix.map { " It looks as if \($0.slip)." } ?? ""),
             remedy: fix.map { .relocate($0) }, file: summary.file, line: example.line, column: example.column)
+    }
+
+    /// For a file whose rows were rejected with a latitude or longitude out of range: the reading that
+    /// puts at least 90% of a sample of them in range, if one does: longitudes from 0 to 360, or
+    /// degrees written as whole numbers (fixed-point, as some databases keep them), divided by the
+    /// smallest power of ten that brings both columns in range. Projected metres can look like the
+    /// second (500000, 4000000 are 5° and 40° times 100,000), so whole numbers only, and the slip
+    /// says where the wells land when read so, for the user to judge; the place check of the load
+    /// with the fix checks them against the file's evidence as any load.
+    func scaledDegreesFix() -> PlacementFix? {
+        let coordinates = validator.coordinates
+        guard !validator.projected, !coordinates.dms, validator.pointIndex == nil, coordinates.degreeDivisor == nil,
+              !coordinates.longitudes0To360 else { return nil }
+        let outOfRange = rejects.filter { $0.kind == .latitudeOutOfRange || $0.kind == .longitudeOutOfRange }
+        let scanner = CSVScanner(delimiter: delimiter)
+        var spans: [FieldSpan] = []
+        var texts: [(lat: String, lon: String)] = []
+        for reject in stride(from: 0, to: outOfRange.count, by: max(1, outOfRange.count / 400)).map({ outOfRange[$0] }) {
+            Array(reject.raw.utf8).withUnsafeBufferPointer { bytes in
+                _ = scanner.scan(bytes, from: 0, to: bytes.count, atEOF: true, line: reject.line, fields: &spans)
+                let fields = RecordFields(buffer: bytes, spans: spans)
+                if max(validator.latIndex, validator.lonIndex) < fields.count {
+                    texts.append((fields.text(validator.latIndex), fields.text(validator.lonIndex)))
+                }
+            }
+        }
+        func number(_ text: String) -> Double? {
+            Double((coordinates.decimalComma ? text.replacingOccurrences(of: ",", with: ".") : text).trimmingCharacters(in: .whitespaces))
+        }
+        let values = texts.compactMap { text in number(text.lat).flatMap { lat in number(text.lon).map { (lat: lat, lon: $0) } } }
+        guard !values.isEmpty, values.count * 10 >= texts.count * 9 else { return nil }
+        func mostly(_ test: ((lat: Double, lon: Double)) -> Bool) -> Bool { values.count(where: test) * 10 >= values.count * 9 }
+        var fix: PlacementFix
+        var reading: ((lat: Double, lon: Double)) -> (lat: Double, lon: Double)
+        if mostly({ abs($0.lat) <= 90 && $0.lon > 180 && $0.lon <= 360 }) {
+            fix = PlacementFix(slip: "the longitudes run from 0 to 360 east", longitudes0To360: true)
+            reading = { ($0.lat, $0.lon > 180 ? $0.lon - 360 : $0.lon) }
+        } else if texts.count(where: { !$0.lat.contains(".") && !$0.lon.contains(".") }) * 10 >= texts.count * 9,
+                  let power = (1...9).first(where: { k in
+                      let divisor = pow(10, Double(k))
+                      return mostly { abs($0.lat) <= 90 * divisor && abs($0.lon) <= 180 * divisor && ($0.lat != 0 || $0.lon != 0) }
+                  }) {
+            let divisor = pow(10, Double(power))
+            fix = PlacementFix(slip: "the coordinates are degrees written as whole numbers, times \(grouped(Int(divisor)))", degreeDivisor: divisor)
+            reading = { ($0.lat / divisor, $0.lon / divisor) }
+        } else {
+            return nil
+        }
+        let read = values.map(reading)
+        fix.fits = read.count { abs($0.lat) <= 90 && abs($0.lon) <= 180 }
+        fix.checked = values.count
+        fix.slip += ": read so, \(grouped(fix.fits)) of \(grouped(fix.checked)) sampled rows are in range"
+        if let places = Places.shared {
+            var counts: [String: Int] = [:]
+            for point in read {
+                let (country, state) = places.location(longitude: point.lon, latitude: point.lat)
+                let place: String = state.map { "\($0.name), US" } ?? country.map { places.places[$0].name } ?? "at sea"
+                counts[place, default: 0] += 1
+            }
+            let ranked = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+            let shares: [String] = ranked.prefix(3).map { place, count in
+                let percent = Int((Double(count) * 100 / Double(read.count)).rounded())
+                return "\(place) \(percent)%"
+            }
+            fix.slip += " and land in " + shares.joined(separator: ", ")
+        }
+        return fix
     }
 
     /// Two records at the same place, to about a metre.
