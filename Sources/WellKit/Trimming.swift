@@ -5,7 +5,7 @@
 extension StringProtocol {
     /// The text without tabs and Unicode's space separators (Zs) at its ends: what Foundation's
     /// `trimmingCharacters(in: .whitespaces)` removes.
-    func trimmingSpaces() -> SubSequence {
+    package func trimmingSpaces() -> SubSequence {
         trimming { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
     }
 

@@ -28,7 +28,7 @@ package struct BoxArgument: ExpressibleByArgument, ExpressibleByStringLiteral, E
     package init(argument: String) {
         text = argument
         parsed = Result { try BoundingBox(parsing: argument) }
-        numbers = argument.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        numbers = argument.split(separator: ",").compactMap { Double($0.trimmingSpaces()) }
     }
 
     package init(stringLiteral value: String) { self.init(argument: value) }

@@ -44,7 +44,7 @@ package struct QueryOptions: ParsableArguments {
         }
         if let limit, limit < 0 { throw ValidationError("--limit must be zero or more, got '\(limit)'") }
         if let offset, offset < 0 { throw ValidationError("--offset must be zero or more, got '\(offset)'") }
-        if let fields, fields.split(separator: ",").allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
+        if let fields, fields.split(separator: ",").allSatisfy({ $0.trimmingSpaces().isEmpty }) {
             throw ValidationError("--fields needs at least one field, such as id,uwi,name; got \(SafeText.quoted(fields))")
         }
     }
@@ -62,7 +62,7 @@ package struct QueryOptions: ParsableArguments {
     /// pass over the store), or no such column without a store.
     package func fieldList(in store: WellStore? = nil) throws -> [WellAttribute] {
         var list: [WellAttribute] = []
-        for name in (fields ?? "id,uwi,name,lat,lon").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+        for name in (fields ?? "id,uwi,name,lat,lon").split(separator: ",").map({ String($0.trimmingSpaces()) }) {
             guard name == "*" else { list.append(try WellAttribute(keyPath: name)); continue }
             let every = WellAttribute.fields + (try store?.extraColumnNames() ?? []).map(WellAttribute.extra)
             list += every.filter { !list.contains($0) }

@@ -14,9 +14,11 @@ package struct StoreOptions: ParsableArguments {
     @Flag(name: .long, help: "Print each SQL statement with its bound values and timing to standard error (or set WELLS_SQL_DEBUG=1).")
     package var sqlDebug = false
 
-    package var path: String { db ?? ProcessInfo.processInfo.environment["WELLS_DB"] ?? "wells.sqlite" }
+    // `getenv` rather than `ProcessInfo.environment`, which copies the whole environment into a
+    // dictionary: every query command reads these two (part of the start-up `QuickCommandLine` saves).
+    package var path: String { db ?? getenv("WELLS_DB").map { String(cString: $0) } ?? "wells.sqlite" }
 
-    package var traceEnabled: Bool { sqlDebug || ProcessInfo.processInfo.environment["WELLS_SQL_DEBUG"] == "1" }
+    package var traceEnabled: Bool { sqlDebug || getenv("WELLS_SQL_DEBUG").map { String(cString: $0) } == "1" }
 
     /// Opens the store: `.create` for loads, `.existing` for other writes, `.readOnly` for queries.
     /// A store that may be written gets one connection (``WellStore/Writer/single``): a command

@@ -48,7 +48,7 @@ public struct BoundingBox: Sendable, Hashable, Codable, CustomStringConvertible 
 
     /// Parses `minLon,minLat,maxLon,maxLat`, the order of GeoJSON's `bbox` and `ogrinfo -spat`.
     public init(parsing text: String) throws {
-        let parts = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        let parts = text.split(separator: ",").map { Double($0.trimmingSpaces()) }
         guard parts.count == 4, let a = parts[0], let b = parts[1], let c = parts[2], let d = parts[3] else {
             throw QueryError(.invalidValue, "\"\(text)\" is not a box; expected minLon,minLat,maxLon,maxLat such as -114.2,50.9,-113.9,51.2", subject: .boundingBox, text: text)
         }
