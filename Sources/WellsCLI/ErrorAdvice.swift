@@ -117,6 +117,7 @@ extension Terminal {
         for (field, column) in fix.mapping.sorted(by: { $0.key < $1.key }) { flags += ["--map", "\(field)=\(column)"] }
         if let crs = fix.crs { flags += ["--crs", crs] }
         if let x = fix.xColumn, let y = fix.yColumn { flags += ["--x", x, "--y", y] }
+        if fix.dms { flags.append(flag(for: .parseDMS)) }
         if let divisor = fix.degreeDivisor { flags += ["--degree-divisor", LoadRemedy.number(divisor)] }
         if fix.longitudes0To360 { flags.append(flag(for: .longitudes0To360)) }
         let replaced: Set<String> = Set((fix.crs != nil ? ["--crs"] : []) + (fix.xColumn != nil ? ["--x", "--y"] : [])

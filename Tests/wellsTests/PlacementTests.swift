@@ -629,8 +629,8 @@ import WellKitSynthetic
     }
 
     /// Degrees written as whole numbers (times 1,000,000, as databases that keep fixed-point degrees
-    /// export them) and longitudes from 0 to 360: every row was rejected as out of range, and the
-    /// stop said nothing of why. It now names the reading, with where it puts the wells, and a
+    /// export them), longitudes from 0 to 360, and (without inference) DDMMSS: every row was rejected
+    /// as out of range, and the stop said nothing of why. It now names the reading, with where it puts the wells, and a
     /// command that, pasted, stores every well where the published list has it.
     @Test func wholeNumberDegreesAndLongitudesFrom0To360StopWithTheirReading() throws {
         try withTemporaryDirectory("placement") { directory in
@@ -680,6 +680,23 @@ import WellKitSynthetic
             #expect(wrapped.err.contains("It looks as if the longitudes run from 0 to 360 east: read so, 402 of 402 sampled rows are in range "
                 + "and land in Tennessee, US 100%."), "\(wrapped.err)")
             expectPublished(try Self.paste(wrapped.err))
+            // Degrees, minutes and seconds run together (DDMMSS) are not whole-number degrees: read times 10,000 they
+            // would land 20 to 40 km off, in the same state. DMS inference reads them; without it the stop says DMS.
+            let packed = try rewrite("tn-dms.csv") { lat, lon in
+                func dms(_ value: Double) -> String {
+                    let seconds = Int((abs(value) * 3600).rounded())
+                    return (value < 0 ? "-" : "") + String(seconds / 3600) + String(format: "%02d%02d", seconds / 60 % 60, seconds % 60)
+                }
+                return (dms(lat), dms(lon))
+            }
+            let noInference = try HardeningTests.wells(["load", packed, "--db", directory.appendingPathComponent("e.sqlite").path, "--no-infer"])
+            #expect(noInference.status == 65)
+            #expect(noInference.err.contains("It looks as if the coordinates are degrees, minutes and seconds run together (DDMMSS)"), "\(noInference.err)")
+            #expect(Self.suggestedCommand(noInference.err)?.suffix(2) == ["--no-infer", "--dms"])
+            let seconds = try Self.paste(noInference.err)
+            #expect(seconds.count == published.count && zip(seconds, published).allSatisfy {
+                $0.uwi == $1.uwi && abs($0.lat - $1.lat) < 0.51 / 3600 && abs($0.lon - $1.lon) < 0.51 / 3600
+            }, "the pasted command's wells are not within half a second of the published ones")
             // The library takes them as options; they read degrees, so not with DMS, implied signs or projected values.
             var options = LoadOptions()
             options.coordinates.degreeDivisor = 1_000_000

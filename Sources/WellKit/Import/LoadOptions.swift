@@ -162,6 +162,16 @@ public struct Landing: Sendable, Codable, Equatable, CustomStringConvertible {
         let percent = share * 100
         return "\(place) " + (percent >= 1 || percent == 0 ? "\(Int(percent.rounded()))%" : "<1%")
     }
+
+    /// Where `points` lie, by US state, else country, else "at sea", the commonest first.
+    static func of(_ points: [(lat: Double, lon: Double)], _ places: Places) -> [Landing] {
+        var counts: [String: Int] = [:]
+        for point in points {
+            let (country, state) = places.location(longitude: point.lon, latitude: point.lat)
+            counts[state.map { "\($0.name), US" } ?? country.map { places.places[$0].name } ?? "at sea", default: 0] += 1
+        }
+        return counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { Landing(place: $0.key, share: Double($0.value) / Double(points.count)) }
+    }
 }
 
 /// Why an identifier column is not a key for a file: its values repeat over different wells.

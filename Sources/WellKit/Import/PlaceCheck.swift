@@ -375,15 +375,7 @@ extension ScannedFile {
         defer { summary.phases["places", default: 0] += (ContinuousClock.now - clock).seconds }
         let step = (records.count + Landing.sample - 1) / Landing.sample
         let sample = stride(from: 0, to: records.count, by: step).map { records.coordinates($0) }
-        func place(_ lat: Double, _ lon: Double) -> String {
-            let (country, state) = places.location(longitude: lon, latitude: lat)
-            return state.map { "\($0.name), US" } ?? country.map { places.places[$0].name } ?? "at sea"
-        }
-        func landing(_ points: [(lat: Double, lon: Double)]) -> [Landing] {
-            let counts = Dictionary(points.map { (place($0.lat, $0.lon), 1) }, uniquingKeysWith: +)
-            return counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
-                .map { Landing(place: $0.key, share: Double($0.value) / Double(points.count)) }
-        }
+        func landing(_ points: [(lat: Double, lon: Double)]) -> [Landing] { Landing.of(points, places) }
         summary.landed = landing(sample)
         let coordinates = options.coordinates
         // Nothing checked: no place column, CRS or datum column, or a datum column that names WGS 84 alone.

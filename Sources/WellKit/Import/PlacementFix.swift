@@ -20,6 +20,8 @@ public struct PlacementFix: Sendable, Equatable {
     /// habit to a list that is not west (south), it put the wells in the wrong hemisphere.
     public var withoutImpliedWest = false
     public var withoutImpliedSouth = false
+    /// Read degrees, minutes and seconds (``CoordinateOptions/dms``).
+    public var dms = false
     /// Divide the coordinates by this number (``CoordinateOptions/degreeDivisor``).
     public var degreeDivisor: Double?
     /// Read longitudes over 180 as west (``CoordinateOptions/longitudes0To360``).
@@ -32,6 +34,7 @@ public struct PlacementFix: Sendable, Equatable {
         if impliedSouth { parts.append(LoadRemedy.impliedSouth.apiText) }
         if withoutImpliedWest { parts.append("CoordinateOptions.impliedWest = false") }
         if withoutImpliedSouth { parts.append("CoordinateOptions.impliedSouth = false") }
+        if dms { parts.append(LoadRemedy.parseDMS.apiText) }
         if let degreeDivisor { parts.append(LoadRemedy.degreeDivisor(degreeDivisor).apiText) }
         if longitudes0To360 { parts.append(LoadRemedy.longitudes0To360.apiText) }
         for (field, column) in mapping.sorted(by: { $0.key < $1.key }) { parts.append(#"LoadOptions.mapping["\#(field)"] = "\#(column)""#) }

@@ -335,16 +335,21 @@ package struct ScannedFile {
             }
         }
         func number(_ text: String) -> Double? {
-            Double((coordinates.decimalComma ? text.replacingOccurrences(of: ",", with: ".") : text).trimmingCharacters(in: .whitespaces))
+            Double((coordinates.decimalComma ? text.replacingOccurrences(of: ",", with: ".") : text).trimmingSpaces())
         }
         let values = texts.compactMap { text in number(text.lat).flatMap { lat in number(text.lon).map { (lat: lat, lon: $0) } } }
         guard !values.isEmpty, values.count * 10 >= texts.count * 9 else { return nil }
         func mostly(_ test: ((lat: Double, lon: Double)) -> Bool) -> Bool { values.count(where: test) * 10 >= values.count * 9 }
         var fix: PlacementFix
-        var reading: ((lat: Double, lon: Double)) -> (lat: Double, lon: Double)
+        let reading: ((lat: Double, lon: Double)) -> (lat: Double, lon: Double)
         if mostly({ abs($0.lat) <= 90 && $0.lon > 180 && $0.lon <= 360 }) {
             fix = PlacementFix(slip: "the longitudes run from 0 to 360 east", longitudes0To360: true)
             reading = { ($0.lat, $0.lon > 180 ? $0.lon - 360 : $0.lon) }
+        } else if mostly({ Self.compactDMS($0.lat) != nil && Self.compactDMS($0.lon) != nil }) {
+            // 362810 and -851541 are 36°28'10" and 85°15'41"W run together (DDMMSS), as --no-infer leaves
+            // them: read as degrees times 10,000 they would land 20 to 40 km away, inside the same state.
+            fix = PlacementFix(slip: "the coordinates are degrees, minutes and seconds run together (DDMMSS)", dms: true)
+            reading = { (Self.compactDMS($0.lat) ?? .nan, Self.compactDMS($0.lon) ?? .nan) }
         } else if texts.count(where: { !$0.lat.contains(".") && !$0.lon.contains(".") }) * 10 >= texts.count * 9,
                   let power = (1...9).first(where: { k in
                       let divisor = pow(10, Double(k))
@@ -361,20 +366,20 @@ package struct ScannedFile {
         fix.checked = values.count
         fix.slip += ": read so, \(grouped(fix.fits)) of \(grouped(fix.checked)) sampled rows are in range"
         if let places = Places.shared {
-            var counts: [String: Int] = [:]
-            for point in read {
-                let (country, state) = places.location(longitude: point.lon, latitude: point.lat)
-                let place: String = state.map { "\($0.name), US" } ?? country.map { places.places[$0].name } ?? "at sea"
-                counts[place, default: 0] += 1
-            }
-            let ranked = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
-            let shares: [String] = ranked.prefix(3).map { place, count in
-                let percent = Int((Double(count) * 100 / Double(read.count)).rounded())
-                return "\(place) \(percent)%"
-            }
-            fix.slip += " and land in " + shares.joined(separator: ", ")
+            fix.slip += " and land in " + Landing.of(read, places).prefix(3).map(\.description).joined(separator: ", ")
         }
         return fix
+    }
+
+    /// A whole number read as degrees, minutes and seconds run together (DDMMSS, DDDMMSS), as
+    /// degrees; nil when it is not one (minutes or seconds of 60 or more, or not a whole number).
+    static func compactDMS(_ value: Double) -> Double? {
+        let magnitude = abs(value)
+        guard magnitude == magnitude.rounded(), magnitude >= 10_000, magnitude < 18_100_000 else { return nil }
+        let whole = Int(magnitude), seconds = whole % 100, minutes = whole / 100 % 100
+        guard seconds < 60, minutes < 60 else { return nil }
+        let degrees = Double(whole / 10_000) + Double(minutes) / 60 + Double(seconds) / 3600
+        return value < 0 ? -degrees : degrees
     }
 
     /// Two records at the same place, to about a metre.
