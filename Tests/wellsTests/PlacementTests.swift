@@ -704,6 +704,7 @@ import WellKitSynthetic
             #expect(try store.load(csvAt: whole, options: options).loaded == 16_464)
             expectPublished(try Self.wells(in: store))
             for refused in [["--degree-divisor", "1000000", "--dms"], ["--longitudes-0-360", "--implied-west"], ["--degree-divisor", "0"],
+                            ["--degree-divisor", "1e308"], ["--degree-divisor", "nan"],
                             ["--degree-divisor", "10", "--crs", "EPSG:32616", "--x", "latitude", "--y", "longitude"]] {
                 let result = try HardeningTests.wells(["load", whole, "--db", directory.appendingPathComponent("d.sqlite").path] + refused)
                 #expect(result.status == 64, "\(refused): \(result.err)")

@@ -77,8 +77,10 @@ public struct CoordinateOptions: Sendable, Equatable {
         if xColumn != nil && crs == nil {
             return ImportError(.invalidOption, "x and y columns without the CRS they are in", remedy: .crsForXY)
         }
-        if let degreeDivisor, !(degreeDivisor.isFinite && degreeDivisor >= 1) {
-            return ImportError(.invalidOption, "the degree divisor must be a number of at least 1, such as 1000000 for degrees written as 36469556; got \(LoadRemedy.number(degreeDivisor))")
+        // Nanodegrees (10⁹) are the finest fixed point in use; 10¹² leaves room and keeps every count of the messages an integer.
+        if let degreeDivisor, !(degreeDivisor >= 1 && degreeDivisor <= 1e12) {
+            return ImportError(.invalidOption, "the degree divisor must be a number from 1 to 1000000000000, such as 1000000 for degrees written as 36469556; "
+                               + "got \(LoadRemedy.number(degreeDivisor))")
         }
         if degreeDivisor != nil && dms {
             return ImportError(.invalidOption, "a degree divisor reads decimal degrees written as whole numbers, not degrees, minutes and seconds: give one of the two")
