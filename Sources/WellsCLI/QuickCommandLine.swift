@@ -40,8 +40,10 @@ enum QuickCommandLine {
 /// A command or group of options that the quick reading knows: the long names of its options that
 /// take a value, and of its flags (without the leading `--`).
 protocol QuickReadable {
-    static var quickOptions: Set<String> { get }
-    static var quickFlags: Set<String> { get }
+    // Arrays, not sets: a `Set<String>` is one more generic type for the runtime to look up at
+    // start-up (a scan of the binary's conformances), and a lookup among 20 names costs nothing.
+    static var quickOptions: [String] { get }
+    static var quickFlags: [String] { get }
 }
 
 /// The words of a command line, split into options, flags and positional arguments, as
@@ -52,7 +54,7 @@ struct QuickWords {
     struct NotQuick: Error {}
 
     private var values: [String: [String]] = [:]
-    private var flags: Set<String> = []
+    private var flags: [String] = []
     private var positionals: [String] = []
     /// How many positional arguments have been taken.
     private var taken = 0
@@ -79,7 +81,8 @@ struct QuickWords {
                 guard Command.quickOptions.contains(name), body.index(after: equals) < body.endIndex else { throw NotQuick() }
                 values[name, default: []].append(String(body[body.index(after: equals)...]))
             } else if Command.quickFlags.contains(String(body)) {
-                guard flags.insert(String(body)).inserted else { throw NotQuick() }
+                guard !flags.contains(String(body)) else { throw NotQuick() }
+                flags.append(String(body))
             } else if Command.quickOptions.contains(String(body)), k < words.endIndex, !words[k].hasPrefix("-") {
                 values[String(body), default: []].append(words[k])
                 k += 1
@@ -119,8 +122,8 @@ struct QuickWords {
 // MARK: - The option groups
 
 extension FilterOptions: QuickReadable {
-    static let quickOptions: Set<String> = ["where", "within", "within-crs"]
-    static let quickFlags: Set<String> = []
+    static let quickOptions: [String] = ["where", "within", "within-crs"]
+    static let quickFlags: [String] = []
 
     init(quick words: QuickWords) throws {
         self.init()
@@ -132,8 +135,8 @@ extension FilterOptions: QuickReadable {
 }
 
 extension QueryOptions: QuickReadable {
-    static let quickOptions = FilterOptions.quickOptions.union(["sort", "limit", "offset", "fields", "format", "out", "to-crs"])
-    static let quickFlags = FilterOptions.quickFlags.union(["force"])
+    static let quickOptions = FilterOptions.quickOptions + ["sort", "limit", "offset", "fields", "format", "out", "to-crs"]
+    static let quickFlags = FilterOptions.quickFlags + ["force"]
 
     init(quick words: QuickWords) throws {
         self.init()
@@ -151,8 +154,8 @@ extension QueryOptions: QuickReadable {
 }
 
 extension StoreOptions: QuickReadable {
-    static let quickOptions: Set<String> = ["db"]
-    static let quickFlags: Set<String> = ["sql-debug"]
+    static let quickOptions: [String] = ["db"]
+    static let quickFlags: [String] = ["sql-debug"]
 
     init(quick words: QuickWords) throws {
         self.init()
@@ -165,8 +168,8 @@ extension StoreOptions: QuickReadable {
 // MARK: - The commands
 
 extension Wells.Bbox: QuickReadable {
-    static let quickOptions = QueryOptions.quickOptions.union(StoreOptions.quickOptions).union(["crs", "antimeridian"])
-    static let quickFlags = QueryOptions.quickFlags.union(StoreOptions.quickFlags)
+    static let quickOptions = QueryOptions.quickOptions + StoreOptions.quickOptions + ["crs", "antimeridian"]
+    static let quickFlags = QueryOptions.quickFlags + StoreOptions.quickFlags
 
     init(quick words: QuickWords) throws {
         self.init()
@@ -182,9 +185,9 @@ extension Wells.Bbox: QuickReadable {
 }
 
 extension Wells.Near: QuickReadable {
-    static let quickOptions = QueryOptions.quickOptions.union(StoreOptions.quickOptions)
-        .union(["radius", "nearest", "from", "from-crs", "from-x", "from-y"])
-    static let quickFlags = QueryOptions.quickFlags.union(StoreOptions.quickFlags).union(["pairs"])
+    static let quickOptions = QueryOptions.quickOptions + StoreOptions.quickOptions
+        + ["radius", "nearest", "from", "from-crs", "from-x", "from-y"]
+    static let quickFlags = QueryOptions.quickFlags + StoreOptions.quickFlags + ["pairs"]
 
     init(quick words: QuickWords) throws {
         self.init()
@@ -205,8 +208,8 @@ extension Wells.Near: QuickReadable {
 }
 
 extension Wells.Find: QuickReadable {
-    static let quickOptions = QueryOptions.quickOptions.union(StoreOptions.quickOptions)
-    static let quickFlags = QueryOptions.quickFlags.union(StoreOptions.quickFlags)
+    static let quickOptions = QueryOptions.quickOptions + StoreOptions.quickOptions
+    static let quickFlags = QueryOptions.quickFlags + StoreOptions.quickFlags
 
     init(quick words: QuickWords) throws {
         self.init()
@@ -218,7 +221,7 @@ extension Wells.Find: QuickReadable {
 }
 
 extension Wells.Show: QuickReadable {
-    static let quickOptions = StoreOptions.quickOptions.union(["format"])
+    static let quickOptions = StoreOptions.quickOptions + ["format"]
     static let quickFlags = StoreOptions.quickFlags
 
     init(quick words: QuickWords) throws {
@@ -233,9 +236,9 @@ extension Wells.Show: QuickReadable {
 }
 
 extension Wells.Count: QuickReadable {
-    static let quickOptions = FilterOptions.quickOptions.union(StoreOptions.quickOptions)
-        .union(["by", "by-area", "area-crs", "grid", "grid-crs", "sum", "mean", "min", "max", "format"])
-    static let quickFlags = FilterOptions.quickFlags.union(StoreOptions.quickFlags).union(["skip-empty"])
+    static let quickOptions = FilterOptions.quickOptions + StoreOptions.quickOptions
+        + ["by", "by-area", "area-crs", "grid", "grid-crs", "sum", "mean", "min", "max", "format"]
+    static let quickFlags = FilterOptions.quickFlags + StoreOptions.quickFlags + ["skip-empty"]
 
     init(quick words: QuickWords) throws {
         self.init()

@@ -88,7 +88,7 @@ import WellKitSynthetic
             "sum": (["total_depth"], []), "mean": (["total_depth", "depth,elevation"], []), "min": (["spud_date"], []), "max": (["total_depth"], []),
         ]
         // Each command's options, flags, positional values and how many positionals it takes (given one time in four more or fewer).
-        let commands: [(name: String, options: Set<String>, flags: Set<String>, positionals: [String], count: Int)] = [
+        let commands: [(name: String, options: [String], flags: [String], positionals: [String], count: Int)] = [
             ("bbox", Wells.Bbox.quickOptions, Wells.Bbox.quickFlags, ["-114.5,52.1,-114.4,52.2", "1,2,3,4", "170,-10,-170,10", "a,b", "help", ""], 1),
             ("near", Wells.Near.quickOptions, Wells.Near.quickFlags, ["51.05,-114.07", "-33.9,151.2", "x", "91,0"], 1),
             ("find", Wells.Find.quickOptions, Wells.Find.quickFlags, ["stray"], 0),

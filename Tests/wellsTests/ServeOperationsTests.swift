@@ -332,9 +332,9 @@ import WellsTestSupport
     }
 
     /// Waits for a server sent SIGTERM to exit, and expects it to exit 0.
-    static func expectExitZero(_ process: Process) async throws {
+    static func expectExitZero(_ process: ChildProcess) async throws {
         try await runBlocking { process.waitUntilExit() }
-        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        #expect(process.exitedWithZero)
     }
 
     /// Whether a request's task has finished, read from another task.

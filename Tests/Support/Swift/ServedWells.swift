@@ -15,12 +15,13 @@ package enum WellsExecutable {
 /// (which should hold `--port 0 --exit-with-stdin`), its address read from its standard error,
 /// which is read on to its end (the access log would fill the pipe and stop the server) and kept
 /// in ``errorOutput``. The server stops when this object goes, with the pipe of its standard input.
+/// It is a ``ChildProcess``: it holds none of the descriptors of the commands other tests start meanwhile.
 package final class ServedWells: Sendable {
     /// `http://127.0.0.1:PORT/`.
     package let url: String
     private let input: FileHandle
     /// The child process, for its id and exit status.
-    package let process: Process
+    package let process: ChildProcess
     /// Standard error so far (its last 4 MB).
     private let errors = Text()
 
@@ -32,23 +33,25 @@ package final class ServedWells: Sendable {
     }
 
     package init(arguments: [String]) async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: WellsExecutable.path)
-        process.arguments = arguments
-        let input = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        self.process = process
-        self.input = input.fileHandleForWriting
+        // Close-on-exec in this process, so that no other child inherits them; the server gets its
+        // ends as its standard input and error.
+        let inputPipe = try ChildProcess.pipe(), errorPipe = try ChildProcess.pipe()
+        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        defer {
+            close(inputPipe.read)
+            close(errorPipe.write)
+            close(null)
+        }
+        let errors = FileHandle(fileDescriptor: errorPipe.read, closeOnDealloc: true)
+        input = FileHandle(fileDescriptor: inputPipe.write, closeOnDealloc: true)
+        process = try ChildProcess(WellsExecutable.path, arguments, stdin: inputPipe.read, stdout: null, stderr: errorPipe.write)
         let kept = self.errors
         // Read off the cooperative pool: the server may take a while to say where it listens.
         url = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
             DispatchQueue.global().async {
                 var started = false
                 while true {
-                    let chunk = errors.fileHandleForReading.availableData
+                    let chunk = errors.availableData
                     let text = kept.value.withLock { text in
                         text += String(decoding: chunk, as: UTF8.self)
                         if text.utf8.count > 4 << 20 { text = String(text.suffix(2 << 20)) }
