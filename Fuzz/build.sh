@@ -23,10 +23,10 @@ sources_values=("$src/Import/ValueParsing.swift" "$src/Geo/DMS.swift" "$src/Geo/
 sources_predicate=("$src/Query/WellPredicate.swift" "$src/Query/BoundSQL.swift" "$src/Query/PredicateParser.swift" "$src/Storage/WellField.swift" "$src/Storage/WellAttribute.swift" "$src/Storage/ExtraValues.swift"
                    "$src/Storage/StoreError.swift" "$src/Query/QueryError.swift" "$src/Import/ValueParsing.swift" "$src/Geo/BoundingBox.swift"
                    "$src/Records/WellPin.swift" "$src/Query/WellFetchRequest.swift" "$src/Geo/Distance.swift" "$src/Geo/Double+Decimal.swift"
-                   "$src/Query/Area.swift" "$src/Query/JSONDocument.swift" "$src/Records/WellValue.swift" Shims/Support.swift)
+                   "$src/Query/Area.swift" "$src/Query/JSONDocument.swift" "$src/Records/WellValue.swift" "$src/Trimming.swift" Shims/Support.swift)
 sources_geoargs=("${sources_predicate[@]}")
 sources_area=("$src/Query/Area.swift" "$src/Query/JSONDocument.swift" "$src/Query/QueryError.swift" "$src/Geo/BoundingBox.swift"
-              "$src/Records/WellPin.swift" "$src/Records/WellValue.swift" "$src/Storage/WellField.swift" Shims/Support.swift)
+              "$src/Records/WellPin.swift" "$src/Records/WellValue.swift" "$src/Storage/WellField.swift" "$src/Trimming.swift" Shims/Support.swift)
 
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(csv values predicate geoargs area)
