@@ -113,12 +113,9 @@ extension Bench {
             // The floor of a whole process: the sqlite3 shell running the R*Tree join `wells bbox` runs, as CSV.
             if Subprocess.which("sqlite3") != nil {
                 tools.append(("sqlite3 process", { box in
-                    ["-csv", "-header", store, """
-                        SELECT p.id, p.name, p.lat, p.lon FROM idx_pins_geom r JOIN pins p ON p.id = r.pkid \
-                        WHERE r.xmin <= \(box.maxLongitude) AND r.xmax >= \(box.minLongitude) AND r.ymin <= \(box.maxLatitude) \
-                        AND r.ymax >= \(box.minLatitude) AND p.lon BETWEEN \(box.minLongitude) AND \(box.maxLongitude) \
-                        AND p.lat BETWEEN \(box.minLatitude) AND \(box.maxLatitude)
-                        """]
+                    // The shell binds ?1…?4 with -cmd '.parameter set', as the C reference binds them.
+                    ["-csv", "-header"] + zip(1..., [box.minLongitude, box.minLatitude, box.maxLongitude, box.maxLatitude])
+                        .flatMap { ["-cmd", ".parameter set ?\($0) \($1)"] } + [store, rtreeJoin]
                 }, "sqlite3"))
             }
             for tool in tools {
@@ -136,6 +133,14 @@ extension Bench {
             }
         }
 
+        /// The R*Tree join WellKit issues for a box of pins, ?1…?4 the box's minLon, minLat, maxLon, maxLat:
+        /// what the C reference and the `sqlite3` shell run beside it.
+        static let rtreeJoin = """
+            SELECT p.id, p.name, p.lat, p.lon FROM idx_pins_geom r JOIN pins p ON p.id = r.pkid \
+            WHERE r.xmin <= ?3 AND r.xmax >= ?1 AND r.ymin <= ?4 AND r.ymax >= ?2 \
+            AND p.lon BETWEEN ?1 AND ?3 AND p.lat BETWEEN ?2 AND ?4
+            """
+
         /// Runs the C reference (bbox_query.c) with the same R*Tree join WellKit issues, and reads its JSON lines.
         static func limitQuery(_ binary: String, store: String, viewports: [BBoxBenchmark.Viewport], passes: Int) throws
             -> [(name: String, label: String, p50: Double, p99: Double)]
@@ -144,12 +149,7 @@ extension Bench {
             defer { try? FileManager.default.removeItem(atPath: file) }
             try viewports.map { "\($0.label) \($0.box.minLongitude) \($0.box.minLatitude) \($0.box.maxLongitude) \($0.box.maxLatitude)" }
                 .joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
-            let sql = """
-                SELECT p.id, p.name, p.lat, p.lon FROM idx_pins_geom r JOIN pins p ON p.id = r.pkid \
-                WHERE r.xmin <= ?3 AND r.xmax >= ?1 AND r.ymin <= ?4 AND r.ymax >= ?2 \
-                AND p.lon BETWEEN ?1 AND ?3 AND p.lat BETWEEN ?2 AND ?4
-                """
-            let output = try Subprocess.run(binary, ["--passes", "\(passes)", "--name", "c_rtree", store, file, sql]).stdout
+            let output = try Subprocess.run(binary, ["--passes", "\(passes)", "--name", "c_rtree", store, file, rtreeJoin]).stdout
             return output.split(separator: "\n").compactMap { line in
                 guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                       let label = object["label"] as? String, let p50 = object["p50_us"] as? Double else { return nil }

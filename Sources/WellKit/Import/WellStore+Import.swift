@@ -371,15 +371,11 @@ package struct ScannedFile {
         return fix
     }
 
-    /// A whole number read as degrees, minutes and seconds run together (DDMMSS, DDDMMSS), as
-    /// degrees; nil when it is not one (minutes or seconds of 60 or more, or not a whole number).
+    /// A whole number of 5 to 7 digits read as degrees, minutes and seconds run together (DDMMSS,
+    /// DDDMMSS) by ``DMS``, as degrees; nil when it is not one (minutes or seconds of 60 or more).
     static func compactDMS(_ value: Double) -> Double? {
-        let magnitude = abs(value)
-        guard magnitude == magnitude.rounded(), magnitude >= 10_000, magnitude < 18_100_000 else { return nil }
-        let whole = Int(magnitude), seconds = whole % 100, minutes = whole / 100 % 100
-        guard seconds < 60, minutes < 60 else { return nil }
-        let degrees = Double(whole / 10_000) + Double(minutes) / 60 + Double(seconds) / 3600
-        return value < 0 ? -degrees : degrees
+        guard value == value.rounded(), (10_000..<10_000_000).contains(abs(value)) else { return nil }
+        return DMS.degrees(String(Int64(value)))
     }
 
     /// Two records at the same place, to about a metre.
