@@ -218,6 +218,48 @@ import WellsTestSupport
         }
     }
 
+    /// The input is opened without its access time (`O_NOATIME`: a big file's rows are read a
+    /// `pread` per record), so a load leaves the list's atime as it was; a user who does not own
+    /// the list, and so may not ask for that, still loads it.
+    @Test func aLoadLeavesTheListsAccessTimeAndOtherUsersListsStillLoad() throws {
+        guard getuid() == 0 else {
+            Issue.record("this test runs commands as user nobody through setpriv, which needs root")
+            return
+        }
+        try withTemporaryDirectory("wells-safety") { directory in
+            let list = directory.appendingPathComponent("list.csv").path
+            try FileManager.default.copyItem(atPath: Self.small, toPath: list)
+            chmod(list, 0o644)
+            func accessTime() throws -> Int {
+                var info = stat()
+                guard stat(list, &info) == 0 else { throw CocoaError(.fileReadUnknown) }
+                return info.st_atim.tv_sec
+            }
+            func ageAccessTime() {
+                // Read three days ago, written four: on a `relatime` mount (Linux's default) the next read updates it.
+                var times = [timespec(tv_sec: time(nil) - 3 * 86_400, tv_nsec: 0), timespec(tv_sec: time(nil) - 4 * 86_400, tv_nsec: 0)]
+                _ = utimensat(AT_FDCWD, list, &times, 0)
+            }
+            ageAccessTime()
+            let aged = try accessTime()
+            // A plain read updates it here, or this file system keeps no access times to test.
+            _ = try Data(contentsOf: URL(fileURLWithPath: list))
+            let recorded = try accessTime() != aged
+            ageAccessTime()
+            let load = try Self.wells(["load", list, "--db", directory.appendingPathComponent("s.sqlite").path, "--quiet"])
+            #expect(load.status == 0, "\(load.stderr)")
+            if recorded { #expect(try accessTime() == aged, "the load updated the list's access time") }
+
+            let binary = directory.appendingPathComponent("wells").path
+            try Self.installCopy(of: InterruptedLoadTests.wells, at: binary)
+            chmod(directory.path, 0o777)
+            let other = try Self.wellsCopy(["load", list, "--db", directory.appendingPathComponent("n.sqlite").path, "--format", "json"],
+                                           binary: binary, asNobody: true)
+            #expect(other.status == 0, "\(other.stderr)")
+            #expect(other.stdout.contains("\"inserted\" : 25"), "\(other.stdout.prefix(300))")
+        }
+    }
+
     /// The journal of a killed first load: a query rolls it back when it can write the store, and
     /// says what to do when it cannot.
     @Test(.tags(.slow)) func queriesAfterAnInterruptedFirstLoad() throws {
