@@ -200,6 +200,7 @@ struct ColumnInference {
                     + options.describeRemedy(format.kind == .decimal ? .parseDMS : .noInference)))
         }
         let datum = inferDatumColumn(&options)
+        if datum.isEmpty { inferDatumFromNames(&options, latColumn: header[latIndex], lonColumn: header[lonIndex]) }
         if dms && !lonFormat.signed && !options.coordinates.impliedWest && !options.coordinates.impliedEast {
             try inferHemisphere(&options, lonColumn: header[lonIndex], datum: datum)
         }
@@ -284,6 +285,41 @@ struct ColumnInference {
             return ranked
         }
         return []
+    }
+
+    /// The datum the coordinate columns' names give (`LAT_NAD27`, `Long NAD 1927`, `lat27`), as
+    /// agencies name them when a list carries its coordinates in more than one datum. Read as WGS 84,
+    /// NAD27 degrees put Tennessee's wells 9–15 m off, and no place check sees a slip that small;
+    /// so a NAD27 (or Old Hawaiian) the names agree on is the CRS of every row, transformed and
+    /// reported like `--crs EPSG:4267`. Names of NAD83 or WGS 84, a metre or two apart, change nothing.
+    private mutating func inferDatumFromNames(_ options: inout LoadOptions, latColumn: String, lonColumn: String) {
+        guard options.coordinates.crs == nil, options.coordinates.datumColumn == nil else { return }
+        let named = [latColumn, lonColumn].map(Self.datumNamed)
+        guard let key = named.compactMap({ $0 }).first, named.allSatisfy({ $0 == nil || $0 == key }),
+              ["NAD27", "OLDHI"].contains(key), let crs = options.coordinates.datumLookup[key]
+        else { return }
+        options.coordinates.crs = crs
+        inferences.append(Inference(
+            subject: "datum", column: named[0] != nil ? latColumn : lonColumn, value: "\(key) (\(crs)) for every row",
+            evidence: "the coordinate columns' names say so: " + zip([latColumn, lonColumn], named).filter { $0.1 != nil }.map(\.0).joined(separator: ", "),
+            override: "\(options.describeRemedy(.oneCRS)) (EPSG:4326 if they are WGS 84)"))
+    }
+
+    /// The datum a coordinate column's name gives, as a ``CoordinateOptions/datumKey(_:)``:
+    /// `LAT_NAD27`, `Latitude (NAD 1927)` and `long27` give NAD27; `Lat_NAD83` NAD83; nil for none.
+    static func datumNamed(_ column: String) -> String? {
+        let name = ColumnMapping.normalize(column)
+        let spelled: [(String, String)] = [
+            ("nad27", "NAD27"), ("nad1927", "NAD27"), ("northamerican1927", "NAD27"), ("northamericandatum1927", "NAD27"),
+            ("nad83", "NAD83"), ("nad1983", "NAD83"), ("northamerican1983", "NAD83"), ("northamericandatum1983", "NAD83"),
+            ("wgs84", "WGS84"), ("wgs1984", "WGS84"), ("oldhi", "OLDHI"), ("oldhawaiian", "OLDHI"),
+        ]
+        if let (_, key) = spelled.first(where: { name.contains($0.0) }) { return key }
+        // A bare year on a coordinate word: `lat27`, `long_27`, `latitude83`.
+        for (year, key) in [("27", "NAD27"), ("83", "NAD83")] where name.hasSuffix(year) {
+            if ["lat", "latitude", "lon", "long", "longitude", "lng"].contains(String(name.dropLast(2))) { return key }
+        }
+        return nil
     }
 
     /// Decides whether unsigned DMS longitudes are west or east from a country, state or datum

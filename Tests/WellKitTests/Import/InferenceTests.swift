@@ -170,6 +170,58 @@ import WellsTestSupport
         #expect(Set(summary.transformations.map(\.source)) == ["EPSG:4267", "EPSG:4269"])
     }
 
+    /// Tennessee's list with its coordinate columns named as agencies name NAD27 ones: every well is
+    /// stored where `--crs EPSG:4267` stores it, not where the same numbers read as WGS 84 would put it.
+    @Test(.tags(.slow)) func aDatumInTheCoordinateColumnsNamesIsTheirCRS() throws {
+        let original = try String(contentsOfFile: Fixtures.sharedData("tn-oilgas-wells.csv"), encoding: .utf8)
+        /// The list, or its first `lines` lines, with its coordinate columns named `lat` and `lon`.
+        func renamed(_ lat: String, _ lon: String, lines: Int? = nil) throws -> String {
+            let text = lines.map { original.split(separator: "\n", omittingEmptySubsequences: false).prefix($0).joined(separator: "\n") + "\n" } ?? original
+            return try Fixtures.file(text.replacingOccurrences(of: "latitude,longitude", with: "\"\(lat)\",\"\(lon)\"", options: [],
+                                                               range: text.startIndex..<text.index(text.startIndex, offsetBy: 200)),
+                                     name: "tn-\(ColumnMapping.normalize(lat)).csv")
+        }
+        func wells(_ path: String, _ options: LoadOptions = LoadOptions()) throws -> [String: (lat: Double, lon: Double)] {
+            let store = try Fixtures.makeStore()
+            _ = try store.load(csvAt: path, options: options)
+            return try store.pool.read { db in
+                var wells: [String: (lat: Double, lon: Double)] = [:]
+                for row in try Row.fetchAll(db, sql: "SELECT d.uwi, p.lat, p.lon FROM pins p JOIN details d ON d.pin_id = p.id") {
+                    wells[row[0]] = (row[1], row[2])
+                }
+                return wells
+            }
+        }
+        var nad27 = LoadOptions()
+        nad27.coordinates.crs = "EPSG:4267"
+        let given = try wells(Fixtures.sharedData("tn-oilgas-wells.csv"), nad27)
+        let asWGS84 = try wells(Fixtures.sharedData("tn-oilgas-wells.csv"))
+        let inferred = try wells(try renamed("lat_nad27", "long_nad27"))
+        #expect(given.count == 16_464 && inferred.count == given.count)
+        #expect(inferred.allSatisfy { uwi, point in given[uwi].map { $0 == point } ?? false }, "a well is not where --crs EPSG:4267 puts it")
+        // The shift the inference saves: NAD27 read as WGS 84 is 9–15 m off here.
+        let shifted = inferred.count { uwi, point in Geodesic.distance(fromLatitude: point.lat, longitude: point.lon, toLatitude: asWGS84[uwi]!.lat, longitude: asWGS84[uwi]!.lon) > 5 }
+        #expect(shifted * 10 >= inferred.count * 9)
+
+        for (lat, lon) in [("LAT_NAD27", "LONG_NAD27"), ("Latitude (NAD 1927)", "Longitude (NAD 1927)"), ("lat27", "long27"),
+                           ("latitude", "Long_NAD27")] {
+            let summary = try WellStore.dryRun(csvAt: try renamed(lat, lon, lines: 400))
+            let datum = summary.inferences.first { $0.subject == "datum" }
+            #expect(datum?.value == "NAD27 (EPSG:4267) for every row", "\(lat), \(lon)")
+            #expect(datum?.override.hasSuffix("(EPSG:4326 if they are WGS 84)") == true)
+            #expect(summary.transformations.map(\.source) == ["EPSG:4267"], "\(lat), \(lon)")
+        }
+        // NAD83 and WGS 84 names change nothing; names that disagree, or a CRS the user gave, decide nothing.
+        var wgs84 = LoadOptions()
+        wgs84.coordinates.crs = "EPSG:4326"
+        for (lat, lon, options) in [("Lat_NAD83", "Long_NAD83", LoadOptions()), ("lat_wgs84", "lon_wgs84", LoadOptions()),
+                                    ("lat_nad27", "long_nad83", LoadOptions()), ("lat_nad27", "long_nad27", wgs84)] {
+            let summary = try WellStore.dryRun(csvAt: try renamed(lat, lon, lines: 400), options: options)
+            #expect(!summary.inferences.contains { $0.subject == "datum" }, "\(lat), \(lon)")
+            #expect(summary.transformations.isEmpty, "\(lat), \(lon)")
+        }
+    }
+
     @Test func unsignedDMSWithoutEvidenceAsksForTheHemisphere() throws {
         let path = try Fixtures.file("id,lat_va,long_va\n1,361416.67,0863239.23\n2,365457.40,0862826.59\n")
         #expect(throws: ImportError.self) { _ = try WellStore.dryRun(csvAt: path) }
