@@ -149,3 +149,15 @@ package struct DatumArgument: ExpressibleByArgument, Sendable {
         return pair
     }
 }
+
+/// Two column names, latitude's and longitude's, as `LAT,LON` (`--minutes LAT_MIN,LONG_MIN`).
+package struct ColumnPair: ExpressibleByArgument, Sendable {
+    package let latitude: String
+    package let longitude: String
+
+    package init?(argument: String) {
+        let parts = argument.split(separator: ",", omittingEmptySubsequences: false).map { String($0.trimmingSpaces()) }
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }
+        (latitude, longitude) = (parts[0], parts[1])
+    }
+}

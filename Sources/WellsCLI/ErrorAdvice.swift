@@ -74,6 +74,8 @@ extension Terminal {
             case .xColumn: "--x \(given)"
             case .yColumn: "--y \(given)"
             case .datumColumn: "--datum-column \(given)"
+            case .minutesColumn: "--minutes \(given)"
+            case .secondsColumn: "--seconds \(given)"
             }
             message = "\(flag): \(error.reason); the header has: \(columns)"
                 + (option == .identifier ? "; or use --id none for generated FILE@TAG:LINE identifiers" : "")
@@ -176,6 +178,7 @@ extension Terminal {
         case .noLocationCheck: "--no-location-check"
         case .degreeDivisor(let divisor): "--degree-divisor \(LoadRemedy.number(divisor))"
         case .longitudes0To360: "--longitudes-0-360"
+        case .minutesAndSeconds: "--minutes LAT,LON (and --seconds LAT,LON)"
         }
     }
 }

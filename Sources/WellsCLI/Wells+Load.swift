@@ -12,11 +12,13 @@ extension Wells {
             abstract: "Load a well list (CSV, TSV or other delimited text) into a store, in one transaction.",
             discussion: """
                 Columns are inferred from their names and values: the identifier (Well API, UWI, site_no, …, the most \
-                unique), the coordinates (decimal degrees, compact DMS such as 344512.3, or DMS text), their hemisphere \
-                and a datum column (NAD27/NAD83/WGS84 per row, in any usual spelling), a column with both coordinates \
+                unique), the coordinates (decimal degrees, compact DMS such as 344512.3, DMS text, or degrees, minutes \
+                and seconds in columns of their own such as LAT_DEG, LAT_MIN, LAT_SEC), their hemisphere, a datum \
+                column (NAD27/NAD83/WGS84 per row, in any usual spelling) or a datum in the coordinate columns' names \
+                (LAT_NAD27, LONG_NAD27), a column with both coordinates \
                 (POINT (-97.5 35.4), (35.4, -97.5), a DMS pair), title lines before the header, the encoding \
                 (UTF-8, or Windows-1252) and a decimal comma; --dry-run shows each inference with its evidence, and \
-                --map, --id, --dms, --implied-west, --datum-column and --no-infer override them. `#` comment lines \
+                --map, --id, --dms, --minutes/--seconds, --implied-west, --crs, --datum-column and --no-infer override them. `#` comment lines \
                 before the header (USGS NWIS RDB) are skipped, and UTF-16 text is read. Rows with missing, \
                 unparseable, out-of-range or 0/0 coordinates are rejected and kept with their line and reason in the \
                 store's rejects table. If an identifier column repeats over different wells, it is not a key: every \
@@ -78,6 +80,14 @@ extension Wells {
             "The coordinates are degrees times this number, as fixed-point databases write them: 1000000 reads 36469556 as 36.469556.",
             valueName: "n"))
         var degreeDivisor: Double?
+
+        @Option(help: ArgumentHelp(
+            "The minutes columns of latitude and longitude columns of whole degrees, as LAT,LON (default: inferred from names such as LAT_DEG, LAT_MIN, LAT_SEC).",
+            valueName: "lat,lon"))
+        var minutes: ColumnPair?
+
+        @Option(help: ArgumentHelp("Their seconds columns, as LAT,LON; with --minutes.", valueName: "lat,lon"))
+        var seconds: ColumnPair?
 
         @Flag(name: .customLong("longitudes-0-360"), help: "Longitudes run from 0 to 360 east: one over 180 is read as that less 360 (274.74 → -85.26).")
         var longitudes0To360 = false
@@ -141,6 +151,11 @@ extension Wells {
                                             impliedWest: impliedWest, impliedEast: impliedEast, impliedSouth: impliedSouth)
             options.degreeDivisor = degreeDivisor
             options.longitudes0To360 = longitudes0To360
+            if let minutes {
+                options.minutesAndSeconds = CoordinateOptions.MinutesAndSeconds(
+                    latitudeMinutes: minutes.latitude, longitudeMinutes: minutes.longitude,
+                    latitudeSeconds: seconds?.latitude, longitudeSeconds: seconds?.longitude)
+            }
             return options
         }
 
@@ -152,6 +167,7 @@ extension Wells {
                 throw ValidationError(Terminal.describe(problem))
             }
             if impliedWest && impliedEast { throw ValidationError("give --implied-west or --implied-east, not both") }
+            if seconds != nil && minutes == nil { throw ValidationError("--seconds needs --minutes: the minutes columns of the same coordinates, as LAT,LON") }
             // No output may land on the input or on the store's files.
             var protected = OutputPaths.storeFiles(store.path).map { (path: $0, what: "the store or one of its files") }
             if file != "-" { protected.append((file, "the input file")) }

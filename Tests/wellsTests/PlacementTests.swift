@@ -902,4 +902,44 @@ import WellKitSynthetic
             #expect(right.err.isEmpty, "no note for a sensible query: \(right.err)")
         }
     }
+
+    /// `--minutes` and `--seconds` name the columns by hand and store what the inference stores;
+    /// `--seconds` alone, a value that is not two names, or either with `--dms` exit 64.
+    @Test func minutesAndSecondsColumnsByHand() throws {
+        try withTemporaryDirectory("placement") { directory in
+            let lines = try String(contentsOfFile: RepositoryData.realList("tn-oilgas-wells.csv"), encoding: .utf8).split(whereSeparator: \.isNewline).prefix(400)
+            // Tennessee's first wells with their coordinates split: degrees, minutes, seconds, the longitude unsigned.
+            var text = "api_num,stusps,county,LAT_DEG,LAT_MIN,LAT_SEC,LONG_DEG,LONG_MIN,LONG_SEC\n"
+            for line in lines.dropFirst() {
+                let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+                guard let lat = Double(fields[2].trimmingCharacters(in: ["\""])), let lon = Double(fields[3].trimmingCharacters(in: ["\""])) else { continue }
+                func parts(_ value: Double) -> String {
+                    let total = (abs(value) * 360_000).rounded() / 100, degrees = (total / 3_600).rounded(.down)
+                    let minutes = ((total - degrees * 3_600) / 60).rounded(.down)
+                    return "\(Int(degrees)),\(Int(minutes)),\(String(format: "%.2f", total - degrees * 3_600 - minutes * 60))"
+                }
+                text += "\(fields[0]),\(fields[4]),\(fields[5]),\(parts(lat)),\(parts(lon))\n"
+            }
+            let file = directory.appendingPathComponent("split.csv").path
+            try text.write(toFile: file, atomically: true, encoding: .utf8)
+            func coordinates(_ store: String) throws -> [String] {
+                try HardeningTests.wells(["find", "--db", store, "--sort", "uwi", "--limit", "1000", "--format", "csv"]).out.split(separator: "\n").map(String.init)
+            }
+            let inferred = directory.appendingPathComponent("inferred.sqlite").path
+            let load = try HardeningTests.wells(["load", file, "--db", inferred, "--quiet"])
+            #expect(load.status == 0, "\(load.err)")
+            let byHand = directory.appendingPathComponent("hand.sqlite").path
+            let hand = try HardeningTests.wells(["load", file, "--db", byHand, "--quiet", "--no-infer", "--map", "lat=LAT_DEG", "--map", "lon=LONG_DEG",
+                                                 "--minutes", "LAT_MIN,LONG_MIN", "--seconds", "LAT_SEC,LONG_SEC", "--implied-west"])
+            #expect(hand.status == 0, "\(hand.err)")
+            let rows = try coordinates(inferred)
+            #expect(rows.count == 400 && rows.dropFirst().allSatisfy { $0.contains(",3") && $0.contains(",-8") && !$0.contains(".0,") }, "\(rows.prefix(3))")
+            #expect(try coordinates(byHand) == rows)
+            for refused in [["--seconds", "LAT_SEC,LONG_SEC"], ["--minutes", "LAT_MIN"], ["--minutes", "LAT_MIN,LONG_MIN", "--dms"],
+                            ["--minutes", "LAT_MIN,NOPE"]] {
+                let run = try HardeningTests.wells(["load", file, "--db", directory.appendingPathComponent("r.sqlite").path] + refused)
+                #expect(run.status == 64 || (refused.last == "LAT_MIN,NOPE" && run.status == 65 && run.err.contains("--minutes NOPE: no such column")), "\(refused): \(run.status) \(run.err)")
+            }
+        }
+    }
 }

@@ -45,6 +45,11 @@ public struct CoordinateOptions: Sendable, Equatable {
     /// Longitudes run from 0 to 360 east, as in climate and ocean data: one over 180 is read as that
     /// less 360 (274.738694 → -85.261306).
     public var longitudes0To360 = false
+    /// Minutes and seconds in columns of their own, beside latitude and longitude columns that hold
+    /// whole degrees (`LAT_DEG`, `LAT_MIN`, `LAT_SEC`, `LONG_DEG`, …), as older agency lists keep
+    /// them: each coordinate is its degrees plus minutes / 60 plus seconds / 3600, with the degrees'
+    /// sign. Inferred from the names and values of such columns; nil reads one column per coordinate.
+    public var minutesAndSeconds: MinutesAndSeconds?
     /// Numbers are written with a decimal comma (`36,020983`), as in `;`-separated European files:
     /// coordinates and numeric fields are read so. Inferred from the values when the delimiter is not a comma.
     public var decimalComma = false
@@ -59,6 +64,21 @@ public struct CoordinateOptions: Sendable, Equatable {
         self.impliedWest = impliedWest
         self.impliedEast = impliedEast
         self.impliedSouth = impliedSouth
+    }
+
+    /// The columns of ``minutesAndSeconds``: the minutes of each coordinate, and its seconds when the file has them.
+    public struct MinutesAndSeconds: Sendable, Equatable {
+        public var latitudeMinutes: String
+        public var longitudeMinutes: String
+        public var latitudeSeconds: String?
+        public var longitudeSeconds: String?
+
+        public init(latitudeMinutes: String, longitudeMinutes: String, latitudeSeconds: String? = nil, longitudeSeconds: String? = nil) {
+            self.latitudeMinutes = latitudeMinutes
+            self.longitudeMinutes = longitudeMinutes
+            self.latitudeSeconds = latitudeSeconds
+            self.longitudeSeconds = longitudeSeconds
+        }
     }
 
     /// Common North American datum codes (as NWIS writes them) and their geographic CRSs.
@@ -85,6 +105,11 @@ public struct CoordinateOptions: Sendable, Equatable {
         if degreeDivisor != nil && dms {
             return ImportError(.invalidOption, "a degree divisor reads decimal degrees written as whole numbers, not degrees, minutes and seconds: give one of the two")
         }
+        if minutesAndSeconds != nil && (dms || degreeDivisor != nil) {
+            return ImportError(.invalidOption, "minutes and seconds in columns of their own are read beside whole degrees, "
+                               + (dms ? "not with degrees, minutes and seconds in one column (--dms): give one of the two"
+                                      : "not with degrees written as whole numbers (a degree divisor): give one of the two"))
+        }
         if longitudes0To360 && (impliedWest || impliedEast) {
             return ImportError(.invalidOption, "longitudes from 0 to 360 are all east and carry no sign to imply: give either, not both")
         }
@@ -105,12 +130,12 @@ public struct CoordinateOptions: Sendable, Equatable {
     }
 
     /// The options that read degrees (``impliedWest``, ``impliedEast``, ``impliedSouth``, ``dms``,
-    /// ``degreeDivisor``, ``longitudes0To360``)
+    /// ``degreeDivisor``, ``longitudes0To360``, ``minutesAndSeconds``)
     /// given with projected values, which they would not change: an error naming them, worded by `describe`.
     package func degreeOptionsOnProjectedValues(describe: (LoadRemedy) -> String) -> ImportError? {
         let given: [LoadRemedy] = [(impliedWest, LoadRemedy.impliedWest), (impliedEast, .impliedEast), (impliedSouth, .impliedSouth),
                                    (dms, .parseDMS), (degreeDivisor != nil, .degreeDivisor(degreeDivisor ?? 1)),
-                                   (longitudes0To360, .longitudes0To360)].filter(\.0).map(\.1)
+                                   (longitudes0To360, .longitudes0To360), (minutesAndSeconds != nil, .minutesAndSeconds)].filter(\.0).map(\.1)
         guard !given.isEmpty, let crs else { return nil }
         let (projected, info) = projectedCRS
         guard projected else { return nil }

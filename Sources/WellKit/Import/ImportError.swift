@@ -50,6 +50,10 @@ public struct ImportError: Error, CustomStringConvertible, Sendable {
         case yColumn
         /// ``CoordinateOptions/datumColumn``.
         case datumColumn
+        /// A minutes column of ``CoordinateOptions/minutesAndSeconds``.
+        case minutesColumn
+        /// A seconds column of ``CoordinateOptions/minutesAndSeconds``.
+        case secondsColumn
     }
 
     /// A CRS that projected x/y columns could be in, with the evidence from the file.
@@ -147,6 +151,8 @@ public struct ImportError: Error, CustomStringConvertible, Sendable {
             case .xColumn: "LoadOptions.coordinates.xColumn \"\(given)\""
             case .yColumn: "LoadOptions.coordinates.yColumn \"\(given)\""
             case .datumColumn: "LoadOptions.coordinates.datumColumn \"\(given)\""
+            case .minutesColumn: "LoadOptions.coordinates.minutesAndSeconds minutes \"\(given)\""
+            case .secondsColumn: "LoadOptions.coordinates.minutesAndSeconds seconds \"\(given)\""
             }
             return "\(name): \(reason); the header has: \(columns)"
                 + (option == .identifier ? "; or set LoadOptions.identifier to .none for generated FILE@TAG:LINE identifiers" : "")

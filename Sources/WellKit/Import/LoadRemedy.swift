@@ -46,6 +46,8 @@ public enum LoadRemedy: Sendable, Hashable {
     case degreeDivisor(Double)
     /// Read longitudes over 180 as west, for longitudes from 0 to 360: ``CoordinateOptions/longitudes0To360``.
     case longitudes0To360
+    /// Read minutes and seconds from columns of their own: ``CoordinateOptions/minutesAndSeconds``.
+    case minutesAndSeconds
 
     /// The setting in the API's terms, such as `LoadOptions.onDuplicate = .last`.
     public var apiText: String {
@@ -67,6 +69,7 @@ public enum LoadRemedy: Sendable, Hashable {
         case .noLocationCheck: "LoadOptions.checkLocations = false"
         case .degreeDivisor(let divisor): "CoordinateOptions.degreeDivisor = \(Self.number(divisor))"
         case .longitudes0To360: "CoordinateOptions.longitudes0To360 = true"
+        case .minutesAndSeconds: "CoordinateOptions.minutesAndSeconds = .init(latitudeMinutes: \"COLUMN\", longitudeMinutes: \"COLUMN\", …)"
         }
     }
 

@@ -565,7 +565,8 @@ extension ScannedFile {
             // Swapped: the --x/--y given, or else the mapped columns, exchanged.
             let (x, y) = (coordinates.xColumn, coordinates.yColumn)
             let swapped = (x == nil ? mapping.column(for: .longitude) : x, y == nil ? mapping.column(for: .latitude) : y)
-            if let lonColumn = swapped.0, let latColumn = swapped.1 {
+            // (Minutes and seconds in columns of their own would need their columns exchanged too: not offered.)
+            if let lonColumn = swapped.0, let latColumn = swapped.1, coordinates.minutesAndSeconds == nil {
                 func fix(_ slip: String, impliedWest: Bool = false) -> PlacementFix {
                     x == nil ? PlacementFix(slip: slip, impliedWest: impliedWest, mapping: ["lat": lonColumn, "lon": latColumn])
                              : PlacementFix(slip: slip, impliedWest: impliedWest, xColumn: latColumn, yColumn: lonColumn)

@@ -21,6 +21,9 @@ struct RecordValidator: Sendable {
     let latIndex: Int, lonIndex: Int
     /// The column with both coordinates (``CoordinateOptions/pointColumn``); `latIndex` and `lonIndex` are it too.
     let pointIndex: Int?
+    /// The minutes and seconds columns of each coordinate (``CoordinateOptions/minutesAndSeconds``), nil for none.
+    let latitudeParts: Parts, longitudeParts: Parts
+    typealias Parts = (minutes: Int?, seconds: Int?)
     let idIndex: Int?, nameIndex: Int?
     let coordinates: CoordinateOptions
     private let datumIndex: Int?
@@ -51,6 +54,10 @@ struct RecordValidator: Sendable {
         pointIndex = coordinates.pointColumn.flatMap { mapping.header.firstIndex(of: $0) }
         latIndex = pointIndex ?? coordinates.yColumn.flatMap { mapping.header.firstIndex(of: $0) } ?? mapping.indices[.latitude]!
         lonIndex = pointIndex ?? coordinates.xColumn.flatMap { mapping.header.firstIndex(of: $0) } ?? mapping.indices[.longitude]!
+        let split = pointIndex == nil ? coordinates.minutesAndSeconds : nil
+        func index(_ column: String?) -> Int? { column.flatMap { mapping.header.firstIndex(of: $0) } }
+        latitudeParts = (index(split?.latitudeMinutes), index(split?.latitudeSeconds))
+        longitudeParts = (index(split?.longitudeMinutes), index(split?.longitudeSeconds))
         datumIndex = coordinates.datumColumn.flatMap { mapping.header.firstIndex(of: $0) }
         idIndex = mapping.indices[.identifier]
         nameIndex = mapping.indices[.name]
@@ -109,9 +116,9 @@ struct RecordValidator: Sendable {
             }
         } else {
         switch (coordinate(fields, latIndex, projected ? "y" : "latitude", example: projected ? "4275692" : "36.9003",
-                           hemisphere: coordinates.impliedSouth && !projected ? .south : nil),
+                           hemisphere: coordinates.impliedSouth && !projected ? .south : nil, parts: latitudeParts),
                 coordinate(fields, lonIndex, projected ? "x" : "longitude", example: projected ? "501562" : "-85.2613",
-                           hemisphere: coordinates.impliedWest && !projected ? .west : nil)) {
+                           hemisphere: coordinates.impliedWest && !projected ? .west : nil, parts: longitudeParts)) {
         case (.failure(let reason), _), (_, .failure(let reason)): return .failure(reason)
         case (.success(let la), .success(let lo)): (lat, lon) = (la, lo)
         }
@@ -229,7 +236,8 @@ struct RecordValidator: Sendable {
         return .success((p.x, p.y))
     }
 
-    private func coordinate(_ fields: RecordFields, _ index: Int, _ what: String, example: String, hemisphere: DMS.Hemisphere?) -> Result<Double, RejectReason> {
+    private func coordinate(_ fields: RecordFields, _ index: Int, _ what: String, example: String, hemisphere: DMS.Hemisphere?,
+                            parts: Parts) -> Result<Double, RejectReason> {
         if fields.isEmpty(index) {
             return .failure(RejectReason(column: header[index], kind: .missingCoordinates,
                                          reason: "\(what) is empty; every well needs coordinates"))
@@ -244,12 +252,43 @@ struct RecordValidator: Sendable {
             }
         }
         // Two calls rather than one with a chosen function: each inlines its parser (a function value does not).
-        guard let value = decimalComma ? fields.withBytes(index, ValueParsing.decimalComma) : fields.withBytes(index, ValueParsing.decimal) else {
+        guard var value = decimalComma ? fields.withBytes(index, ValueParsing.decimalComma) : fields.withBytes(index, ValueParsing.decimal) else {
             return .failure(RejectReason(column: header[index], kind: .coordinateNotANumber,
-                                         reason: "\"\(fields.text(index))\" is not a number; expected decimal degrees such as \(example)"))
+                                         reason: "\"\(fields.text(index))\" is not a number; expected "
+                                            + (parts.minutes == nil ? "decimal degrees such as \(example)" : "whole degrees such as \(Int(Double(example) ?? 0))")))
+        }
+        if let minutes = parts.minutes {
+            switch degrees(value, index, what, minutes: minutes, seconds: parts.seconds, fields) {
+            case .success(let combined): value = combined
+            case .failure(let reason): return .failure(reason)
+            }
         }
         // --implied-west (--implied-south): a decimal longitude (latitude) without its minus sign is west (south) too.
         return .success(hemisphere?.sign == -1 && value > 0 ? -value : value)
+    }
+}
+
+extension RecordValidator {
+    /// Whole degrees `value` (of the column at `index`) with the minutes and seconds of their own
+    /// columns: |degrees| + minutes / 60 + seconds / 3600, with the degrees' sign (`-0` keeps its minus).
+    /// An empty minutes or seconds cell is 0.
+    fileprivate func degrees(_ value: Double, _ index: Int, _ what: String, minutes: Int, seconds: Int?,
+                             _ fields: RecordFields) -> Result<Double, RejectReason> {
+        guard value == value.rounded(.towardZero) else {
+            return .failure(RejectReason(column: header[index], kind: .coordinateNotANumber,
+                                         reason: "\(what) degrees \"\(fields.text(index))\" have a fraction, but their minutes are in "
+                                            + "\(header[minutes]); expected whole degrees beside minutes and seconds"))
+        }
+        var magnitude = abs(value)
+        for (part, scale, name) in [(minutes, 60.0, "minutes"), (seconds ?? -1, 3_600.0, "seconds")] where part >= 0 && !fields.isEmpty(part) {
+            guard let amount = decimalComma ? fields.withBytes(part, ValueParsing.decimalComma) : fields.withBytes(part, ValueParsing.decimal),
+                  amount >= 0, amount < 60 else {
+                return .failure(RejectReason(column: header[part], kind: .coordinateNotANumber,
+                                             reason: "\(what) \(name) \"\(fields.text(part))\" are not a number from 0 to under 60"))
+            }
+            magnitude += amount / scale
+        }
+        return .success(value.sign == .minus ? -magnitude : magnitude)
     }
 }
 

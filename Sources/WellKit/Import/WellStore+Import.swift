@@ -319,7 +319,7 @@ package struct ScannedFile {
     /// with the fix checks them against the file's evidence as any load.
     func scaledDegreesFix() -> PlacementFix? {
         let coordinates = validator.coordinates
-        guard !validator.projected, !coordinates.dms, validator.pointIndex == nil, coordinates.degreeDivisor == nil,
+        guard !validator.projected, !coordinates.dms, validator.pointIndex == nil, coordinates.degreeDivisor == nil, coordinates.minutesAndSeconds == nil,
               !coordinates.longitudes0To360 else { return nil }
         let outOfRange = rejects.filter { $0.kind == .latitudeOutOfRange || $0.kind == .longitudeOutOfRange }
         let scanner = CSVScanner(delimiter: delimiter)
@@ -556,7 +556,10 @@ extension WellStore {
     /// Fails early, with the header, when --x, --y or --datum-column name no column, or the CRS is unknown.
     static func checkCoordinateOptions(_ coordinates: CoordinateOptions, header: [String], path: String,
                                        describe: (LoadRemedy) -> String = { $0.apiText }) throws {
-        for (option, column) in [(ImportError.ColumnOption.xColumn, coordinates.xColumn), (.yColumn, coordinates.yColumn), (.datumColumn, coordinates.datumColumn)] {
+        let split = coordinates.minutesAndSeconds
+        for (option, column) in [(ImportError.ColumnOption.xColumn, coordinates.xColumn), (.yColumn, coordinates.yColumn), (.datumColumn, coordinates.datumColumn),
+                                 (.minutesColumn, split?.latitudeMinutes), (.minutesColumn, split?.longitudeMinutes),
+                                 (.secondsColumn, split?.latitudeSeconds), (.secondsColumn, split?.longitudeSeconds)] {
             if let column, !header.contains(column) {
                 throw ImportError(.unknownColumn, "no such column", remedy: .chooseColumn(option, given: column), header: header, file: path)
             }

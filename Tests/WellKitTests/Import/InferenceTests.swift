@@ -222,6 +222,102 @@ import WellsTestSupport
         }
     }
 
+    /// Tennessee's list with each coordinate in degrees, minutes and seconds columns of their own, the
+    /// longitudes unsigned, as older agency lists write them: every well where the published list has
+    /// it, with no flag (read as the degrees alone, they all stood on 17 whole-degree corners).
+    @Test(.tags(.slow)) func minutesAndSecondsInColumnsOfTheirOwn() throws {
+        let path = Fixtures.sharedData("tn-oilgas-wells.csv")
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        var reader = try CSVReader(bytes: Array(text.utf8))
+        var records: [[String]] = []
+        while let record = try reader.next() { records.append(record.fields) }
+        let header = records.removeFirst()
+        let (latColumn, lonColumn) = (header.firstIndex(of: "latitude")!, header.firstIndex(of: "longitude")!)
+        /// The list with its coordinates split under `names` (degrees, minutes, seconds; latitude's then longitude's), `edit` applied per row.
+        func split(_ names: [String], lines: Int = .max, seconds: Bool = true, edit: (Int, inout [String]) -> Void = { _, _ in }) throws -> String {
+            func parts(_ value: Double) -> [String] {
+                // Rounded first, so that no part is written as 60.
+                if !seconds {
+                    let minutes = (abs(value) * 60 * 1e7).rounded() / 1e7, degrees = (minutes / 60).rounded(.down)
+                    return [String(Int(degrees)), String(format: "%.7f", minutes - degrees * 60)]
+                }
+                let total = (abs(value) * 3_600 * 1e5).rounded() / 1e5
+                let degrees = (total / 3_600).rounded(.down), minutes = ((total - degrees * 3_600) / 60).rounded(.down)
+                return [String(Int(degrees)), String(Int(minutes)), String(format: "%.5f", total - degrees * 3_600 - minutes * 60)]
+            }
+            let kept = header.indices.filter { $0 != latColumn && $0 != lonColumn }
+            var rows: [[String]] = [kept.map { header[$0] } + names]
+            for (k, record) in records.prefix(lines).enumerated() {
+                guard let lat = Double(record[latColumn]), let lon = Double(record[lonColumn]) else { continue }
+                var row: [String] = kept.map { record[$0] }
+                row += parts(lat) + parts(lon)
+                edit(k, &row)
+                rows.append(row)
+            }
+            func quoted(_ field: String) -> String { "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+            let csv = rows.map { $0.map(quoted).joined(separator: ",") }.joined(separator: "\n") + "\n"
+            return try Fixtures.file(csv, name: "tn-split.csv")
+        }
+        func wells(_ path: String, _ options: LoadOptions = LoadOptions()) throws -> (LoadSummary, [String: (lat: Double, lon: Double)]) {
+            let store = try Fixtures.makeStore()
+            let summary = try store.load(csvAt: path, options: options)
+            return (summary, try store.pool.read { db in
+                Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT d.uwi, p.lat, p.lon FROM pins p JOIN details d ON d.pin_id = p.id")
+                    .map { (($0[0] as String), (lat: $0[1] as Double, lon: $0[2] as Double)) })
+            })
+        }
+        let names = ["LAT_DEG", "LAT_MIN", "LAT_SEC", "LONG_DEG", "LONG_MIN", "LONG_SEC"]
+        let (_, published) = try wells(path)
+        let (summary, read) = try wells(try split(names))
+        #expect(summary.inserted == published.count && summary.rejected == 0)
+        // Five decimals of a second are 1.4e-9°.
+        #expect(read.allSatisfy { uwi, p in published[uwi].map { abs($0.lat - p.lat) < 1e-8 && abs($0.lon - p.lon) < 1e-8 } ?? false })
+        let subjects = Dictionary(summary.inferences.map { ($0.subject, $0) }, uniquingKeysWith: { a, _ in a })
+        #expect(subjects["minutes and seconds"]?.value == "latitude LAT_DEG + LAT_MIN / 60 + LAT_SEC / 3600, longitude LONG_DEG + LONG_MIN / 60 + LONG_SEC / 3600")
+        #expect(subjects["hemisphere"]?.evidence == "stusps names US states or Canadian provinces")
+        #expect(subjects["latitude"]?.value == "whole degrees")
+
+        // Other spellings, minutes without seconds, and the options given by hand instead.
+        for (names, seconds) in [(["LatDeg", "LatMin", "LatSec", "LongDeg", "LongMin", "LongSec"], true),
+                                 (["DEG_LAT", "MIN_LAT", "SEC_LAT", "DEG_LON", "MIN_LON", "SEC_LON"], true),
+                                 (["lat d", "lat m", "lat s", "long d", "long m", "long s"], true),
+                                 (["LAT_DEG", "LAT_MIN", "LONG_DEG", "LONG_MIN"], false)] {
+            let file = try split(names, lines: 400, seconds: seconds)
+            let summary = try WellStore.dryRun(csvAt: file)
+            #expect(summary.inferences.contains { $0.subject == "minutes and seconds" }, "\(names)")
+            #expect(summary.preview.first?["lat"]?.hasPrefix("36.46955") == true && summary.preview.first?["lon"]?.hasPrefix("-85.26130") == true,
+                    "\(names): \(summary.preview.first ?? [:])")
+        }
+        var byHand = LoadOptions()
+        byHand.infer = false
+        byHand.mapping = ["lat": "LAT_DEG", "lon": "LONG_DEG"]
+        byHand.coordinates.impliedWest = true
+        byHand.coordinates.minutesAndSeconds = .init(latitudeMinutes: "LAT_MIN", longitudeMinutes: "LONG_MIN", latitudeSeconds: "LAT_SEC", longitudeSeconds: "LONG_SEC")
+        #expect(try WellStore.dryRun(csvAt: try split(names, lines: 400), options: byHand).preview.first?["lat"]?.hasPrefix("36.46955") == true)
+
+        // A bad part rejects its row, naming its column; the rest load.
+        let damaged = try split(names, lines: 2_000) { k, row in
+            switch k {
+            case 10: row[row.count - 5] = "75"          // LAT_MIN
+            case 11: row[row.count - 1] = "x"           // LONG_SEC
+            case 12: row[row.count - 6] = "36.5"        // LAT_DEG with a fraction
+            default: break
+            }
+        }
+        let partly = try WellStore.dryRun(csvAt: damaged)
+        #expect(partly.rejected == 3)
+        let store = try Fixtures.makeStore()
+        _ = try store.load(csvAt: damaged)
+        let reasons = try store.pool.read { db in try Row.fetchAll(db, sql: "SELECT \"column\", reason FROM rejects ORDER BY line").map { "\($0[0] as String): \($0[1] as String)" } }
+        #expect(reasons == ["LAT_MIN: latitude minutes \"75\" are not a number from 0 to under 60",
+                            "LONG_SEC: longitude seconds \"x\" are not a number from 0 to under 60",
+                            "LAT_DEG: latitude degrees \"36.5\" have a fraction, but their minutes are in LAT_MIN; expected whole degrees beside minutes and seconds"])
+        // With --dms too, the options contradict each other.
+        var both = byHand
+        both.coordinates.dms = true
+        #expect(throws: ImportError.self) { _ = try WellStore.dryRun(csvAt: try split(names, lines: 50), options: both) }
+    }
+
     @Test func unsignedDMSWithoutEvidenceAsksForTheHemisphere() throws {
         let path = try Fixtures.file("id,lat_va,long_va\n1,361416.67,0863239.23\n2,365457.40,0862826.59\n")
         #expect(throws: ImportError.self) { _ = try WellStore.dryRun(csvAt: path) }
