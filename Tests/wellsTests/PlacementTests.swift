@@ -935,6 +935,11 @@ import WellKitSynthetic
             let rows = try coordinates(inferred)
             #expect(rows.count == 400 && rows.dropFirst().allSatisfy { $0.contains(",3") && $0.contains(",-8") && !$0.contains(".0,") }, "\(rows.prefix(3))")
             #expect(try coordinates(byHand) == rows)
+            // Given by hand with the inference on, the unsigned longitudes are still read west (the state column says so).
+            let given = directory.appendingPathComponent("given.sqlite").path
+            let withInference = try HardeningTests.wells(["load", file, "--db", given, "--quiet", "--minutes", "LAT_MIN,LONG_MIN", "--seconds", "LAT_SEC,LONG_SEC"])
+            #expect(withInference.status == 0, "\(withInference.err)")
+            #expect(try coordinates(given) == rows)
             for refused in [["--seconds", "LAT_SEC,LONG_SEC"], ["--minutes", "LAT_MIN"], ["--minutes", "LAT_MIN,LONG_MIN", "--dms"],
                             ["--minutes", "LAT_MIN,NOPE"]] {
                 let run = try HardeningTests.wells(["load", file, "--db", directory.appendingPathComponent("r.sqlite").path] + refused)

@@ -192,7 +192,7 @@ struct ColumnInference {
         let dms = latFormat.kind != .decimal || lonFormat.kind != .decimal
         if dms && !options.coordinates.dms { options.coordinates.dms = true }
         let splitInference = dms ? nil : inferMinutesAndSeconds(&options, latIndex: latIndex, lonIndex: lonIndex)
-        let split = splitInference != nil
+        let split = options.coordinates.minutesAndSeconds != nil  // inferred, or given
         for (subject, index, format) in [("latitude", latIndex, latFormat), ("longitude", lonIndex, lonFormat)] {
             inferences.append(Inference(
                 subject: subject, column: header[index], value: split ? "whole degrees" : format.kind.rawValue,
