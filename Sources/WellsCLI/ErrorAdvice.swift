@@ -121,6 +121,7 @@ extension Terminal {
         if let x = fix.xColumn, let y = fix.yColumn { flags += ["--x", x, "--y", y] }
         if fix.dms { flags.append(flag(for: .parseDMS)) }
         if let divisor = fix.degreeDivisor { flags += ["--degree-divisor", LoadRemedy.number(divisor)] }
+        if fix.decimalComma { flags.append(flag(for: .decimalComma)) }
         if fix.longitudes0To360 { flags.append(flag(for: .longitudes0To360)) }
         let replaced: Set<String> = Set((fix.crs != nil ? ["--crs"] : []) + (fix.xColumn != nil ? ["--x", "--y"] : [])
                                         + (fix.degreeDivisor != nil ? ["--degree-divisor"] : []))
@@ -179,6 +180,7 @@ extension Terminal {
         case .degreeDivisor(let divisor): "--degree-divisor \(LoadRemedy.number(divisor))"
         case .longitudes0To360: "--longitudes-0-360"
         case .minutesAndSeconds: "--minutes LAT,LON (and --seconds LAT,LON)"
+        case .decimalComma: "--decimal-comma"
         }
     }
 }

@@ -89,6 +89,9 @@ extension Wells {
         @Option(help: ArgumentHelp("Their seconds columns, as LAT,LON; with --minutes.", valueName: "lat,lon"))
         var seconds: ColumnPair?
 
+        @Flag(name: .customLong("decimal-comma"), help: "Numbers are written with a decimal comma (36,469556), quoted in a comma-separated file (default: inferred when the delimiter is not a comma).")
+        var decimalComma = false
+
         @Flag(name: .customLong("longitudes-0-360"), help: "Longitudes run from 0 to 360 east: one over 180 is read as that less 360 (274.74 → -85.26).")
         var longitudes0To360 = false
 
@@ -151,6 +154,7 @@ extension Wells {
                                             impliedWest: impliedWest, impliedEast: impliedEast, impliedSouth: impliedSouth)
             options.degreeDivisor = degreeDivisor
             options.longitudes0To360 = longitudes0To360
+            options.decimalComma = decimalComma
             if let minutes {
                 options.minutesAndSeconds = CoordinateOptions.MinutesAndSeconds(
                     latitudeMinutes: minutes.latitude, longitudeMinutes: minutes.longitude,

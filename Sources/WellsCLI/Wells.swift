@@ -149,7 +149,7 @@ package struct Wells: AsyncParsableCommand {
     /// `HardeningTests` checks this set against the command tree, hidden options included.
     package static let flags: Set<String> = [
         "--quiet", "-q", "--dry-run", "--sql-debug", "--all", "--watch", "--dirty", "--dms",
-        "--implied-west", "--implied-east", "--implied-south", "--longitudes-0-360", "--no-infer", "--reject-suspects", "--no-location-check", "--force", "--help", "-h", "--version",
+        "--implied-west", "--implied-east", "--implied-south", "--longitudes-0-360", "--decimal-comma", "--no-infer", "--reject-suspects", "--no-location-check", "--force", "--help", "-h", "--version",
         "--quick",  // check
         "--skip-empty",  // count
         "--vacuum",  // optimize

@@ -680,6 +680,14 @@ import WellKitSynthetic
             #expect(wrapped.err.contains("It looks as if the longitudes run from 0 to 360 east: read so, 402 of 402 sampled rows are in range "
                 + "and land in Tennessee, US 100%."), "\(wrapped.err)")
             expectPublished(try Self.paste(wrapped.err))
+            // Decimal commas, quoted in a comma-separated file (no inference there: a comma may group thousands).
+            let commas = try rewrite("tn-comma.csv") { (String($0).replacingOccurrences(of: ".", with: ","), String($1).replacingOccurrences(of: ".", with: ",")) }
+            let decimalComma = try HardeningTests.wells(["load", commas, "--db", directory.appendingPathComponent("g.sqlite").path])
+            #expect(decimalComma.status == 65)
+            #expect(decimalComma.err.contains("It looks as if the numbers are written with a decimal comma (36,46955600000007, -85,26130599999999): "
+                + "read so, 402 of 402 sampled rows are in range and land in Tennessee, US 100%."), "\(decimalComma.err)")
+            #expect(Self.suggestedCommand(decimalComma.err)?.suffix(1) == ["--decimal-comma"])
+            expectPublished(try Self.paste(decimalComma.err))
             // Degrees, minutes and seconds run together (DDMMSS) are not whole-number degrees: read times 10,000 they
             // would land 20 to 40 km off, in the same state. DMS inference reads them; without it the stop says DMS.
             let packed = try rewrite("tn-dms.csv") { lat, lon in

@@ -48,6 +48,8 @@ public enum LoadRemedy: Sendable, Hashable {
     case longitudes0To360
     /// Read minutes and seconds from columns of their own: ``CoordinateOptions/minutesAndSeconds``.
     case minutesAndSeconds
+    /// Read numbers with a decimal comma: ``CoordinateOptions/decimalComma``.
+    case decimalComma
 
     /// The setting in the API's terms, such as `LoadOptions.onDuplicate = .last`.
     public var apiText: String {
@@ -70,6 +72,7 @@ public enum LoadRemedy: Sendable, Hashable {
         case .degreeDivisor(let divisor): "CoordinateOptions.degreeDivisor = \(Self.number(divisor))"
         case .longitudes0To360: "CoordinateOptions.longitudes0To360 = true"
         case .minutesAndSeconds: "CoordinateOptions.minutesAndSeconds = .init(latitudeMinutes: \"COLUMN\", longitudeMinutes: \"COLUMN\", …)"
+        case .decimalComma: "CoordinateOptions.decimalComma = true"
         }
     }
 

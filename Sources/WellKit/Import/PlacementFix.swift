@@ -26,6 +26,8 @@ public struct PlacementFix: Sendable, Equatable {
     public var degreeDivisor: Double?
     /// Read longitudes over 180 as west (``CoordinateOptions/longitudes0To360``).
     public var longitudes0To360 = false
+    /// Read numbers with a decimal comma (``CoordinateOptions/decimalComma``).
+    public var decimalComma = false
 
     /// The settings in the API's terms.
     public var apiText: String {
@@ -37,6 +39,7 @@ public struct PlacementFix: Sendable, Equatable {
         if dms { parts.append(LoadRemedy.parseDMS.apiText) }
         if let degreeDivisor { parts.append(LoadRemedy.degreeDivisor(degreeDivisor).apiText) }
         if longitudes0To360 { parts.append(LoadRemedy.longitudes0To360.apiText) }
+        if decimalComma { parts.append(LoadRemedy.decimalComma.apiText) }
         for (field, column) in mapping.sorted(by: { $0.key < $1.key }) { parts.append(#"LoadOptions.mapping["\#(field)"] = "\#(column)""#) }
         if let crs { parts.append(#"CoordinateOptions.crs = "\#(crs)""#) }
         if let xColumn, let yColumn { parts.append(#"CoordinateOptions.xColumn = "\#(xColumn)", yColumn = "\#(yColumn)""#) }

@@ -302,6 +302,8 @@ package struct ScannedFile {
                                mapping: ["lat": lon, "lon": lat])
         } else if kind == .latitudeOutOfRange || kind == .longitudeOutOfRange {
             fix = scaledDegreesFix()
+        } else if kind == .coordinateNotANumber {
+            fix = decimalCommaFix()
         }
         return ImportError(
             .nothingLoaded,
@@ -321,19 +323,7 @@ package struct ScannedFile {
         let coordinates = validator.coordinates
         guard !validator.projected, !coordinates.dms, validator.pointIndex == nil, coordinates.degreeDivisor == nil, coordinates.minutesAndSeconds == nil,
               !coordinates.longitudes0To360 else { return nil }
-        let outOfRange = rejects.filter { $0.kind == .latitudeOutOfRange || $0.kind == .longitudeOutOfRange }
-        let scanner = CSVScanner(delimiter: delimiter)
-        var spans: [FieldSpan] = []
-        var texts: [(lat: String, lon: String)] = []
-        for reject in stride(from: 0, to: outOfRange.count, by: max(1, outOfRange.count / 400)).map({ outOfRange[$0] }) {
-            Array(reject.raw.utf8).withUnsafeBufferPointer { bytes in
-                _ = scanner.scan(bytes, from: 0, to: bytes.count, atEOF: true, line: reject.line, fields: &spans)
-                let fields = RecordFields(buffer: bytes, spans: spans)
-                if max(validator.latIndex, validator.lonIndex) < fields.count {
-                    texts.append((fields.text(validator.latIndex), fields.text(validator.lonIndex)))
-                }
-            }
-        }
+        let texts = coordinateTexts(rejects.filter { $0.kind == .latitudeOutOfRange || $0.kind == .longitudeOutOfRange })
         func number(_ text: String) -> Double? {
             Double((coordinates.decimalComma ? text.replacingOccurrences(of: ",", with: ".") : text).trimmingSpaces())
         }
@@ -365,6 +355,46 @@ package struct ScannedFile {
         fix.fits = read.count { abs($0.lat) <= 90 && abs($0.lon) <= 180 }
         fix.checked = values.count
         fix.slip += ": read so, \(grouped(fix.fits)) of \(grouped(fix.checked)) sampled rows are in range"
+        if let places = Places.shared {
+            fix.slip += " and land in " + Landing.of(read, places).prefix(3).map(\.description).joined(separator: ", ")
+        }
+        return fix
+    }
+
+    /// The latitude and longitude text of up to 400 of `rejects`, spread through them, split anew from their raw text.
+    private func coordinateTexts(_ rejects: [Reject]) -> [(lat: String, lon: String)] {
+        let scanner = CSVScanner(delimiter: delimiter)
+        var spans: [FieldSpan] = []
+        var texts: [(lat: String, lon: String)] = []
+        for reject in stride(from: 0, to: rejects.count, by: max(1, rejects.count / 400)).map({ rejects[$0] }) {
+            Array(reject.raw.utf8).withUnsafeBufferPointer { bytes in
+                _ = scanner.scan(bytes, from: 0, to: bytes.count, atEOF: true, line: reject.line, fields: &spans)
+                let fields = RecordFields(buffer: bytes, spans: spans)
+                if max(validator.latIndex, validator.lonIndex) < fields.count {
+                    texts.append((fields.text(validator.latIndex), fields.text(validator.lonIndex)))
+                }
+            }
+        }
+        return texts
+    }
+
+    /// For a file whose rows were all rejected as coordinates that are not numbers: a decimal comma,
+    /// when at least 90% of a sample of them read so in range. A comma-separated file gets no such
+    /// inference (a comma in its numbers may as well group thousands: `1,234`), so
+    /// `"36,469556","-85,261306"`, quoted as a spreadsheet exports them, stopped with no way out.
+    func decimalCommaFix() -> PlacementFix? {
+        let coordinates = validator.coordinates
+        guard !validator.projected, !coordinates.dms, !coordinates.decimalComma, validator.pointIndex == nil else { return nil }
+        let texts = coordinateTexts(rejects.filter { $0.kind == .coordinateNotANumber })
+        let read = texts.compactMap { text -> (lat: Double, lon: Double)? in
+            guard text.lat.contains(","), text.lon.contains(","), let lat = ValueParsing.decimalComma(text.lat), let lon = ValueParsing.decimalComma(text.lon),
+                  abs(lat) <= 90, abs(lon) <= 180 else { return nil }
+            return (lat, lon)
+        }
+        guard !read.isEmpty, read.count * 10 >= texts.count * 9, let example = texts.first(where: { $0.lat.contains(",") }) else { return nil }
+        var fix = PlacementFix(slip: "the numbers are written with a decimal comma (\(example.lat), \(example.lon))", fits: read.count, checked: texts.count,
+                               decimalComma: true)
+        fix.slip += ": read so, \(grouped(read.count)) of \(grouped(texts.count)) sampled rows are in range"
         if let places = Places.shared {
             fix.slip += " and land in " + Landing.of(read, places).prefix(3).map(\.description).joined(separator: ", ")
         }
