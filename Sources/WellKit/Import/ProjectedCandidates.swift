@@ -72,6 +72,10 @@ struct ProjectedCandidates {
         let checked = regions.prefix(300).count { $0 != nil }
         for pair in pairs() {
             guard numbers(pair.x) != nil, numbers(pair.y) != nil else { continue }
+            // A datum the columns' names give (`UTM_X_NAD27`) ranks that datum's CRSs first: NAD27 and
+            // NAD83 UTM put the wells tens of metres apart, inside the same places, so the places cannot.
+            let namedDatums = Set([header[pair.x], header[pair.y]].compactMap(ColumnInference.datumNamed))
+            let named = namedDatums.count == 1 ? namedDatums.first : nil
             let given = candidates.filter { $0.xColumn == header[pair.x] && $0.yColumn == header[pair.y] }
             let tried = given.map { ($0.crs, $0.evidence, CRSInfo.Area?.none) } + crss.filter { c in !given.contains { $0.crs == c.identifier } }
                 .map { ($0.identifier, $0.name, $0.area) }
@@ -86,13 +90,24 @@ struct ProjectedCandidates {
                     if area?.contains(longitude: p.x, latitude: p.y) ?? true { inArea += 1 }
                 }
                 guard inside * 10 >= checked * 9 else { continue }
+                let datum = Self.datum(of: crs, description)
                 let evidence = "\(description): \(grouped(inside)) of \(grouped(checked)) sampled wells inside the places their rows name"
                     + (area == nil ? "" : ", \(grouped(inArea)) inside its area of use")
-                scored.append((Candidate(crs: crs, xColumn: header[pair.x], yColumn: header[pair.y], evidence: evidence), inside, inArea,
-                               order + (crs.contains("NAD27") || description.hasPrefix("NAD27") ? 1_000 : 0)))
+                    + (named != nil && datum == named ? "; the columns' names say \(named!)" : "")
+                // Without names, NAD27's last: the older datum, and the one that moves the wells if wrongly taken.
+                let rank = named.map { datum == $0 ? 0 : 1_000 } ?? (datum == "NAD27" ? 1_000 : 0)
+                scored.append((Candidate(crs: crs, xColumn: header[pair.x], yColumn: header[pair.y], evidence: evidence), inside, inArea, order + rank))
             }
         }
         return scored.sorted { ($1.inside, $1.inArea, $0.order) < ($0.inside, $0.inArea, $1.order) }.map(\.candidate)
+    }
+
+    /// The datum of a candidate CRS as ``ColumnInference/datumNamed(_:)`` keys it (`NAD27`, `NAD83`,
+    /// `WGS84`), from its description or PROJ's name for it; nil when neither says.
+    static func datum(of crs: String, _ description: String) -> String? {
+        let name = description.hasPrefix("NAD") || description.hasPrefix("WGS") ? description : ((try? CRSInfo.describe(crs))?.name ?? "")
+        for (prefix, key) in [("NAD27", "NAD27"), ("NAD83", "NAD83"), ("WGS 84", "WGS84")] where name.hasPrefix(prefix) { return key }
+        return nil
     }
 
     /// Candidate CRSs for every x/y pair from the values alone: UTM where another pair places the points, Web Mercator.

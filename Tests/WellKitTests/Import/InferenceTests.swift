@@ -67,6 +67,55 @@ import WellsTestSupport
         }
     }
 
+    /// Tennessee's wells of UTM zone 16 as NAD27 UTM metres, in columns named so (`UTM_X_NAD27`): NAD27
+    /// and NAD83 UTM both put every well inside its county, tens of metres apart, and the first
+    /// candidate, NAD83's, would have stored them there. The names now rank NAD27's first; the first
+    /// candidate's options load every well where the published list has it.
+    @Test func projectedColumnsNamingADatumRankItsCRSFirst() throws {
+        let text = try String(contentsOfFile: Fixtures.sharedData("tn-oilgas-wells.csv"), encoding: .utf8)
+        var reader = try CSVReader(bytes: Array(text.utf8))
+        var records: [[String]] = []
+        while let record = try reader.next() { records.append(record.fields) }
+        let header = records.removeFirst()
+        let column = { (name: String) in header.firstIndex(of: name)! }
+        let toUTM = try TransformCache.shared.transformer(from: "EPSG:4326", to: "EPSG:26716")
+        var published: [String: (lat: Double, lon: Double)] = [:]
+        func file(_ x: String, _ y: String) throws -> String {
+            var csv = "api_num,stusps,county,\(x),\(y)\n"
+            for record in records.prefix(1_500) {
+                guard let lat = Double(record[column("latitude")]), let lon = Double(record[column("longitude")]), lon < -84 else { continue }
+                let p = try toUTM.transform(x: lon, y: lat)
+                published[record[0]] = (lat, lon)
+                csv += "\(record[0]),\(record[column("stusps")]),\(record[column("county")]),\(String(format: "%.4f", p.x)),\(String(format: "%.4f", p.y))\n"
+            }
+            return try Fixtures.file(csv, name: "tn-utm-\(x).csv")
+        }
+        func candidates(_ path: String) throws -> [ImportError.CRSCandidate] {
+            do {
+                _ = try WellStore.dryRun(csvAt: path)
+            } catch let error as ImportError {
+                if case .giveCRS(let candidates)? = error.remedy { return candidates }
+            }
+            Issue.record("no CRS candidates for \(path)")
+            return []
+        }
+        let named = try file("UTM_X_NAD27", "UTM_Y_NAD27")
+        let ranked = try candidates(named)
+        #expect(ranked.prefix(2).map(\.crs) == ["EPSG:26716", "EPSG:26916"], "\(ranked.map(\.crs))")
+        #expect(ranked.first?.evidence.hasSuffix("; the columns' names say NAD27") == true)
+        // Without a datum in the names, the values alone rank NAD83's first, as before.
+        #expect(try candidates(try file("UTM_X", "UTM_Y")).first?.crs == "EPSG:26916")
+        // The first candidate's options store every well where the published list has it (to 1e-6°).
+        let first = try #require(ranked.first)
+        var options = LoadOptions()
+        options.coordinates = CoordinateOptions(crs: first.crs, xColumn: first.xColumn, yColumn: first.yColumn)
+        let store = try Fixtures.makeStore()
+        let summary = try store.load(csvAt: named, options: options)
+        #expect(summary.inserted == published.count && published.count > 1_000)
+        let stored = try store.pool.read { db in try Row.fetchAll(db, sql: "SELECT d.uwi, p.lat, p.lon FROM pins p JOIN details d ON d.pin_id = p.id") }
+        #expect(stored.allSatisfy { row in published[row[0] as String].map { abs($0.lat - (row[1] as Double)) < 1e-6 && abs($0.lon - (row[2] as Double)) < 1e-6 } ?? false })
+    }
+
     /// Real Tennessee wells with slips put in: each is flagged with its reason, and nothing else is.
     @Test func slipsInARealFileAreFlagged() throws {
         var lines = try String(contentsOfFile: Fixtures.sharedData("tn-oilgas-wells.csv"), encoding: .utf8)
