@@ -93,21 +93,21 @@ struct QuickWords {
     }
 
     /// The value of an option that takes one, read as ArgumentParser reads it; nil when not given.
-    func value<Value: ExpressibleByArgument>(_ name: String, as type: Value.Type = Value.self) throws -> Value? {
+    func value<Value: ExpressibleByArgument>(_ name: String) throws -> Value? {
         guard let given = values[name] else { return nil }
         guard given.count == 1, let value = Value(argument: given[0]) else { throw NotQuick() }
         return value
     }
 
     /// The values of a repeatable option, in order.
-    func values<Value: ExpressibleByArgument>(_ name: String, as type: Value.Type = Value.self) throws -> [Value] {
+    func values<Value: ExpressibleByArgument>(_ name: String) throws -> [Value] {
         try (values[name] ?? []).map { try Value(argument: $0) ?? { throw NotQuick() }() }
     }
 
     func flag(_ name: String) -> Bool { flags.contains(name) }
 
     /// The next positional argument, nil when there is none left.
-    mutating func positional<Value: ExpressibleByArgument>(as type: Value.Type = Value.self) throws -> Value? {
+    mutating func positional<Value: ExpressibleByArgument>() throws -> Value? {
         guard taken < positionals.count else { return nil }
         taken += 1
         return try Value(argument: positionals[taken - 1]) ?? { throw NotQuick() }()

@@ -352,22 +352,28 @@ struct ColumnInference {
             override: "\(options.describeRemedy(.oneCRS)) (EPSG:4326 if they are WGS 84)"))
     }
 
-    /// The datum a coordinate column's name gives, as a ``CoordinateOptions/datumKey(_:)``:
-    /// `LAT_NAD27`, `Latitude (NAD 1927)` and `long27` give NAD27; `Lat_NAD83` NAD83; nil for none.
+    /// The datum a coordinate column's name gives, as a ``CoordinateOptions/datumKey(_:)`` of the
+    /// default datums: `LAT_NAD27`, `Latitude (NAD 1927)` and `long27` give NAD27; `Lat_NAD83` NAD83;
+    /// nil for none. Any run of the name's words that the datum column's lookup knows names it, so
+    /// the spellings are that lookup's (`North American Datum 1927`, `NAD 27`, `WGS 1984`, …).
     static func datumNamed(_ column: String) -> String? {
-        let name = ColumnMapping.normalize(column)
-        let spelled: [(String, String)] = [
-            ("nad27", "NAD27"), ("nad1927", "NAD27"), ("northamerican1927", "NAD27"), ("northamericandatum1927", "NAD27"),
-            ("nad83", "NAD83"), ("nad1983", "NAD83"), ("northamerican1983", "NAD83"), ("northamericandatum1983", "NAD83"),
-            ("wgs84", "WGS84"), ("wgs1984", "WGS84"), ("oldhi", "OLDHI"), ("oldhawaiian", "OLDHI"),
-        ]
-        if let (_, key) = spelled.first(where: { name.contains($0.0) }) { return key }
+        let words = headerWords(column)
+        for start in words.indices {
+            for end in start..<words.count {
+                let key = CoordinateOptions.datumKey(words[start...end].joined())
+                if defaultDatumKeys.contains(key) { return key }
+            }
+        }
         // A bare year on a coordinate word: `lat27`, `long_27`, `latitude83`.
+        let name = ColumnMapping.normalize(column)
         for (year, key) in [("27", "NAD27"), ("83", "NAD83")] where name.hasSuffix(year) {
             if ["lat", "latitude", "lon", "long", "longitude", "lng"].contains(String(name.dropLast(2))) { return key }
         }
         return nil
     }
+
+    /// The keys of ``CoordinateOptions/defaultDatums`` (`NAD27`, `NAD83`, `WGS84`, `OLDHI`, …), not their EPSG codes.
+    private static let defaultDatumKeys = Set(CoordinateOptions.defaultDatums.keys.map(CoordinateOptions.datumKey))
 
     /// Decides whether unsigned DMS longitudes are west or east from a country, state or datum
     /// column; without evidence, asks the user.

@@ -72,10 +72,7 @@ import WellsTestSupport
     /// candidate, NAD83's, would have stored them there. The names now rank NAD27's first; the first
     /// candidate's options load every well where the published list has it.
     @Test func projectedColumnsNamingADatumRankItsCRSFirst() throws {
-        let text = try String(contentsOfFile: Fixtures.sharedData("tn-oilgas-wells.csv"), encoding: .utf8)
-        var reader = try CSVReader(bytes: Array(text.utf8))
-        var records: [[String]] = []
-        while let record = try reader.next() { records.append(record.fields) }
+        var records = try Fixtures.records(ofFileAt: Fixtures.sharedData("tn-oilgas-wells.csv"))
         let header = records.removeFirst()
         let column = { (name: String) in header.firstIndex(of: name)! }
         let toUTM = try TransformCache.shared.transformer(from: "EPSG:4326", to: "EPSG:26716")
@@ -276,10 +273,7 @@ import WellsTestSupport
     /// it, with no flag (read as the degrees alone, they all stood on 17 whole-degree corners).
     @Test(.tags(.slow)) func minutesAndSecondsInColumnsOfTheirOwn() throws {
         let path = Fixtures.sharedData("tn-oilgas-wells.csv")
-        let text = try String(contentsOfFile: path, encoding: .utf8)
-        var reader = try CSVReader(bytes: Array(text.utf8))
-        var records: [[String]] = []
-        while let record = try reader.next() { records.append(record.fields) }
+        var records = try Fixtures.records(ofFileAt: path)
         let header = records.removeFirst()
         let (latColumn, lonColumn) = (header.firstIndex(of: "latitude")!, header.firstIndex(of: "longitude")!)
         /// The list with its coordinates split under `names` (degrees, minutes, seconds; latitude's then longitude's), `edit` applied per row.

@@ -37,6 +37,14 @@ enum Fixtures {
         return url.path
     }
 
+    /// The records of a delimited file, its header first, each split into fields by the loader's reader.
+    static func records(ofFileAt path: String) throws -> [[String]] {
+        var reader = try CSVReader(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        var records: [[String]] = []
+        while let record = try reader.next() { records.append(record.fields) }
+        return records
+    }
+
     /// The repository root, from this file's path.
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
