@@ -2,8 +2,9 @@ import GRDBSQLite
 
 /// Rows ready to bind: for each well, the cells of its pin and its detail.
 ///
-/// A text cell points into the mapped file when the field's bytes are already the text to store
-/// (most are), or into the batch's ``arena`` when they had to be made: unescaped quotes,
+/// A text cell points into the mapped file (or, for a big file, into the record read from it,
+/// ``ChunkSources``) when the field's bytes are already the text to store (most are), or into the
+/// batch's ``arena`` when they had to be made: unescaped quotes,
 /// Latin-1 turned into UTF-8, a date rewritten as `yyyy-mm-dd`, the JSON of the other columns.
 /// So a field is copied once, by SQLite, from the file's pages into the database's.
 // @unchecked Sendable: RowPipeline hands a batch between two threads with semaphores; one uses it at a time.
@@ -39,38 +40,13 @@ package final class RowBatch: @unchecked Sendable {
     /// The extra values this batch's rows are the first to keep as codes (``ExtraValues``).
     @exclusivity(unchecked) var newExtraValues: [(code: Int64, value: String)] = []
 
-    /// The bytes of this batch's records, read from a big file rather than through its mapping
-    /// (``MappedFile/read(_:into:)``): its text cells point here as others point into the mapping,
-    /// so it is allocated before the rows are built and never moves while they are bound.
-    @exclusivity(unchecked) private var source = UnsafeMutableRawBufferPointer(start: nil, count: 0)
-    @exclusivity(unchecked) private var sourceUsed = 0
-
     init() {
         cells.reserveCapacity(Self.capacity * Column.width)
         arena.reserveCapacity(Self.capacity * 160)
     }
 
-    deinit { source.deallocate() }
-
-    /// Makes room for `bytes` bytes of records read by ``readSource(_:from:)``.
-    func reserveSource(_ bytes: Int) {
-        guard bytes > source.count else { return }
-        source.deallocate()
-        source = .allocate(byteCount: max(bytes, 2 * source.count), alignment: 8)
-    }
-
-    /// Reads the bytes at `range` of `file` into the batch's own memory and returns them.
-    func readSource(_ range: Range<Int>, from file: MappedFile) -> UnsafeBufferPointer<UInt8> {
-        precondition(sourceUsed + range.count <= source.count, "reserveSource(_:) makes room for a batch's records first")
-        let start = source.baseAddress! + sourceUsed
-        file.read(range, into: start)
-        sourceUsed += range.count
-        return UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: range.count)
-    }
-
     func reset(rows: Range<Int>) {
         self.rows = rows
-        sourceUsed = 0
         cells.removeAll(keepingCapacity: true)
         arena.removeAll(keepingCapacity: true)
         newNames.removeAll(keepingCapacity: true)
@@ -215,13 +191,16 @@ package final class RowBuilder: @unchecked Sendable {
         spans.reserveCapacity(keys.count)
     }
 
-    /// Whether records are read into each batch (``RowBatch/readSource(_:from:)``) rather than from the mapping: a big file's.
+    /// Whether records are read from the file (``ChunkSources``) rather than from the mapping: a big file's.
     var reads: Bool { file.releases }
 
     /// Appends the row of `record` to `batch`, its cells in ``RowBatch/Column`` order (`DetailColumnTests` checks it).
-    func build(_ record: ScannedRecord, into batch: RowBatch) {
-        let buffer = reads ? batch.readSource(record.range, from: file) : file.bytes
-        _ = scanner.scan(buffer, from: reads ? 0 : record.range.lowerBound, to: buffer.count, atEOF: true, line: record.line, fields: &spans)
+    ///
+    /// - Parameter bytes: the record's bytes read from the file, which its text cells then point
+    ///   into; nil to read it through the mapping.
+    func build(_ record: ScannedRecord, into batch: RowBatch, bytes: UnsafeBufferPointer<UInt8>? = nil) {
+        let buffer = bytes ?? file.bytes
+        _ = scanner.scan(buffer, from: bytes == nil ? record.range.lowerBound : 0, to: buffer.count, atEOF: true, line: record.line, fields: &spans)
         if spans.count < keys.count { CSVScanner.padTrailing(&spans, to: keys.count) }
         let fields = RecordFields(buffer: buffer, spans: spans)
         batch.cells.append(validator.nameIndex.map { text(fields, $0, batch) } ?? .null)

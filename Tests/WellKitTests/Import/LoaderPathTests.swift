@@ -199,6 +199,41 @@ import WellsTestSupport
         #expect(dumps[0] == dumps[1])
     }
 
+    /// A big file's records are read for the row builder by whichever pipeline thread is free
+    /// (``ChunkSources``): a chunk read ahead (by the writer) and one the builder reads itself each
+    /// hold their records' bytes, one after another, and nothing is read ahead into a buffer whose
+    /// chunk's batch may not be written yet.
+    @Test func chunksReadAheadHoldTheirRecords() throws {
+        var text: [UInt8] = []
+        var ranges: [Range<Int>] = []
+        for k in 0..<90 {
+            let start = text.count
+            text += Array("well \(k),\(String(repeating: "x", count: k % 13))\n".utf8)
+            ranges.append(start..<text.count)
+        }
+        let file = try MappedFile.$releaseThreshold.withValue(0) { try MappedFile(path: try Self.write(text)) }
+        #expect(file.releases)
+        // Nine chunks of ten records in a shuffled order, as a spatial order reads a file.
+        var rng = SeededRandom(seed: 5)
+        let order = Array(0..<90).shuffled(using: &rng)
+        let records = (0..<9).map { c in
+            order[(c * 10)..<(c * 10 + 10)].map { ScannedRecord(range: ranges[$0], line: $0 + 1, lat: 0, lon: 0, identifier: nil, hash: 0, source: nil) }
+        }
+        func expected(_ c: Int) -> [UInt8] { records[c].flatMap { text[$0.range] } }
+        let sources = ChunkSources(file: file, chunks: records.count, ring: RowPipeline.depth + 2)
+        // The writer, before its first batch: chunks 0 to 5 fit the ring, the seventh does not.
+        var readAhead = 0
+        while sources.readAhead(before: 0 + sources.ring, { records[$0] }) { readAhead += 1 }
+        #expect(readAhead == sources.ring)
+        for c in 0..<sources.ring { #expect(Array(sources.take(c, records[c])) == expected(c), "chunk \(c), read ahead") }
+        // Chunks 0 to 5 written: the builder reads chunk 6 itself; the writer then reads 7 and 8, and no further.
+        #expect(Array(sources.take(6, records[6])) == expected(6))
+        #expect(sources.readAhead(before: 6 + sources.ring, { records[$0] }))
+        #expect(sources.readAhead(before: 6 + sources.ring, { records[$0] }))
+        #expect(!sources.readAhead(before: 6 + sources.ring, { records[$0] }))
+        for c in 7..<9 { #expect(Array(sources.take(c, records[c])) == expected(c), "chunk \(c), read ahead") }
+    }
+
     /// The decimal parser agrees with `Double.init` bit for bit, on its fast path and off it.
     @Test func decimalMatchesDoubleInit() {
         var rng = SeededRandom(seed: 99)
