@@ -119,7 +119,7 @@ final class ChunkSources: @unchecked Sendable {
         if next.compareExchange(expected: k, desired: k + 1, ordering: .relaxed).exchanged {
             read(k, records, into: buffer)
         } else {
-            // The writer claimed it and is reading it: a few hundred microseconds at most.
+            // The writer claimed it and is reading it: about a millisecond (1,024 reads) at most.
             while buffer.done.load(ordering: .acquiring) != k { sched_yield() }
         }
         return UnsafeBufferPointer(start: buffer.bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: records.reduce(0) { $0 + $1.range.count })
