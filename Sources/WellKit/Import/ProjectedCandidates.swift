@@ -103,11 +103,10 @@ struct ProjectedCandidates {
     }
 
     /// The datum of a candidate CRS as ``ColumnInference/datumNamed(_:)`` keys it (`NAD27`, `NAD83`,
-    /// `WGS84`), from its description or PROJ's name for it; nil when neither says.
+    /// `WGS84`), read the same way from its description or PROJ's name for it; nil when neither says.
     static func datum(of crs: String, _ description: String) -> String? {
         let name = description.hasPrefix("NAD") || description.hasPrefix("WGS") ? description : ((try? CRSInfo.describe(crs))?.name ?? "")
-        for (prefix, key) in [("NAD27", "NAD27"), ("NAD83", "NAD83"), ("WGS 84", "WGS84")] where name.hasPrefix(prefix) { return key }
-        return nil
+        return ColumnInference.datumNamed(name)
     }
 
     /// Candidate CRSs for every x/y pair from the values alone: UTM where another pair places the points, Web Mercator.
