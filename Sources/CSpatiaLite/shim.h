@@ -28,3 +28,10 @@ static inline const char *wk_spatialite_resolve(void *handle, WKSpatiaLite *api)
 static inline int wk_sqlite_disable_memory_statistics(void) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
+
+/* Asks the processor to bring the cache line at `address` in, without waiting for it (a hint:
+ * never faults). Swift has no prefetch; the row builder asks for the records it will read next
+ * (`RowPipeline.prefetchDistance`). */
+static inline void wk_prefetch(const void *address) {
+    __builtin_prefetch(address, 0, 3);
+}

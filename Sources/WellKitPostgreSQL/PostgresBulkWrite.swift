@@ -293,8 +293,6 @@ extension BindableRows {
                 buffer.writeString(String(Double(bitPattern: cell.payload)))
             case .integer:   // a SQLite store's compact cells; PostgreSQL's rows are built as text
                 buffer.writeString(String(Int64(bitPattern: cell.payload)))
-            case .mappedText:
-                buffer.appendCopyEscaped(UnsafeBufferPointer(start: UnsafePointer<UInt8>(bitPattern: UInt(cell.payload)), count: Int(cell.count)))
             case .arenaText:
                 buffer.appendCopyEscaped(UnsafeBufferPointer(start: arena! + Int(cell.payload), count: Int(cell.count)))
             }

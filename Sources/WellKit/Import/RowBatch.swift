@@ -2,11 +2,13 @@ import GRDBSQLite
 
 /// Rows ready to bind: for each well, the cells of its pin and its detail.
 ///
-/// A text cell points into the mapped file (or, for a big file, into the record read from it,
-/// ``ChunkSources``) when the field's bytes are already the text to store (most are), or into the
-/// batch's ``arena`` when they had to be made: unescaped quotes,
-/// Latin-1 turned into UTF-8, a date rewritten as `yyyy-mm-dd`, the JSON of the other columns.
-/// So a field is copied once, by SQLite, from the file's pages into the database's.
+/// A text cell is in the batch's ``arena``: the field's bytes copied there by the builder, or the
+/// text it made (unescaped quotes, Latin-1 turned into UTF-8, a date rewritten as `yyyy-mm-dd`, the
+/// JSON of the other columns). Text once pointed into the mapped file, so that only SQLite copied
+/// it; but the writer then read each name and identifier at a random place of the file (wells are
+/// written in spatial order), a cache and TLB miss on the writer's thread, which with the builder's
+/// bounds the load. The builder copies bytes it has just read, and the writer reads one arena in
+/// order (see the README's "The rows' text in one arena").
 // @unchecked Sendable: RowPipeline hands a batch between two threads with semaphores; one uses it at a time.
 // Its mutable properties are `@exclusivity(unchecked)` for the same reason: a row appends some 25
 // cells, and each append to a class's property was checked at run time (with the builder's, 4% of a load's CPU).
@@ -71,14 +73,11 @@ package final class RowBatch: @unchecked Sendable {
         case .null: return nil
         case .real: return String(Double(bitPattern: cell.payload))
         case .integer: return String(Int64(bitPattern: cell.payload))
-        case .mappedText, .arenaText: return withText(cell) { String(decoding: $0, as: UTF8.self) }
+        case .arenaText: return withText(cell) { String(decoding: $0, as: UTF8.self) }
         }
     }
 
     @inline(__always) private func withText<R>(_ cell: Cell, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        if cell.kind == .mappedText {
-            return body(UnsafeBufferPointer(start: UnsafePointer(bitPattern: UInt(cell.payload)), count: Int(cell.count)))
-        }
         return arena.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[Int(cell.payload)..<(Int(cell.payload) + Int(cell.count))])) }
     }
 
@@ -104,8 +103,8 @@ package struct BindableRows {
 
     /// Binds the cells `columns` of row `k` to parameters `first`, `first + 1`… of `statement`.
     ///
-    /// Text is bound without a copy (`SQLITE_STATIC`): the mapped file and the arena outlive the
-    /// statement's step, and the writer clears the bindings before the batch is refilled.
+    /// Text is bound without a copy (`SQLITE_STATIC`): the arena outlives the statement's step,
+    /// and the writer clears the bindings before the batch is refilled.
     @inline(__always)
     func bind(row k: Int, _ columns: Range<Int>, to statement: OpaquePointer, from first: Int32) {
         var index = first
@@ -118,9 +117,6 @@ package struct BindableRows {
                 sqlite3_bind_double(statement, index, Double(bitPattern: cell.payload))
             case .integer:
                 sqlite3_bind_int64(statement, index, Int64(bitPattern: cell.payload))
-            case .mappedText:
-                sqlite3_bind_text(statement, index, UnsafeRawPointer(bitPattern: UInt(cell.payload))?.assumingMemoryBound(to: CChar.self),
-                                  cell.count, SQLITE_STATIC)
             case .arenaText:
                 sqlite3_bind_text(statement, index, UnsafeRawPointer(arena! + Int(cell.payload)).assumingMemoryBound(to: CChar.self),
                                   cell.count, SQLITE_STATIC)
@@ -131,16 +127,16 @@ package struct BindableRows {
 }
 
 /// One value of a row: null, a real, an integer (a SQLite store's day numbers and codes), or
-/// UTF-8 text in the mapped file or a batch's arena.
+/// UTF-8 text in a batch's arena.
 package struct Cell: Sendable {
     package enum Kind: UInt8, Sendable {
-        case null, real, integer, mappedText, arenaText
+        case null, real, integer, arenaText
     }
 
     package var kind: Kind
     /// The text's length in bytes.
     package var count: Int32
-    /// The real's or integer's bits, the address of mapped text, or the offset of arena text.
+    /// The real's or integer's bits, or the offset of arena text.
     package var payload: UInt64
 
     static let null = Cell(kind: .null, count: 0, payload: 0)
@@ -148,10 +144,6 @@ package struct Cell: Sendable {
     @inline(__always) static func real(_ value: Double) -> Cell { Cell(kind: .real, count: 0, payload: value.bitPattern) }
 
     @inline(__always) static func integer(_ value: Int64) -> Cell { Cell(kind: .integer, count: 0, payload: UInt64(bitPattern: value)) }
-
-    @inline(__always) static func mapped(_ bytes: UnsafeBufferPointer<UInt8>) -> Cell {
-        Cell(kind: .mappedText, count: Int32(bytes.count), payload: UInt64(UInt(bitPattern: bytes.baseAddress)))
-    }
 }
 
 private let SQLITE_STATIC = unsafeBitCast(0, to: sqlite3_destructor_type.self)
@@ -261,13 +253,13 @@ package final class RowBuilder: @unchecked Sendable {
         batch.cells.append((compact == nil ? extra.withFinished { $0.map { batch.arenaText($0) } } : extraArray.withFinished { $0.map { batch.arenaText($0) } }) ?? .null)
     }
 
-    /// A text cell for a non-empty field: in place in the file when its bytes are the text, else made in the arena.
+    /// A text cell for a non-empty field: its bytes when they are the text, else the text made from them.
     @inline(__always) private func text(_ fields: RecordFields, _ index: Int, _ batch: RowBatch) -> Cell {
         let span = fields.spans[index]
         if span.isEmpty { return .null }
         if !span.escaped {
             let bytes = UnsafeBufferPointer(rebasing: fields.buffer[span.start..<span.end])
-            if isASCII(bytes) || String(validating: bytes, as: UTF8.self) != nil { return .mapped(bytes) }
+            if isASCII(bytes) || String(validating: bytes, as: UTF8.self) != nil { return batch.arenaText(bytes) }
         }
         return fields.withText(index) { batch.arenaText($0) }
     }

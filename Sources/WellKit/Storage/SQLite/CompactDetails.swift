@@ -16,45 +16,45 @@ import GRDB
 // Its mutable properties are `@exclusivity(unchecked)`, as ``RowBatch``'s are: one thread, several lookups a row.
 package final class CompactDetails: @unchecked Sendable {
     /// Per detail value field (``WellField/detailValueFields``): the lookup's codes by name as
-    /// UTF-8, empty for a field kept in its row (``hasLookup(_:)``). Keyed by bytes (``ByteKey``) so
-    /// that a row's name is looked up without making a `String` (eight per row; a load's builder
-    /// thread spent 12% of its time making and freeing them).
-    @exclusivity(unchecked) private var codes: [[ByteKey: Int64]]
+    /// UTF-8, empty for a field kept in its row (``hasLookup(_:)``). Keyed by bytes (``ByteCodes``) so
+    /// that a row's name is looked up where it lies, without making a `String` (eight per row; a
+    /// load's builder thread spent 12% of its time making and freeing them) or copying it.
+    private let codes: [ByteCodes]
     private let lookups: [Bool]
     @exclusivity(unchecked) private var nextCode: [Int64]
-    /// The name being looked up, reused from row to row.
-    @exclusivity(unchecked) private var key = ByteKey()
     /// Per column of the file: its position in `extra_keys` (-1 for a column that never holds an extra value).
     let extraPositions: [Int]
     /// The codes of the extra values kept once (``ExtraValues``), by their UTF-8, the store's and this load's.
-    @exclusivity(unchecked) private var extraCodes: [ByteKey: Int64] = [:]
+    private let extraCodes = ByteCodes()
     @exclusivity(unchecked) private var nextExtraCode: Int64 = 1
     /// Per column of the file: the values this load met in it, each with its code, or 0 for a value
     /// met once so far. A value that repeats is found with one lookup. A column that meets more
     /// than ``ExtraValues/distinctPerColumn`` values is no longer looked up: its later values stay text.
-    @exclusivity(unchecked) private var extraMet: [[ByteKey: Int64]]
+    private let extraMet: [ByteCodes]
 
     /// Reads the store's lookups and extra keys, and adds to `extra_keys` the names of the file's
     /// columns `extraColumns` (those that may hold a value no field takes), in the order a row
     /// lists them, so that a store loaded once lists each row's values in the order of the file.
     init(_ db: Database, header: [String], extraColumns: [Int]) throws {
-        codes = []
+        var codes: [ByteCodes] = []
         nextCode = []
         lookups = WellField.detailValueFields.map { $0.lookupTable != nil }
         for field in WellField.detailValueFields {
+            let names = ByteCodes()
+            codes.append(names)
             guard let table = field.lookupTable else {
-                codes.append([:])
                 nextCode.append(0)
                 continue
             }
-            var names: [ByteKey: Int64] = [:]
+            var largest = Schema.nullCode
             for row in try Row.fetchAll(db, sql: "SELECT code, value FROM \(table) WHERE value IS NOT NULL") {
-                let name: String = row[1]
-                names[ByteKey(Array(name.utf8))] = row[0]
+                let name: String = row[1], code: Int64 = row[0]
+                Self.withUTF8(name) { names.set($0, code) }
+                largest = max(largest, code)
             }
-            codes.append(names)
-            nextCode.append((names.values.max() ?? Schema.nullCode) + 1)
+            nextCode.append(largest + 1)
         }
+        self.codes = codes
         var positions: [String: Int] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT position, name FROM extra_keys") { positions[row[1]] = row[0] }
         var next = (positions.values.max() ?? -1) + 1
@@ -72,12 +72,19 @@ package final class CompactDetails: @unchecked Sendable {
             next += 1
         }
         extraPositions = columnPositions
-        extraMet = Array(repeating: [:], count: header.count)
+        extraMet = header.map { _ in ByteCodes() }
+        var largest: Int64 = 0
         for row in try Row.fetchAll(db, sql: "SELECT code, value FROM \(ExtraValues.table)") {
-            let value: String = row[1]
-            extraCodes[ByteKey(Array(value.utf8))] = row[0]
+            let value: String = row[1], code: Int64 = row[0]
+            Self.withUTF8(value) { extraCodes.set($0, code) }
+            largest = max(largest, code)
         }
-        nextExtraCode = (extraCodes.values.max() ?? 0) + 1
+        nextExtraCode = largest + 1
+    }
+
+    private static func withUTF8(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        var text = text
+        text.withUTF8(body)
     }
 
     /// Whether the field of detail value `slot` is kept as a code.
@@ -85,12 +92,10 @@ package final class CompactDetails: @unchecked Sendable {
 
     /// The code of the name `bytes` (UTF-8) of detail value `slot`, a new one noted in `batch`.
     func code(_ slot: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ batch: RowBatch) -> Int64 {
-        key.bytes.removeAll(keepingCapacity: true)
-        key.bytes.append(contentsOf: bytes)
-        if let code = codes[slot][key] { return code }
+        if let code = codes[slot][bytes] { return code }
         let code = nextCode[slot]
         nextCode[slot] += 1
-        codes[slot][key] = code
+        codes[slot].set(bytes, code)
         batch.newNames.append((slot, code, String(decoding: bytes, as: UTF8.self)))
         return code
     }
@@ -123,27 +128,25 @@ package final class CompactDetails: @unchecked Sendable {
     /// load, gets one (a new one noted in `batch`), when its code is shorter than its quoted text.
     func extraCode(column: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ batch: RowBatch) -> Int64? {
         guard extraMet[column].count < ExtraValues.distinctPerColumn else { return nil }
-        key.bytes.removeAll(keepingCapacity: true)
-        key.bytes.append(contentsOf: bytes)
-        if let met = extraMet[column][key] {
+        if let met = extraMet[column][bytes] {
             if met > 0 { return met }
             // The second time: the store's code for it (met in another column), or a new one.
             let code: Int64
-            if let known = extraCodes[key] {
+            if let known = extraCodes[bytes] {
                 code = known
             } else {
                 guard bytes.count + 2 > Self.decimalDigits(nextExtraCode) else { return nil }
                 code = nextExtraCode
                 nextExtraCode += 1
-                extraCodes[key] = code
+                extraCodes.set(bytes, code)
                 batch.newExtraValues.append((code, String(decoding: bytes, as: UTF8.self)))
             }
-            extraMet[column][key] = code
+            extraMet[column].set(bytes, code)
             return code
         }
         // The first time in this load: a value the store has coded keeps its code.
-        let known = extraCodes[key]
-        extraMet[column][key] = known ?? 0
+        let known = extraCodes[bytes]
+        extraMet[column].set(bytes, known ?? 0)
         return known
     }
 
