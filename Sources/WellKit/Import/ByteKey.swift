@@ -3,9 +3,9 @@ import Glibc
 #endif
 
 /// Bytes as a dictionary key, hashed in one call over them: `[UInt8]`'s own `hash(into:)` feeds
-/// the hasher a byte at a time. The load looks names up by their bytes, without making a
-/// `String` per row: the lookups' codes (``CompactDetails``) and the places rows name (the place
-/// check). One key is kept and refilled from row to row, so a lookup allocates nothing.
+/// the hasher a byte at a time. The place check looks the places rows name up by their bytes,
+/// without making a `String` per row; one key is kept and refilled from row to row, so a lookup
+/// allocates nothing. (The row builder's lookups of names' codes, eleven a row, use ``ByteCodes``.)
 struct ByteKey: Hashable {
     var bytes: [UInt8] = []
 
