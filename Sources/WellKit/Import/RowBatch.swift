@@ -253,15 +253,9 @@ package final class RowBuilder: @unchecked Sendable {
         batch.cells.append((compact == nil ? extra.withFinished { $0.map { batch.arenaText($0) } } : extraArray.withFinished { $0.map { batch.arenaText($0) } }) ?? .null)
     }
 
-    /// A text cell for a non-empty field: its bytes when they are the text, else the text made from them.
+    /// A text cell for a non-empty field: its text (unescaped, as UTF-8) copied into the arena.
     @inline(__always) private func text(_ fields: RecordFields, _ index: Int, _ batch: RowBatch) -> Cell {
-        let span = fields.spans[index]
-        if span.isEmpty { return .null }
-        if !span.escaped {
-            let bytes = UnsafeBufferPointer(rebasing: fields.buffer[span.start..<span.end])
-            if isASCII(bytes) || String(validating: bytes, as: UTF8.self) != nil { return batch.arenaText(bytes) }
-        }
-        return fields.withText(index) { batch.arenaText($0) }
+        fields.isEmpty(index) ? .null : fields.withText(index) { batch.arenaText($0) }
     }
 
     private func appendExtra(_ fields: RecordFields, _ index: Int, _ batch: RowBatch) {

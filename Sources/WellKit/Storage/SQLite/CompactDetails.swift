@@ -25,7 +25,7 @@ package final class CompactDetails: @unchecked Sendable {
     /// Per column of the file: its position in `extra_keys` (-1 for a column that never holds an extra value).
     let extraPositions: [Int]
     /// The codes of the extra values kept once (``ExtraValues``), by their UTF-8, the store's and this load's.
-    private let extraCodes = ByteCodes()
+    private let extraCodes: ByteCodes
     @exclusivity(unchecked) private var nextExtraCode: Int64 = 1
     /// Per column of the file: the values this load met in it, each with its code, or 0 for a value
     /// met once so far. A value that repeats is found with one lookup. A column that meets more
@@ -40,18 +40,13 @@ package final class CompactDetails: @unchecked Sendable {
         nextCode = []
         lookups = WellField.detailValueFields.map { $0.lookupTable != nil }
         for field in WellField.detailValueFields {
-            let names = ByteCodes()
-            codes.append(names)
             guard let table = field.lookupTable else {
+                codes.append(ByteCodes())
                 nextCode.append(0)
                 continue
             }
-            var largest = Schema.nullCode
-            for row in try Row.fetchAll(db, sql: "SELECT code, value FROM \(table) WHERE value IS NOT NULL") {
-                let name: String = row[1], code: Int64 = row[0]
-                Self.withUTF8(name) { names.set($0, code) }
-                largest = max(largest, code)
-            }
+            let (names, largest) = try Self.codes(db, sql: "SELECT code, value FROM \(table) WHERE value IS NOT NULL", none: Schema.nullCode)
+            codes.append(names)
             nextCode.append(largest + 1)
         }
         self.codes = codes
@@ -73,18 +68,23 @@ package final class CompactDetails: @unchecked Sendable {
         }
         extraPositions = columnPositions
         extraMet = header.map { _ in ByteCodes() }
-        var largest: Int64 = 0
-        for row in try Row.fetchAll(db, sql: "SELECT code, value FROM \(ExtraValues.table)") {
-            let value: String = row[1], code: Int64 = row[0]
-            Self.withUTF8(value) { extraCodes.set($0, code) }
-            largest = max(largest, code)
-        }
+        let (values, largest) = try Self.codes(db, sql: "SELECT code, value FROM \(ExtraValues.table)", none: 0)
+        extraCodes = values
         nextExtraCode = largest + 1
     }
 
-    private static func withUTF8(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
-        var text = text
-        text.withUTF8(body)
+    /// The codes a store's table holds by name (`sql` selects code, value), and the largest code, `none` when it holds none.
+    private static func codes(_ db: Database, sql: String, none: Int64) throws -> (ByteCodes, largest: Int64) {
+        let codes = ByteCodes()
+        var largest = none
+        let rows = try Row.fetchCursor(db, sql: sql)
+        while let row = try rows.next() {
+            var name: String = row[1]
+            let code: Int64 = row[0]
+            name.withUTF8 { codes.set($0, code) }
+            largest = max(largest, code)
+        }
+        return (codes, largest)
     }
 
     /// Whether the field of detail value `slot` is kept as a code.
