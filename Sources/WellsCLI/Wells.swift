@@ -14,7 +14,7 @@ package struct Wells: AsyncParsableCommand {
             Start with `wells load FILE --db wells.sqlite`, then query with bbox, near, find or show. \
             The store is a SpatiaLite file: QGIS and ogrinfo open its layer `wells`, one point per well with every field. For a store that a team \
             shares, --db (or $WELLS_DB) takes a PostgreSQL/PostGIS database instead, as \
-            postgresql://user@host/db (TLS, passwords and timeouts as libpq reads them; see the README).
+            postgresql://user@host/db (TLS, passwords and timeouts as libpq reads them; see Docs/operations.md).
             """,
         version: wellKitVersion,
         subcommands: [Demo.self, Load.self, Bbox.self, Near.self, Show.self, Find.self, List.self, Count.self, Index.self, Suspects.self, Serve.self, CRS.self, Optimize.self, Check.self, Generate.self]
@@ -61,7 +61,7 @@ package struct Wells: AsyncParsableCommand {
         if type(of: command).configuration.commandName != "serve" { InterruptGuard.arm() }
         // Only a command that awaits (serving, watching, the demo's steps) runs in a task, on the
         // concurrency pool; the others run here, on the main thread, and start no thread of their
-        // own: a city box answers about a millisecond sooner.
+        // own, whose start-up a city box would wait for (Benchmarks/README.md's "Start-up").
         guard var asynchronous = command as? any AsyncParsableCommand else {
             var command = command
             finish(command: command, root: root) { try command.run() }

@@ -40,9 +40,10 @@ package struct ServerConfiguration: Sendable {
     package var idleTimeout: Duration = .seconds(60)
     /// Read-only connections to the store that serve requests side by side: one per core for work
     /// of unbounded cost (a sort of the whole store), and one more that such work never takes, kept
-    /// for a box's page or one well (see ``StoreReaders``). With one per core and none kept, 32
-    /// whole-store sorts held `/conformance` for 7 s; with one per core and one of them kept, they
-    /// ran on one connection, half as fast.
+    /// for a box's page or one well (see ``StoreReaders``). With none kept, whole-store sorts would
+    /// hold every connection and `/conformance` would wait behind them; the kept one is one more
+    /// than the cores, not one of them, so the sorts still run one per core (Benchmarks/README.md's
+    /// "Serving").
     package var readers = max(2, ProcessInfo.processInfo.activeProcessorCount) + 1
     /// The most requests of each kind (small, such as a box's page; large, such as a sort of the
     /// whole store) that may wait for a connection; one more answers 503 with `Retry-After` at once.

@@ -16,9 +16,9 @@ import WellKit
 /// or through a connection of its own (``Opening/tokenStore``), with the request's deadline too.
 /// A store file replaced by another at its path (an atomic `mv`) is opened anew (``Opening``),
 /// checked when the token is read (``version(fresh:until:)``).
-/// (A GCD timer per request and a shared queue for the token kept the server switching threads:
-/// city-box `items` ran at 1,446 requests/s under wrk with 16 connections, against 21,500 for an
-/// empty response; see the README.)
+/// (Not a GCD timer per request and a shared queue for the token: they kept the server switching
+/// threads, and city-box `items` far slower than an empty response; `wells-bench serve`,
+/// Benchmarks/README.md's "Serving".)
 final class StoreReaders: Sendable {
     /// The connections' threads, one per connection of an ``Opening``.
     private let lanes: [Lane]
@@ -62,8 +62,8 @@ final class StoreReaders: Sendable {
         }
     }
 
-    /// The store's version for tagging a fresh response: read at most 2 ms before this call, and
-    /// so before the query whose answer it tags. An answer is never older than its tag, so a
+    /// The store's version for tagging a fresh response: read at most ``tokenReuse`` before this
+    /// call, and so before the query whose answer it tags. An answer is never older than its tag, so a
     /// client holding the tag revalidates as soon as the store changes. Nil when the store's change
     /// token cannot be read (a store in a read-only directory opened immutable): no ETag, no cache.
     ///
@@ -89,10 +89,10 @@ final class StoreReaders: Sendable {
     /// a file store's identity (`stat`: device and inode) is checked first, and when another file
     /// took the path (an atomic `mv` of a new store over it), the connections are opened anew on it.
     ///
-    /// The check rides on the token's 2 ms reuse rather than running on every request: a
+    /// The check rides on the token's reuse rather than running on every request: a
     /// conditional request always checks, so a `304` never vouches for a replaced file; a plain
-    /// request may be answered from the old file for at most 2 ms after the `mv`, as it may miss a
-    /// commit for that long. The read happens under ``watch``'s lock: the change token's reader is
+    /// request may be answered from the old file for at most ``tokenReuse`` after the `mv`, as it
+    /// may miss a commit for that long. The read happens under ``watch``'s lock: the change token's reader is
     /// shared per path (``ChangeTokens``), so the old file's must be released, with no read
     /// holding it, before the new file's is made, or the new one would be the old one.
     ///
@@ -174,9 +174,10 @@ final class StoreReaders: Sendable {
     ///
     /// - Parameter small: Work whose cost the request bounds, such as a box's first page: when a
     ///   connection is idle and no one is in line, it runs at once on the caller's thread instead.
-    ///   The hop to a connection's thread and back cost a quarter of the uncached city boxes per
-    ///   second; work of unbounded cost (a sort of the whole store) always takes the line, since on
-    ///   the caller's thread it would hold an async thread for as long as it runs.
+    ///   The hop to a connection's thread and back would cost the uncached city boxes much of
+    ///   their rate (Benchmarks/README.md's "Serving"); work of unbounded cost (a sort of the whole
+    ///   store) always takes the line, since on the caller's thread it would hold an async thread
+    ///   for as long as it runs.
     ///
     /// The work reads the store as it is opened at this call: after a store file is replaced, work
     /// in line or running finishes on the old file, and later work reads the new one.

@@ -306,8 +306,9 @@ package struct WellsServer: Sendable {
     }
 
     /// The store version to answer `request` with: read now for a conditional request, whose 304
-    /// must not hide a commit or a replaced file; else the one read in the last 2 ms. A read that
-    /// outlasts the request's `deadline` answers 503, as its query would.
+    /// must not hide a commit or a replaced file; else the last one read, while the token's reuse
+    /// (``StoreReaders``) lasts. A read that outlasts the request's `deadline` answers 503, as its
+    /// query would.
     ///
     /// - Throws: ``Problem`` 503 while the store's path holds no store, or when the read outlasts `deadline`.
     private func token(for request: Request, until deadline: ContinuousClock.Instant) throws -> StoreVersion? {

@@ -59,11 +59,12 @@ extension Wells {
             (["wells"] + arguments.map(shellQuoted)).joined(separator: " ")
         }
 
+        /// `word` with its control characters escaped, quoted unless it is ASCII letters, digits and `-_./,:=+@%`.
         static func shellQuoted(_ word: String) -> String {
             let plain = !word.isEmpty && word.unicodeScalars.allSatisfy {
                 $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_./,:=+@%".unicodeScalars.contains($0))
             }
-            return plain ? SafeText.escaped(word) : "'" + SafeText.escaped(word).replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+            return shellWord(SafeText.escaped(word), plain: plain)
         }
     }
 }

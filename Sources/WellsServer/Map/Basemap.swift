@@ -10,8 +10,9 @@ import WellKit
 /// The outlines are those compiled into WellKit for the load's place checks (``Places``: Natural
 /// Earth 1:50m countries, US Census 1:20M counties and the states made of them), so the server carries
 /// no second copy; `--basemap FILE.shp` replaces the countries with a shapefile's polygons
-/// (``Shapefile/geoJSON(path:)``). Each layer is made on its first request (0.3–2 s in a debug build) and kept for the
-/// server's life, with an ETag of its bytes, so that a browser revalidates it across restarts.
+/// (``Shapefile/geoJSON(path:)``). Each layer is made on its first request, so that the server starts without
+/// waiting for outlines no page has asked for, and kept for the server's life, with an ETag of its bytes, so
+/// that a browser revalidates it across restarts.
 final class Basemap: Sendable {
     enum Layer: String, CaseIterable, Sendable {
         case countries, states, counties
@@ -32,7 +33,7 @@ final class Basemap: Sendable {
     }
 
     /// Decimal places of the coordinates written: 4 is about 11 m, far finer than the outlines'
-    /// own 1–2 km, and keeps the counties to 2.2 MB.
+    /// own 1–2 km; more digits would only make the layers (the counties' above all) larger.
     static let decimals = 4
 
     /// The countries of `--basemap FILE.shp`, read at start so that a bad file is reported then; nil without it.

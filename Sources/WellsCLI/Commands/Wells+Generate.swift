@@ -27,19 +27,24 @@ extension Wells {
                 Windows-1252 punctuation, CRLF, and both coordinates in one EWKT column.
                 """)
 
-        /// The file layouts `--layout` accepts.
-        enum Layout: String, ExpressibleByArgument, CaseIterable {
-            case alberta
-            case nwisDMS = "nwis-dms"
-            case damagedIDs = "damaged-ids"
-            case coordinateErrors = "coordinate-errors"
-            case lostSigns = "lost-signs"
-            case statePlaneFeet = "state-plane-feet"
-            case datumSpellings = "datum-spellings"
-            case export1252 = "export-1252"
+        /// The file layouts `--layout` accepts: `alberta`, the Alberta-like list of ``WellGenerator``,
+        /// then the generator's agency layouts (``AgencyList/Layout``), named and ordered as it names them.
+        struct Layout: RawRepresentable, CaseIterable, ExpressibleByArgument {
+            /// The agency layout, or nil for the Alberta-like list.
+            let agency: AgencyList.Layout?
 
-            /// The library's agency layout, or nil for the Alberta-like list.
-            var agency: AgencyList.Layout? { AgencyList.Layout(rawValue: rawValue) }
+            static let alberta = Layout(agency: nil)
+            static var allCases: [Layout] { [.alberta] + AgencyList.Layout.allCases.map { Layout(agency: $0) } }
+
+            init(agency: AgencyList.Layout?) { self.agency = agency }
+
+            init?(rawValue: String) {
+                guard rawValue != "alberta" else { self.init(agency: nil); return }
+                guard let agency = AgencyList.Layout(rawValue: rawValue) else { return nil }
+                self.init(agency: agency)
+            }
+
+            var rawValue: String { agency?.rawValue ?? "alberta" }
         }
 
         @Option(help: "The file layout: the Alberta-like list, or an agency-style list to write with an answer key.")

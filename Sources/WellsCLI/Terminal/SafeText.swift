@@ -25,8 +25,16 @@ extension ResultWriter {
     }
 }
 
-/// `text` quoted for a POSIX shell when it needs it.
+/// `text` quoted for a POSIX shell when it needs it: as it is when it is not empty and all its
+/// characters are letters, digits or `-_./:=@`; else in single quotes (``shellWord(_:plain:)``).
+///
+/// The commands a message suggests use this. `wells demo` (``Wells/Demo/shellQuoted(_:)``) and
+/// `wells list`'s index advice keep their own sets of plain characters, so that what they print stays as it was.
 func shellQuoted(_ text: String) -> String {
-    let plain = text.allSatisfy { $0.isLetter || $0.isNumber || "-_./:=@".contains($0) }
-    return plain && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    shellWord(text, plain: !text.isEmpty && text.allSatisfy { $0.isLetter || $0.isNumber || "-_./:=@".contains($0) })
+}
+
+/// `text` as one word for a POSIX shell: as it is when `plain`, else in single quotes, each `'` written `'\''`.
+func shellWord(_ text: String, plain: Bool) -> String {
+    plain ? text : "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
 }

@@ -36,7 +36,8 @@ final class ServerMetrics: Sendable {
 
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
-        // From a cached tile (well under a millisecond) to a request at the default timeout (10 s).
+        // From a cached tile, answered in under a millisecond, to a request at the default timeout
+        // (``ServerConfiguration/requestTimeout``).
         factory.defaultDurationHistogramBuckets = [0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
             .map { Duration.nanoseconds(Int64($0 * 1e9)) }
         self.factory = factory
@@ -176,10 +177,11 @@ extension WellsServer {
 }
 
 /// Standard error for the access log: lines below `warning` wait in a buffer, written with one
-/// `write(2)` when it holds 32 KB, when its oldest line is 100 ms old (a thread looks every
-/// 100 ms) and at exit; a warning or worse is written at once, after the lines before it. A
-/// `write(2)` per line was two thirds of the logging's cost (nginx's `access_log … buffer=` does
-/// the same). A process killed with SIGKILL loses at most the last 100 ms of lines.
+/// `write(2)` when it holds ``limit`` bytes, when its oldest line is ``age`` old (a thread looks
+/// as often) and at exit; a warning or worse is written at once, after the lines before it. A
+/// `write(2)` per line would be most of the logging's cost (Benchmarks/README.md's "Serving";
+/// nginx's `access_log … buffer=` does the same). A process killed with SIGKILL loses at most the
+/// last ``age`` of lines.
 final class LogSink: Sendable {
     static let standardError = LogSink(descriptor: 2)
 
@@ -370,8 +372,8 @@ package struct AccessLog: LogHandler {
     /// `key`) and any `user:password@` inside a value (a database URL) replaced by `REDACTED`.
     ///
     /// Byte by byte, and a new string only when something is redacted: with Foundation's
-    /// `contains` and percent-decoding on every parameter, this was a third of a logged request's
-    /// logging cost.
+    /// `contains` and percent-decoding on every parameter, this would be a large share of a logged
+    /// request's logging cost.
     static func shown(_ target: String) -> String {
         let bytes = Array(target.utf8)
         guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return target }

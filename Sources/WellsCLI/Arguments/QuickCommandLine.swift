@@ -7,9 +7,9 @@ import WellKit
 /// ArgumentParser builds a command's arguments from its type at run time: it reflects on a new
 /// instance of the command, and each generic type it meets on the way is looked up by its mangled
 /// name, which checks its requirements by scanning every protocol conformance in the binary. A city
-/// box pays that on every run: 13.6 ms read by ArgumentParser against 10.0 ms read here, where
-/// `sqlite3` answers the same query in 5.2 ms (`perf record` of 150 runs: `parseAsRoot` 31% of the
-/// process's samples, most of them in `swift_getTypeByMangledName` and the conformance scan).
+/// box pays that on every run, and it is a large share of the process's time beside a query that
+/// SQLite answers at once (in a `perf` profile, `parseAsRoot`, mostly `swift_getTypeByMangledName`
+/// and the conformance scan; `wells-bench bbox --processes`, Benchmarks/README.md's "Start-up").
 ///
 /// Each value is read by the type ArgumentParser reads it with (`init(argument:)`), into the same
 /// command, which then runs its own `validate()` checks. Any other line returns nil and

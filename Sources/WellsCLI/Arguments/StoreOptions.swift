@@ -37,9 +37,9 @@ package struct StoreOptions: ParsableArguments {
     /// The store files opened read-only, kept open until the process exits.
     ///
     /// A query ends in `exit`, which closes the file anyway (a read-only connection neither
-    /// checkpoints nor removes the WAL's files). Releasing the store first tore down GRDB's queue,
-    /// whose disposal starts one of libdispatch's worker threads, and SQLite's connection: a city box
-    /// took 18.3 and 18.8 ms before, 17.0 and 17.3 ms after (`perf stat -r 80`, alternated, same run).
+    /// checkpoints nor removes the WAL's files). Releasing the store first would tear down GRDB's
+    /// queue, whose disposal starts one of libdispatch's worker threads, and SQLite's connection:
+    /// work that only delays a city box's answer (Benchmarks/README.md's "Start-up").
     /// Writers close as before, and so does a PostgreSQL store, whose connections say goodbye to the server.
     private static let openUntilExit = Mutex<[WellStore]>([])
 }

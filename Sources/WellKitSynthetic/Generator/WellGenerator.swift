@@ -17,8 +17,8 @@ import Foundation
 /// The output depends only on `count`, `seed` and `dirty`: the generator uses its own
 /// xoshiro256** stream and platform-independent maths and number formatting, so the same
 /// arguments give the same bytes on every run and machine. Output is streamed in chunks of
-/// at most ``chunkSize`` bytes; memory does not grow with `count` (a fixed ~13 MB table
-/// tracks used `uwi`s per DLS location).
+/// at most ``chunkSize`` bytes; memory does not grow with `count` (a fixed table,
+/// ``UWIAllocator``, tracks used `uwi`s per DLS location).
 ///
 /// With `dirty`, about 1% of rows are corrupted (see ``DirtyKind``) and the last row opens a
 /// quoted field that is never closed; ``write(to:)`` returns what was injected.
@@ -34,7 +34,7 @@ public struct WellGenerator: Sendable {
     /// The number of wells in the list that inspired the project.
     public static let defaultCount = 244_292
 
-    /// The largest chunk handed to a sink, 256 KiB.
+    /// The largest chunk handed to a sink.
     public static let chunkSize = 256 * 1024
 
     /// Number of data rows.
