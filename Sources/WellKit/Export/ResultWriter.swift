@@ -286,28 +286,6 @@ package final class ResultWriter {
         }
     }
 
-    /// A value as a JSON literal: a number, a string or null.
-    package static func json(_ value: WellValue) -> String {
-        var out: [UInt8] = []
-        appendJSON(value, to: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Appends ``json(_:)`` of `value` to `out` as UTF-8, a string quoted in place.
-    package static func appendJSON(_ value: WellValue, to out: inout [UInt8]) {
-        switch value {
-        case .null: out.append(contentsOf: "null".utf8)
-        case .integer(let n): out.append(contentsOf: String(n).utf8)
-        case .real(let d):
-            if d.isFinite { appendNumber(d, to: &out) } else { out.append(contentsOf: "null".utf8) }
-        case .text(var s): s.withUTF8 { ExtraJSON.appendQuoted($0, to: &out) }
-        case .blob(let data):
-            out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: data.base64EncodedString().utf8)
-            out.append(UInt8(ascii: "\""))
-        }
-    }
-
     /// Appends ``number(_:)`` of `value` to `out` as UTF-8.
     package static func appendNumber(_ value: Double, to out: inout [UInt8]) {
         out.append(contentsOf: number(value).utf8)

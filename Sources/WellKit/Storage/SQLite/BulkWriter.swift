@@ -246,12 +246,3 @@ struct BulkWriter {
         }
     }
 }
-
-extension JSONEncoder {
-    /// An encoder with sorted keys, for stable JSON in the store.
-    package static var sorted: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
-    }
-}
