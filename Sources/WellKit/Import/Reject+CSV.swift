@@ -6,7 +6,7 @@ extension Reject {
     /// Writes `rejects` to a CSV file with the columns `line,column,reason,raw`, the raw text
     /// without its line break; `wells load --rejects` writes this file.
     ///
-    /// The text goes out through a 64 KiB buffer, so writing costs no memory per reject. The file
+    /// The text goes out through one reused buffer, so writing costs no memory per reject. The file
     /// appears whole or not at all: it is written beside `path` under a temporary name and renamed
     /// over it, with mode 0666 less the umask, as Foundation's atomic write made it.
     ///

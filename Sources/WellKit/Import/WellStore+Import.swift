@@ -5,8 +5,8 @@ import GRDBSQLite
 extension WellStore {
     /// The most columns a loaded file may have: 2,000 (SQLite's own default limit for a table), six times the widest agency list we know
     /// (about 300 columns). Every unmapped column is kept in each well's `extra` JSON, so without
-    /// a limit a file of 100,000 short columns cost a gigabyte of memory per 60 MB and a store
-    /// ten times its size; past the limit a load is refused (exit 65) before it reads any record.
+    /// a limit a file of very many short columns costs many times its size in memory and in the
+    /// store; past the limit a load is refused (exit 65) before it reads any record.
     public static let maximumColumns = 2_000
 
     /// Loads a well list into the store in one transaction.
@@ -37,10 +37,10 @@ extension WellStore {
     /// - Throws: ``ImportError`` when the file cannot be read or has no usable coordinate columns;
     ///   `DatabaseError` when SQLite fails, or what `handler` throws.
     /// - Complexity: O(n log n) for n records. Memory holds, besides the mapped file (whose pages
-    ///   a file of 1 GiB or more gives back as it is read), about 60–80 bytes per well and SQLite's
-    ///   64 MiB page cache (see `LoadMemory`): 10,000,000 wells peak under 0.9 GB. A file whose
-    ///   wells would not fit in the memory available is refused with ``StoreError/Code/outOfMemory``
-    ///   before it is read.
+    ///   a big file gives back as it is read), a few dozen bytes per well and SQLite's page cache
+    ///   (``LoadMemory``; a national load's peak is in Benchmarks/README.md's "Scaling"). A file
+    ///   whose wells would not fit in the memory available is refused with
+    ///   ``StoreError/Code/outOfMemory`` before it is read.
     public func load(csvAt path: String, options: LoadOptions = LoadOptions(),
                      rejects handler: ((_ rejects: [Reject]) throws -> Void)? = nil) throws -> LoadSummary {
         if options.dryRun { return try Self.dryRun(csvAt: path, options: options) }
@@ -151,7 +151,7 @@ extension WellStore {
         var formatLine = false
         while sample.count < ColumnInference.sampleSize, let record = try reader.next() {
             if sample.isEmpty && !formatLine && record.issue == nil && Self.isRDBFormatLine(record.fields, header: header.fields) {
-                // NWIS RDB's column-format line (`5s 15s 50s …`) follows the header: not a record.
+                // NWIS RDB's column-format line (widths and types, `16n 10d …`) follows the header: not a record.
                 data = (reader.offset, reader.line)
                 formatLine = true
                 continue
@@ -197,8 +197,8 @@ extension WellStore {
                 override: ""), at: 0)
         }
 
-        // The place outlines that the check and the landing after the parse read (`Places.shared`,
-        // about 10 ms) are read meanwhile on another thread.
+        // The place outlines that the check and the landing after the parse read (`Places.shared`)
+        // are read meanwhile on another thread.
         DispatchQueue.global().async { _ = Places.shared }
         let validator = RecordValidator(mapping: mapping, file: name ?? path, fileTag: RecordValidator.fileTag(header: header.fields, firstRecord: sample.first),
                                         coordinates: options.coordinates, describe: options.describeRemedy)

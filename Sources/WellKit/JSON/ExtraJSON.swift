@@ -2,7 +2,7 @@
 /// (schema version 3): at index k the value of the column at position k of the store's
 /// `extra_keys`, null where the row has none, up to its last value; since version 4 a value kept
 /// once in `extra_values` is its code, a JSON integer (``ExtraValues``). The store names each column
-/// once instead of every row repeating its key (67 bytes a row for three columns).
+/// once instead of every row repeating its key.
 package struct ExtraArray {
     /// The row's values, each at its position: where its quoted text lies in ``text``.
     private var members: [(position: Int, range: Range<Int>)] = []
@@ -66,7 +66,7 @@ package struct ExtraArray {
 /// Hand-written because it runs once per row on the load's hot path and writes only a flat
 /// object of strings; `JSONSerialization` would allocate a dictionary and bridge each value.
 /// It collects bytes and makes one string at the end: appending to a `String` piece by piece
-/// cost 5% of a dry run's CPU in `perf`.
+/// shows in a dry run's profile (`perf`).
 package struct ExtraJSON {
     private var bytes: [UInt8] = []
 

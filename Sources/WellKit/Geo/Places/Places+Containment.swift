@@ -69,8 +69,8 @@ extension Places {
     }
 
     /// A test of "inside any of these places" for many points: each place's box and bands copied
-    /// once into flat arrays, so that a test retains and locks nothing. Checking 2,442,920 wells
-    /// one ``contains(_:longitude:latitude:)`` each spent most of its time retaining and releasing
+    /// once into flat arrays, so that a test retains and locks nothing: checking a file's wells
+    /// one ``contains(_:longitude:latitude:)`` each spends most of its time retaining and releasing
     /// the place, its bands and the region they came from.
     struct Membership {
         private struct Part { var west, south, east, north, height: Double; var firstBand, bands: Int }

@@ -58,8 +58,8 @@ extension Places {
     }
 
     /// Where the point lies: the country whose land holds it, and the US state when it is in the US
-    /// or on no country's land (the counties' 1:20M coasts are not the countries' 1:50m ones: 8% of
-    /// the Hawaii list's wells lie off the one and on the other). The country is tested first, so
+    /// or on no country's land (the counties' 1:20M coasts are not the countries' 1:50m ones: some
+    /// of the Hawaii list's wells lie off the one and on the other). The country is tested first, so
     /// that a point elsewhere pays no state's outline (Alaska's box spans the Aleutians).
     func location(longitude: Double, latitude: Double) -> (country: Int?, state: USState?) {
         let country = country(containing: longitude, latitude: latitude)

@@ -97,12 +97,12 @@ package final class Places: Sendable {
     /// The places of `places.tsv` (written by `Data/boundaries/make_places.py`, which describes it):
     /// one line each, tab-separated kind, name, state and lsad (a county's, empty for the others),
     /// west, south, east, north, rings as `start:count;…`, then one field per code. Read by hand
-    /// rather than as JSON: the same index as JSON took JSONDecoder 22–25 ms, on every load whose
-    /// file names places, and this about a millisecond.
+    /// rather than as JSON, which `JSONDecoder` reads many times slower, on every load whose file
+    /// names places.
     static func readIndex(_ bytes: UnsafeBufferPointer<UInt8>) throws -> [Place] {
         var places: [Place] = []
-        // One pass over the bytes, by index: the collections' `split` took 80 ms of a debug build's
-        // every load (each test's `wells load` paid it), and String's split by grapheme 14 ms in release.
+        // One pass over the bytes, by index: the collections' `split` is slow in a debug build,
+        // where every test's `wells load` pays it, and String's split by grapheme in release too.
         var fields: [Range<Int>] = []
         var lineStart = 0, number = 0
         while lineStart < bytes.count {

@@ -58,7 +58,7 @@ extension WellStore {
         return k
     }
 
-    /// Whether a record is NWIS RDB's column-format line: as many fields as the header, each a width and a type (`5s`, `16n`, `10d`).
+    /// Whether a record is NWIS RDB's column-format line: as many fields as the header, each a width and a type letter (`16n`, `10d`; `s` for text).
     static func isRDBFormatLine(_ fields: [String], header: [String]) -> Bool {
         fields.count == header.count && fields.allSatisfy { field in
             guard let type = field.last, "sndt".contains(type), field.count >= 2 else { return false }

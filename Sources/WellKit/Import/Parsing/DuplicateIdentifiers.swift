@@ -1,8 +1,8 @@
 /// Finds the wells of one file that share an identifier, and settles them by the duplicate rule.
 ///
-/// Sort-based rather than a `Dictionary<String, Int>`: on the 244,292-well file the dictionary's
-/// string hashing and probing were 12% of a `--dry-run`'s CPU, all of it on one thread between
-/// the parse and the write. Here each identifier is hashed once with FNV-1a over its UTF-8 bytes,
+/// Sort-based rather than a `Dictionary<String, Int>`: the dictionary's string hashing and
+/// probing were a large share of a `--dry-run`'s CPU, all of it on one thread between
+/// the parse and the write. Here each identifier is hashed once with FNV-1a over its UTF-8,
 /// the positions are sorted by their hashes' high halves (a radix sort, ``KeySort``), the few runs
 /// that share one are grouped by the whole hash, and only positions of equal hashes are compared
 /// as strings, so a hash collision never merges two different identifiers.
@@ -61,7 +61,7 @@ enum DuplicateIdentifiers {
         return (kept, losers.sorted { $0.loser < $1.loser })
     }
 
-    /// FNV-1a, 64 bits, over the UTF-8 bytes of `text`.
+    /// FNV-1a, 64 bits, over the UTF-8 of `text`.
     static func fnv1a(_ text: String) -> UInt64 {
         var text = text
         return text.withUTF8 { fnv1a($0) }

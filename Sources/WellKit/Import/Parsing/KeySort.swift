@@ -1,10 +1,11 @@
 /// A radix sort for the load's keys: 64-bit numbers whose low 32 bits are a record's position, in
 /// ascending order as they are made, under a 32-bit key (a Hilbert key, a hash's high half).
 ///
-/// Two stable passes over the high halves, 16 bits each, sort such an array as `sort()` does:
-/// 2,442,920 keys in 0.04 s against 0.18 s (medians of 5). A load sorts twice (the identifiers'
-/// hashes to find duplicates, the Hilbert keys for the write order), between the parse and the
-/// write, on one thread while the other core waits.
+/// Two stable passes over the high halves, 16 bits each, sort such an array as `sort()` does
+/// (`KeySortTests`), several times faster (Benchmarks/README.md's "Loading"). A load sorts twice
+/// (the identifiers' hashes to find duplicates, the Hilbert keys for the write order), between
+/// the parse and the write, on one thread while the other core waits, so the sort's time is the
+/// whole load's.
 extension Array where Element == UInt64 {
     /// Sorts the array by the elements' high 32 bits, keeping the order of those with equal high
     /// halves: in ascending order, the result of `sort()`, when the low halves ascended along it.

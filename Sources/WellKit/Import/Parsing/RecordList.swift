@@ -6,21 +6,21 @@ import Glibc
 ///
 /// A list of ``ScannedRecord`` values, stored packed and in fixed segments, because a national
 /// file holds millions of them:
-/// - **48 bytes a record** (``Packed``), where a ``ScannedRecord`` takes 72: the coordinates as the
-///   file gave them (24 bytes, set only when a load converts from another CRS) are kept apart, in
+/// - **Packed records** (``Packed``), two thirds of a ``ScannedRecord``: the coordinates as the
+///   file gave them (set only when a load converts from another CRS) are kept apart, in
 ///   ``sources``, and the identifier's place in its record takes 16-bit numbers (an identifier
-///   that starts or ends past 64 KiB into its record, which only a pathological file has, is kept
-///   in ``farIdentifiers``).
-/// - **Segments of 1,048,576 records** (48 MiB): the list grows a segment at a time, where an
+///   that starts or ends beyond their reach into its record, which only a pathological file has,
+///   is kept in ``farIdentifiers``).
+/// - **Fixed segments** of ``segmentSize`` records: the list grows a segment at a time, where an
 ///   array doubles and copies (holding the old and the new buffer at once), and joining the
 ///   parse's two halves gives back each segment of the second as it is copied. A segment is
-///   bigger than glibc's largest threshold for mapping an allocation of its own (32 MiB), so a
-///   freed one goes back to the system at once: with 3 MiB segments, the second half's records,
-///   made on another thread, stayed in that thread's malloc arena after the join (200 MB of a
-///   10,000,000-well load). Pages of a segment not yet filled are not resident.
+///   bigger than glibc's largest threshold for mapping an allocation of its own, so a freed one
+///   goes back to the system at once, where the second half's records, made on another thread,
+///   would otherwise stay in that thread's malloc arena after the join. Pages of a segment not yet
+///   filled are not resident.
 ///
-/// A load of 10,000,000 wells held 720 MB of records (and up to twice that while the array grew
-/// and the halves were joined); it holds 480 MB.
+/// So a national load holds two thirds of what an array of ``ScannedRecord`` held, without the
+/// peaks of its growth and of the join (`wells-bench scale`, Benchmarks/README.md's "Scaling").
 package struct RecordList: RandomAccessCollection, Sendable {
     /// A record as stored.
     struct Packed {
@@ -60,10 +60,10 @@ package struct RecordList: RandomAccessCollection, Sendable {
 
         init() { segments.initialize(repeating: nil, count: Self.maximumSegments) }
 
-        /// A new segment, which the kernel may back with 2 MiB pages (`MADV_HUGEPAGE`, where
+        /// A new segment, which the kernel may back with huge pages (`MADV_HUGEPAGE`, where
         /// transparent huge pages are enabled for asking): the row builder reads the records in
-        /// spatial order, at random places of the list, and with 4 KiB pages nearly every read
-        /// missed the TLB as well as the cache (see the README's "The rows' text in one arena").
+        /// spatial order, at random places of the list, and with the usual small pages nearly every
+        /// read missed the TLB as well as the cache (Benchmarks/README.md's "The rows' text in one arena").
         static func allocateSegment() -> UnsafeMutablePointer<Packed> {
             let segment = UnsafeMutablePointer<Packed>.allocate(capacity: segmentSize)
             let huge: UInt = 1 << 21
@@ -99,7 +99,7 @@ package struct RecordList: RandomAccessCollection, Sendable {
 
     private var storage = Storage()
     /// In the list rather than in ``Storage``: a class's stored `var` is checked for exclusive
-    /// access on every read, which cost 1% of a load when the count lived there.
+    /// access on every read, which the count is on every access of a load.
     package private(set) var count = 0
 
     package init() {}

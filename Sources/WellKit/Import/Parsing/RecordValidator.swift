@@ -70,7 +70,7 @@ struct RecordValidator: Sendable {
     /// The datums one parser's rows named, each resolved once: its CRS, that CRS's place in
     /// ``crsNames`` and the transformer to EPSG:4326 (none for EPSG:4326 itself); nil for a datum
     /// the lookup lacks. Resolving each row's cell anew (its key, the CRS names, the transformer
-    /// cache's lookup) took a third of a load of NWIS's Pennsylvania list (`perf`).
+    /// cache's lookup) was a large share of a load of NWIS's Pennsylvania list (`perf`).
     struct DatumMemo {
         struct Resolved {
             var crs: String

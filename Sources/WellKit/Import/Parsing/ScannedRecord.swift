@@ -2,7 +2,7 @@
 ///
 /// Plain values only, so that the load's passes over its records copy bytes and never touch a
 /// reference count. A load holds one per well until it commits, packed in a ``RecordList``
-/// (48 bytes), where a record's length and line are 32-bit: ``RecordValidator`` checks that they
+/// (``RecordList/Packed``), where a record's length and line are 32-bit: ``RecordValidator`` checks that they
 /// fit before it makes one (``fits(length:line:)``).
 package struct ScannedRecord: Sendable {
     /// The coordinates as the file gave them, when they were converted to EPSG:4326.

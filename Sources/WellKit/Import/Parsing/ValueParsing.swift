@@ -33,7 +33,7 @@ package enum ValueParsing {
         return text.withUTF8 { decimalComma($0) }
     }
 
-    /// Parses a decimal number from UTF-8 bytes, as ``number(_:)-(String)`` does.
+    /// Parses a decimal number from the bytes of its UTF-8 text, as ``number(_:)-(String)`` does.
     static func number(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
         if let value = decimal(bytes) { return value }
         // Thousands separators, as in "1,234.5", only in their proper places: -?d{1,3}(,ddd)+(.d+)?
@@ -59,7 +59,7 @@ package enum ValueParsing {
         return plain.withUnsafeBufferPointer { decimal($0) }
     }
 
-    /// Parses a plain decimal number (digits, sign, point, exponent) from UTF-8 bytes; nil unless
+    /// Parses a plain decimal number (digits, sign, point, exponent) from its UTF-8 text; nil unless
     /// all of it parses to a finite value. Hex, `inf` and `nan`, which `Double.init` takes, are refused.
     ///
     /// Correctly rounded, as `Double.init(_:)` is: numbers of at most 15 significant digits and at
@@ -128,7 +128,7 @@ package enum ValueParsing {
         case other(year: Int, month: Int, day: Int)
     }
 
-    /// Parses a date from UTF-8 bytes, as ``date(_:)-(String)`` does.
+    /// Parses a date from the bytes of its UTF-8 text, as ``date(_:)-(String)`` does.
     static func date(_ bytes: UnsafeBufferPointer<UInt8>) -> ParsedDate? {
         func digits(_ range: Range<Int>) -> Int? {
             // At most 4 digits are ever wanted; a longer run ("33333333333333333333/1/2001") would overflow.
@@ -170,7 +170,7 @@ package enum ValueParsing {
     }
 
     /// The days from 1970-01-01 to a date of the proleptic Gregorian calendar (negative before):
-    /// how a SQLite store (schema version 3) keeps dates, in 2–3 bytes rather than 10 of text,
+    /// how a SQLite store (schema version 3) keeps dates, a small integer rather than ten characters,
     /// in the same order. SQLite reads one back as text with `date(days * 86400, 'unixepoch')`.
     package static func days(year: Int, month: Int, day: Int) -> Int64 {
         // Howard Hinnant's days_from_civil: years start in March, so the leap day ends one.

@@ -78,8 +78,8 @@ extension ScannedFile {
         placesChecked = checked.count
         guard !checked.isEmpty else { return [] }
         // One region at a time through its ``Places/Membership``, which reads the outlines in place
-        // (a retain of the shared outlines per well made two threads slower than one: 2,442,920
-        // rows, 1.24–1.35 s against 0.60 s); a region's wells in two halves on the two cores.
+        // (a retain of the shared outlines per well made two threads slower than one); a region's
+        // wells in two halves on the two cores.
         var byRegion = [[Int]](repeating: [], count: regions.count)
         for k in checked { byRegion[Int(regionOf[k])].append(k) }
         var outside: [Int] = []
@@ -89,8 +89,8 @@ extension ScannedFile {
                 for k in rows where !box.contains(longitude: records[k].lon, latitude: records[k].lat) { outside.append(k) }
             } else {
                 let membership = Places.Membership(places, regions[r].places)
-                // A smaller region stays on this thread: 50,000 wells take about 8 ms to test
-                // (2,442,920 took 0.39 s), little against handing half of them to another.
+                // A smaller region stays on this thread: its test takes milliseconds, little against
+                // handing half of its wells to another.
                 let halves = rows.count >= 50_000 ? [rows[..<(rows.count / 2)], rows[(rows.count / 2)...]] : [rows[...]]
                 let found = halves.map { _ in HandOff<[Int]>() }
                 DispatchQueue.concurrentPerform(iterations: halves.count) { h in
@@ -146,7 +146,7 @@ extension ScannedFile {
     /// The records before `split` and those after it are resolved on two threads, each half with
     /// its own names and regions; the second half's regions are then numbered after the first's,
     /// a name both halves met keeping the first's number: the answer is the one thread's
-    /// (`PlaceCheckTests`). 2,442,920 rows: the check took 0.81 s on one thread, 0.60 s on two.
+    /// (`PlaceCheckTests`), in less time than on one (the `places` phase of a load's summary).
     func resolvePlaces(_ columns: [PlaceColumn], _ places: Places,
                        split: Int? = nil) -> (regions: [ExpectedRegion], regionOf: [Int32]) {
         let count = records.count
@@ -184,7 +184,7 @@ extension ScannedFile {
     /// Resolves the records in `range`.
     private func resolvePlaces(_ columns: [PlaceColumn], _ places: Places, _ range: Range<Int>) -> Resolved {
         // Rows repeat a few place names: each (column, state, value) is resolved once, looked up by its
-        // bytes, so that a row costs a scan and a hash rather than strings (0.24 s → 0.0x s for 244,292 rows).
+        // bytes, so that a row costs a scan and a hash rather than strings.
         var cache: [ByteKey: Int32] = [:]
         var regions: [ExpectedRegion] = []
         var regionOf = [Int32](repeating: -1, count: range.count)
@@ -195,8 +195,8 @@ extension ScannedFile {
         let stateColumn = columns.first { $0.kind == .state }
         // The most specific place a row names first: its county, then its state or country.
         let ordered = columns.filter { $0.kind == .county } + columns.filter { $0.kind != .county }
-        // Only the fields up to the last place column are split: the scan stops there (a list whose
-        // province is its 13th field of 20: the place check of 2,442,920 rows 0.68 and 0.70 s → 0.57 and 0.64 s).
+        // Only the fields up to the last place column are split: the scan stops there, and a list
+        // whose place column comes early is spared the scan of the fields after it.
         let fieldsNeeded = columns.map(\.index).max().map { $0 + 1 } ?? .max
         var release = MappedFile.ReleaseBehind(file, from: range.isEmpty ? 0 : records[range.lowerBound].range.lowerBound)
         for k in range {

@@ -12,12 +12,12 @@ import Glibc
 /// ```
 ///
 /// - Quoted fields may hold delimiters, doubled quotes and line breaks.
-/// - Records end with LF, CRLF or a lone CR; a UTF-8 byte order mark is skipped.
+/// - Records end with LF, CRLF or a lone CR; a UTF-8 BOM (byte order mark) is skipped.
 /// - The delimiter is detected from the first line unless given.
 /// - Unquoted fields are trimmed of spaces and tabs; quoted fields are kept as written.
 /// - In tab-separated text a quote inside an unquoted field is a plain character (`6" Well`).
 /// - The loader skips `#` comment lines before the header (USGS NWIS RDB).
-/// - Text that is not valid UTF-8 is read as Latin-1, byte for byte, so nothing is lost.
+/// - Text that is not valid UTF-8 is read as Latin-1, one character per byte, so nothing is lost.
 /// - A malformed record (an unterminated quote, a quote inside an unquoted field, text after
 ///   a closing quote) is returned with its ``CSVRecord/issue`` set, not thrown, so a loader
 ///   can reject it and go on. An unterminated quote swallows no more than its own physical
@@ -105,7 +105,7 @@ package final class CSVReader {
             case .needMore:
                 // A record longer than the buffer is scanned again from its start with twice the
                 // bytes: the rescans add up to twice the record, where a chunk more each time made a
-                // file of one 40 MB quoted field cost 36 s.
+                // file of one long quoted field cost time quadratic in its length.
                 try fill(minimum: max(2 * (end - start), (end - start) + chunkSize))
             case .record(let record):
                 if record.fields.count == 1 && record.fields[0].isEmpty && record.issue == nil {

@@ -126,8 +126,8 @@ struct CSVScanner: Sendable {
     /// A byte of `x ^ broadcast(a)` is zero where `x` holds `a`; `(v - 0x01…) & ~v & 0x80…` sets
     /// the top bit of such bytes, and its lowest set bit is always a true match (a borrow can only
     /// mark bytes above one), so the count of trailing zero bits finds the first match. The
-    /// callers check the remaining bytes one by one. Reading fields this way took a dry run of the
-    /// 244,292-well file from 0.59 s to 0.50 s of CPU.
+    /// callers check the remaining bytes one by one. A field's end is most of what a dry run
+    /// looks for, so it is worth the word-at-a-time test.
     @inline(__always)
     private func firstOf(_ a: UInt8, _ b: UInt8, _ c: UInt8, _ d: UInt8, in buf: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int {
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080

@@ -49,7 +49,7 @@ func fieldText(_ buf: UnsafeBufferPointer<UInt8>, _ span: FieldSpan) -> String {
     withFieldBytes(buf, span) { decode($0) }
 }
 
-/// Decodes UTF-8, or Windows-1252 byte for byte when the bytes are not valid UTF-8: Latin-1, except
+/// Decodes UTF-8, or Windows-1252 (one character per byte) when the bytes are not valid UTF-8: Latin-1, except
 /// that bytes 0x80–0x9F are the punctuation Windows writes there (curly quotes, dashes, `€`), not
 /// C1 control characters; the five bytes Windows-1252 leaves undefined stay Latin-1.
 @inline(__always)

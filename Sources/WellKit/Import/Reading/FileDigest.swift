@@ -53,7 +53,7 @@ enum FileDigest {
     }
 
     /// The SHA-256 of a mapped file, as 64 lowercase hex digits; a file that gives back its pages
-    /// (``MappedFile/releases``) is read 32 MB at a time and each part given back once hashed.
+    /// (``MappedFile/releases``) is read in large parts, each given back once hashed.
     static func sha256(_ file: MappedFile) throws -> String {
         guard file.releases, let base = file.bytes.baseAddress else { return try sha256(file.bytes) }
         let api = try loaded.get()

@@ -4,7 +4,7 @@ import Glibc
 /// What kind of file a load was given, and the spool that turns a stream into a file to map.
 ///
 /// The rules: a regular file (or a symlink to one) is mapped in place; standard input (`-`), a
-/// pipe, a FIFO or a socket is copied to a temporary file first, in 1 MiB pieces, and the copy is
+/// pipe, a FIFO or a socket is copied to a temporary file first, piece by piece, and the copy is
 /// removed afterwards; a directory or a device is refused with a message, never read. Messages
 /// about a spooled input name it as the user did (`stdin`, or the path), never the spool.
 enum InputFile {

@@ -10,7 +10,7 @@ import Glibc
 /// records' raw text. Mapping the file lets all three read its bytes in place: fields are bound to
 /// SQLite straight from the mapping, with no `String` per field. The mapping lives until the load
 /// ends, so the pages stay shared with the page cache rather than copied into the heap. A file of
-/// 1 GiB or more (``releaseThreshold``) gives its pages back as it is read, and its rows read their
+/// ``releaseThreshold`` bytes or more gives its pages back as it is read, and its rows read their
 /// records with `pread`, so that a national file does not stay resident beside the load. (If another
 /// program truncates the file during a load, reading the lost pages kills the process; the load's
 /// transaction then rolls back like any other interrupted load.)
@@ -25,8 +25,8 @@ final class MappedFile: @unchecked Sendable {
     init(path: String) throws {
         self.path = path
         // Without its access time: a big file's rows are read record by record (``read(_:into:)``),
-        // and every `pread` asked whether the file's atime needed an update (10,000,000 wells: 1.2%
-        // of the load's samples; rows 32.8 → 31.7 s). Only the file's owner may ask; anyone else opens it as usual.
+        // and every `pread` would ask whether the file's atime needs an update, a share of a national
+        // load's rows phase. Only the file's owner may ask; anyone else opens it as usual.
         var fd = open(path, O_RDONLY | Self.noAccessTime)
         if fd < 0 && errno == EPERM { fd = open(path, O_RDONLY) }
         guard fd >= 0 else {
@@ -64,16 +64,15 @@ final class MappedFile: @unchecked Sendable {
     /// The open file, kept for ``read(_:into:)`` when the file gives back its pages; else -1.
     private let descriptor: Int32
 
-    /// Files of at least this size (1 GiB) are not read in up front, their sequential readers
+    /// Files of at least this many bytes are not read in up front, their sequential readers
     /// give back the pages they have read (``ReleaseBehind``), and the rows, built in spatial
     /// order, read their records with `pread` (``read(_:into:)``) rather than through the mapping.
     ///
     /// A mapped page the process has touched counts in its resident memory, though the kernel can
-    /// drop it: a load of 10,000,000 wells (a 2.3 GB file) peaked at 3.5 GB, 2.2 GB of it the file.
-    /// Given back, the pages stay in the page cache, and a later read maps them again without going
-    /// to the disk. Below the threshold the file stays mapped and read in up front, as reading
-    /// rows through the mapping is faster than `pread` (2,442,920 wells, a 560 MB file: rows
-    /// 5.5 s mapped, 6.3–6.6 s read). Tests lower it to run the big files' path on small ones.
+    /// drop it: a national load's peak was mostly its file. Given back, the pages stay in the page
+    /// cache, and a later read maps them again without going to the disk. Below the threshold the
+    /// file stays mapped and read in up front, as reading rows through the mapping is faster than
+    /// `pread` (Benchmarks/README.md's "Scaling"). Tests lower it to run the big files' path on small ones.
     @TaskLocal package static var releaseThreshold = 1 << 30
 
     /// Whether readers give back the pages they have read (a file of at least ``releaseThreshold`` bytes).
@@ -95,7 +94,7 @@ final class MappedFile: @unchecked Sendable {
     /// Copies the bytes at `range` into `destination` with `pread`, for a file that gives back its
     /// pages: a read in spatial order jumps about the file, and each page it touched through the
     /// mapping would stay resident (the kernel maps the neighbours of a faulted page too, and with
-    /// large folios, many of them: reading 10,000,000 rows so held 1.3 GB of the file).
+    /// large folios, many of them: a national file would stay mostly resident).
     /// Falls back to the mapping when the file is not kept open or a read falls short.
     func read(_ range: Range<Int>, into destination: UnsafeMutableRawPointer) {
         var done = 0
@@ -110,7 +109,7 @@ final class MappedFile: @unchecked Sendable {
         }
     }
 
-    /// Gives back a file's pages behind a reader that goes through it in order, 32 MB at a time,
+    /// Gives back a file's pages behind a reader that goes through it in order, in large steps,
     /// when the file is big enough to (``releases``).
     struct ReleaseBehind {
         private let file: MappedFile?

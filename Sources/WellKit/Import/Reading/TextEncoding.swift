@@ -38,9 +38,8 @@ enum TextEncoding: Equatable {
     }
 
     /// Writes the UTF-16 text of `file` (after its byte order mark) as UTF-8 to `spool`, a chunk
-    /// of `chunkUnits` code units at a time (1 MB by default): memory holds a chunk and its UTF-8,
-    /// not the file. Decoded whole, through `Data` and `String`, a file took about three times its
-    /// size: a load of 2,442,920 wells in UTF-16 (1.1 GB) peaked at 3.33 GB, now at 0.83 GB.
+    /// of `chunkUnits` code units at a time: memory holds a chunk and its UTF-8, not the file.
+    /// Decoded whole, through `Data` and `String`, a file would take about three times its size.
     ///
     /// - Throws: ``ImportError`` when the file is not valid UTF-16 (an odd number of bytes, a lone
     ///   surrogate) or the spool cannot be written.
@@ -91,7 +90,7 @@ enum TextEncoding: Equatable {
             start = end
         }
         // The load reads the UTF-8 copy from here on: the UTF-16 pages, read in up front below
-        // 1 GiB, leave the process's memory (112 MB for 244,292 wells).
+        // ``MappedFile/releaseThreshold``, leave the process's memory.
         file.release(0..<bytes.count)
     }
 

@@ -5,11 +5,11 @@ import Glibc
 /// Codes by name, the name given as bytes: the table a load's row builder asks eight to eleven
 /// times a row for the code of an operator, a status, a field… (``CompactDetails``).
 ///
-/// A `[ByteKey: Int64]` did this before. A lookup copied the name into the key's array (checking
-/// its uniqueness and capacity), hashed it with SipHash (`Hasher`: seed, bytes, finalize) and
-/// probed `Dictionary`'s buckets: together 7.4% of all the CPU of a 2,442,920-well load, 18% of the builder thread's,
-/// the thread that with SQLite's bounds the load (`perf record`, see the README's "The rows' text
-/// in one arena"). Here a name is hashed where it lies, eight bytes a step, and compared with `memcmp`
+/// Not a `[ByteKey: Int64]`: a lookup would copy the name into the key's array (checking its
+/// uniqueness and capacity), hash it with SipHash (`Hasher`: seed, bytes, finalize) and probe
+/// `Dictionary`'s buckets, a large share of the builder thread, the thread that with SQLite's
+/// bounds the load (`perf record`; Benchmarks/README.md's "The rows' text in one arena"). Here a
+/// name is hashed where it lies, eight bytes a step, and compared with `memcmp`
 /// against the one arena that holds the table's names; slots are probed linearly.
 ///
 /// The hash is seeded from the system's random numbers per table, as `Hasher` is per process, so
@@ -120,7 +120,7 @@ final class ByteCodes {
         old.deallocate()
     }
 
-    /// A seeded hash of `name`, eight bytes a step, each step a 64 × 64 → 128-bit multiply folded
+    /// A seeded hash of `name`, eight bytes a step, each step a full-width multiply of two words folded
     /// to 64 bits (the mixing of wyhash, public domain). Never 0, the empty slot's mark.
     @inline(__always)
     private func hash(_ name: UnsafeBufferPointer<UInt8>) -> UInt64 {

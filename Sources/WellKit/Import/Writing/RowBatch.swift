@@ -8,10 +8,10 @@ import GRDBSQLite
 /// it; but the writer then read each name and identifier at a random place of the file (wells are
 /// written in spatial order), a cache and TLB miss on the writer's thread, which with the builder's
 /// bounds the load. The builder copies bytes it has just read, and the writer reads one arena in
-/// order (see the README's "The rows' text in one arena").
+/// order (Benchmarks/README.md's "The rows' text in one arena").
 // @unchecked Sendable: RowPipeline hands a batch between two threads with semaphores; one uses it at a time.
 // Its mutable properties are `@exclusivity(unchecked)` for the same reason: a row appends some 25
-// cells, and each append to a class's property was checked at run time (with the builder's, 4% of a load's CPU).
+// cells, and each append to a class's property was checked at run time (with the builder's, a share of a load's CPU in `perf`).
 package final class RowBatch: @unchecked Sendable {
     /// The cells of a row, in this order: the pin's name, lat and lon, then the detail's columns in
     /// ``DetailColumn/all`` order, but `load_id`, which the writer binds once per load.

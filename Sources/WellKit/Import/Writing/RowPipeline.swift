@@ -11,15 +11,15 @@ import Synchronization
 /// the two threads, so memory stays bounded.
 ///
 /// A big file's records are read with `pread` (``MappedFile/read(_:into:)``), and there the
-/// builder is the bottleneck instead: 10,000,000 wells kept SQLite waiting 5.6 s of the rows'
-/// 35.5 s, while half of the builder's time was the kernel copying records. So the writer, when
+/// builder is the bottleneck instead, half of its time the kernel copying records while SQLite
+/// waits (Benchmarks/README.md's "The writer reads ahead for the builder"). So the writer, when
 /// its next batch is not built yet, reads the records of batches ahead (``ChunkSources``) rather
 /// than wait: whichever thread is free reads them, and the builder only builds.
 package enum RowPipeline {
     /// How many batches circulate.
     static let depth = 4
     /// How many records ahead of the one it builds the builder asks for a mapped file's record
-    /// (`wk_prefetch`); see the README's "The rows' text in one arena".
+    /// (`wk_prefetch`); see Benchmarks/README.md's "The rows' text in one arena".
     static let prefetchDistance = 8
 
     /// Builds the rows of `count` records, `records[order(0)]` to `records[order(count - 1)]`, with

@@ -5,8 +5,8 @@ import GRDBSQLite
 /// Writes located wells, the load record and the rejects inside the load's transaction.
 ///
 /// Binds and steps the raw SQLite statements of GRDB-prepared statements, with the text bound
-/// in place from the mapped file: on the 244,292-well benchmark file, GRDB's `StatementArguments`
-/// path took longer for the two inserts per well (see the foundation issue's note for the figures).
+/// in place from the mapped file: GRDB's `StatementArguments` path is slower for the two inserts
+/// per well (`wells-bench load`, Benchmarks/README.md's "Loading").
 struct BulkWriter {
     private let db: Database
     /// Seconds spent writing rows and packing the index.
@@ -149,7 +149,7 @@ struct BulkWriter {
             // SQLite's sorter keeps runs of about the cache's size in memory: small runs are sorted
             // in the processor's caches and merged, which is faster and lighter than big ones. With
             // helper threads it sorts runs and merges them on the other cores while this one reads
-            // the table: 10,000,000 identifiers in 8.0 s against 11.0 s.
+            // the table, which a national load's index needs (Benchmarks/README.md's "Scaling").
             try db.execute(sql: "PRAGMA cache_size = \(Self.defaultCacheSize)")
             try db.execute(sql: "PRAGMA threads = \(min(4, ProcessInfo.processInfo.activeProcessorCount))")
             try db.execute(sql: "CREATE UNIQUE INDEX details_uwi ON details(uwi)")
@@ -168,25 +168,25 @@ struct BulkWriter {
         return (loadID, newOnes.count + strays, updates.count - strays, builder.badValues)
     }
 
-    /// The page cache while rows are written (64 MiB). The tables grow at their right edge, so a
-    /// cache that holds the pages being filled and the B-trees' upper levels is enough: 2,442,920
-    /// wells loaded in 13.7–14.7 s with 64 MiB, 14.8–15.4 s with 128 MiB, 16.1–19.2 s with 256 MiB
-    /// (which also cost 250 MB more memory), and 15–19 s with 32 MiB.
+    /// The page cache while rows are written, in KiB (SQLite's negative `cache_size`). The tables
+    /// grow at their right edge, so a cache that holds the pages being filled and the B-trees'
+    /// upper levels is enough: bigger caches loaded slower and held more memory, and a smaller one
+    /// was slower too (`wells-bench scale`, Benchmarks/README.md's "Scaling").
     static let writeCacheSize = -65_536
     /// The new wells written by one INSERT of pins and one of details. One statement step per row
-    /// paid its start, its end and a descent of the B-tree from the root each time; with 64 rows the
-    /// rows phase of 244,292 wells took 0.41 s against 0.48 s, and of 2,442,920 wells 4.4 s against
-    /// 5.0–5.3 s (8 and 32 rows were about as fast, 512 slower: 0.55 s).
+    /// paid its start, its end and a descent of the B-tree from the root each time; a few dozen
+    /// rows a statement share those, where many more were slower again (the rows phase of
+    /// `wells-bench load`).
     static let rowsPerInsert = 64
-    /// SQLite's default page cache (about 2 MB), which the connection goes back to after a load.
-    /// The identifier index is built with it: 2,442,920 identifiers in 1.6–2.0 s, against
-    /// 2.9–3.3 s and 130 MB more memory with 64 MiB.
+    /// SQLite's default page cache, which the connection goes back to after a load. The identifier
+    /// index is built with it: its sorter's runs then fit the processor's caches, faster and in
+    /// less memory than with ``writeCacheSize``.
     static let defaultCacheSize = -2_000
 
     /// `INSERT INTO table(columns) VALUES (?, …), (…)…`: `rows` rows of parameters, numbered 1, 2, …
     /// row by row. Anonymous `?`, not `?NNN`: SQLite looks each `?NNN` up in a list of the names
-    /// before it while it prepares, so the 64 rows' 1,600 parameters of a detail insert cost a
-    /// quadratic 4–5 ms on every load (a one-row load 66 ms; `sqlite3VListNumToName` 6% of its time).
+    /// before it while it prepares, so the parameters of ``rowsPerInsert`` rows of a detail insert
+    /// cost quadratic time on every load, a visible share of a small one (`sqlite3VListNumToName`).
     private static func insertSQL(into table: String, _ columns: [String], rows: Int) -> String {
         let row = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
         return "INSERT INTO \(table)(\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) VALUES "

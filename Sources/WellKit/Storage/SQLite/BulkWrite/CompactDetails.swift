@@ -17,8 +17,8 @@ import GRDB
 package final class CompactDetails: @unchecked Sendable {
     /// Per detail value field (``WellField/detailValueFields``): the lookup's codes by name as
     /// UTF-8, empty for a field kept in its row (``hasLookup(_:)``). Keyed by bytes (``ByteCodes``) so
-    /// that a row's name is looked up where it lies, without making a `String` (eight per row; a
-    /// load's builder thread spent 12% of its time making and freeing them) or copying it.
+    /// that a row's name is looked up where it lies, without making a `String` (eight per row, a
+    /// large share of the builder thread's time to make and free) or copying it.
     private let codes: [ByteCodes]
     private let lookups: [Bool]
     @exclusivity(unchecked) private var nextCode: [Int64]
@@ -103,7 +103,7 @@ package final class CompactDetails: @unchecked Sendable {
     /// The code of field `index` of `fields`, a name of detail value `slot`.
     ///
     /// A method rather than a closure at the caller's: a closure that captured this object and the
-    /// batch retained and released both on each of a row's eight lookups (4% of a load's CPU). Not
+    /// batch retained and released both on each of a row's eight lookups (`perf`). Not
     /// inlined: inlined into the builder, it retained them again.
     @inline(never)
     func code(_ slot: Int, of fields: RecordFields, _ index: Int, _ batch: RowBatch) -> Int64 {

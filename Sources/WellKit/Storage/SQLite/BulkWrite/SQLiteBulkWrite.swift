@@ -28,15 +28,15 @@ enum SQLiteBulkWrite {
         defer { if !committed { _ = try? pool.writeWithoutTransaction { try $0.checkpoint(.truncate) } } }
         try StoreError.translating(path: path) { try pool.barrierWriteWithoutTransaction { db in
             // Foreign keys hold by construction here: each pin is written before its detail, with
-            // an id the writer allocated, and the load's row before both. Checking them per row
-            // cost 0.25 s of a 4.5 s load of 244,292 wells. The pragma only works outside a transaction.
+            // an id the writer allocated, and the load's row before both, so checking them per row
+            // would be pure cost. The pragma only works outside a transaction.
             try db.execute(sql: "PRAGMA foreign_keys = OFF")
             defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
             // The first load into an empty store commits through a rollback journal. It is as
             // atomic as WAL: a crash leaves a journal of the few pages the empty store had, and
             // the next open restores them and cuts the file back. But each new page is written
             // once, to the file, where WAL writes it to the log and again at the checkpoint
-            // (244,292 wells: 1.92 s against 2.32 s). synchronous=FULL syncs the journal before
+            // (Benchmarks/README.md's "Loading"). synchronous=FULL syncs the journal before
             // the file is touched, so a power loss cannot corrupt it either. The store goes back
             // to WAL after the commit. If another connection has the file open, SQLite keeps
             // WAL, and the load simply runs in WAL.
@@ -53,7 +53,7 @@ enum SQLiteBulkWrite {
             }
             summary.journal = rollbackJournal ? "delete" : "wal"
             // Another process's load holds the write lock until it commits: wait for it, up to
-            // ``loadLockTimeout``, rather than the 10 s that queries wait.
+            // ``loadLockTimeout``, rather than the ``WellStore/busyTimeout`` that queries wait.
             sqlite3_busy_timeout(db.sqliteConnection, Int32(loadLockTimeout * 1000))
             defer { sqlite3_busy_timeout(db.sqliteConnection, Int32(WellStore.busyTimeout * 1000)) }
             try db.inTransaction(.immediate) {
@@ -79,8 +79,8 @@ enum SQLiteBulkWrite {
     }
 
     /// Fails before writing anything when the store's file system has clearly too little room for
-    /// the load: twice the input's size (a store takes about 1.4 times its CSV, and a load into a
-    /// store that already has wells writes its pages to the WAL first).
+    /// the load: twice the input's size (a store can take more room than its CSV, and a load into
+    /// a store that already has wells writes its pages to the WAL first).
     ///
     /// A load that fills the disk anyway rolls back and says so, but SQLite may then be unable to
     /// remove its WAL until there is room again; this check makes that rare.
@@ -107,8 +107,8 @@ enum SQLiteBulkWrite {
     /// store while it is in rollback-journal mode: its open (which reads, then asks to write to go
     /// back to WAL) and this load's commit each waited for the other's lock, so SQLite failed one at
     /// once with SQLITE_BUSY, and a process switching the file to WAL under a load in flight got
-    /// disk I/O errors. Four `wells load`s into one new store failed 5 times in 30 that way. Now the
-    /// others wait for the lock, holding none, as the busy timeout intends.
+    /// disk I/O errors (several `wells load`s into one new store at once). With the lock held, the
+    /// others wait for it, holding none, as the busy timeout intends.
     static func leaveWAL(_ db: Database) -> Bool {
         sqlite3_busy_timeout(db.sqliteConnection, 0)
         defer { sqlite3_busy_timeout(db.sqliteConnection, Int32(WellStore.busyTimeout * 1000)) }

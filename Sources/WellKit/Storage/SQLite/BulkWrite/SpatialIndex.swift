@@ -6,10 +6,11 @@ import GRDBSQLite
 /// registered with SpatiaLite as the column's spatial index), keyed by pin id, bulk-packed by a load.
 ///
 /// Three triggers on `pins` keep the R*Tree in step (``createIndex(_:)``), one R*Tree insert
-/// per row. For 244,292 wells that costs about 4 s. A load suspends the pins' triggers,
-/// writes the rows, restores the triggers and writes the R*Tree's node tables directly from
-/// Hilbert-sorted points (``PackedRTree``; a first load as it writes the pins, a later one
-/// after them, about 0.3 s for 244,292 wells), as GDAL does for GeoPackage since 3.8.
+/// per row, which is far slower than packing the tree whole once the rows are in. So a load
+/// suspends the pins' triggers, writes the rows, restores the triggers and writes the R*Tree's
+/// node tables directly from Hilbert-sorted points (``PackedRTree``; a first load as it writes the
+/// pins, a later one after them), as GDAL does for GeoPackage since 3.8: the index phase of
+/// `wells-bench load` (Benchmarks/README.md's "Loading").
 /// The node format is SQLite's, from `ext/rtree/rtree.c`
 /// (<https://sqlite.org/src/file/ext/rtree/rtree.c>). Later inserts and deletes through the
 /// rtree module work on the packed tree; tests check it with `rtreecheck()`.
@@ -61,7 +62,7 @@ package enum SpatialIndex {
 
     /// Rewrites the R*Tree from every pin, packed in Hilbert order.
     ///
-    /// - Complexity: O(n log n) for n pins; about 0.3 s for 244,292 pins.
+    /// - Complexity: O(n log n) for n pins.
     static func repack(_ db: Database, into name: String = rtree) throws {
         var points: [(key: UInt64, id: Int64, lon: Double, lat: Double)] = []
         points.reserveCapacity(try Int.fetchOne(db, sql: "SELECT max(id) FROM pins") ?? 0)
@@ -96,8 +97,8 @@ package enum SpatialIndex {
     /// The curve is the classic one (each quadrant's cells in the order (0,0), (0,1), (1,1), (1,0),
     /// rotated as the textbook `xy2d` rotates them: `SpatialIndexTests` compares the two), computed
     /// without a loop by the prefix scans of rawrunprotected's public-domain `hilbert_curves`
-    /// (github.com/rawrunprotected/hilbert_curves): 2,442,920 keys in 0.014 s against 0.19 s for the
-    /// loop over the 16 levels, which the load ran on one thread before writing.
+    /// (github.com/rawrunprotected/hilbert_curves), rather than a loop over the 16 levels: a load
+    /// computes every well's key on one thread before it writes, while the other core waits.
     package static func hilbertKey(longitude: Double, latitude: Double) -> UInt64 {
         let x = UInt32(max(0, min(65535, (longitude + 180) / 360 * 65535)))
         let y = UInt32(max(0, min(65535, (latitude + 90) / 180 * 65535)))
@@ -147,12 +148,11 @@ package enum SpatialIndex {
 /// The shape of the tree follows from the count alone, so one pass over the points writes the
 /// leaves and keeps one box per leaf; the upper levels are made from those. Nothing per point
 /// is held, except, when the ids do not ascend (`idsAscend` false, a repack), the id and leaf
-/// of each point (16 bytes) to write the `_rowid` table in id order. (The leaves were an array
-/// of 24 bytes a point, made before the tree: a first load of 10,000,000 wells held 240 MB more
-/// at its peak.) A first load appends each pin as SQLite writes it (``BulkWriter``): its points
-/// come in id order, and reading them back from the records afterwards, in spatial order, missed
-/// the processor's caches at every point (1.8 s of 10,000,000 wells' 4.7 s index phase; the
-/// `_rowid` rows written after the nodes took 2.8 s more).
+/// of each point, to write the `_rowid` table in id order: an array of leaves made before the
+/// tree would add a national load's points again to its peak memory. A first load appends each
+/// pin as SQLite writes it (``BulkWriter``): its points come in id order, whereas reading them
+/// back from the records afterwards, in spatial order, would miss the processor's caches at every
+/// point, and its `_rowid` rows would need a pass of their own after the nodes.
 ///
 /// A node is a big-endian 2-byte depth (root only), a 2-byte cell count, then cells of an 8-byte
 /// id and four 4-byte floats (xmin, xmax, ymin, ymax), rounded outwards.
@@ -252,9 +252,8 @@ final class PackedRTree {
             below = boxes
         }
         guard !rowidsAsAppended else { return }
-        // One row per point, after the nodes (interleaved with them, the index phase took 1.34 s
-        // instead of 1.07 for 2,442,920 wells); raw binds, as GRDB's argument arrays took most of
-        // the 0.4 s index phase.
+        // One row per point, after the nodes (interleaved with them, the index phase is slower);
+        // raw binds, as GRDB's argument arrays cost most of the phase.
         leafOf.sort { $0.id < $1.id }
         try writeRowids(count: count) { k in
             idsAscend ? (ids!(k), firstNode[0] + Int64(k / capacity)) : leafOf[k]

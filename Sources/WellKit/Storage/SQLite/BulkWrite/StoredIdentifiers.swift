@@ -1,18 +1,18 @@
 import GRDB
 import GRDBSQLite
 
-/// The identifiers already in a store, to match a reload's wells to their pins, at about 27
-/// bytes per stored well.
+/// The identifiers already in a store, to match a reload's wells to their pins, in a small
+/// fraction of the memory their text would take.
 ///
-/// A map from each identifier's text to its pin id would hold every identifier as a `String`
-/// (about 100 bytes each for 21-byte UWIs: 2,442,920 wells, 240 MB). This keeps two independent
+/// A map from each identifier's text to its pin id would hold every identifier as a `String`,
+/// several times the bytes of the identifier itself. This keeps two independent
 /// hashes of each identifier instead, FNV-1a (64 bits) as the key and 24 bits of the standard
 /// library's seeded SipHash to confirm, packed with the pin id into one 64-bit value, and keeps
 /// the text only for the rare identifiers whose FNV-1a collides with another stored one (or whose
 /// pin id needs more than 40 bits). Two different identifiers match only if both hashes collide
 /// (one chance in 2^88 for a pair); the writer's update is guarded by `uwi = ?` as well, and fails
-/// the load rather than change another well if that ever happens. (With a 16-byte entry of the id
-/// and a whole second hash, the map of 10,000,000 wells took 400 MB; packed, 270 MB.)
+/// the load rather than change another well if that ever happens. (An entry of the id beside a
+/// whole second hash took half as much again.)
 struct StoredIdentifiers {
     /// Per FNV-1a key: the check's 24 bits above the pin id's 40, or ``elsewhere``.
     private var entries: [UInt64: UInt64] = [:]
