@@ -1,4 +1,10 @@
 /// A file read and located: the records that are wells, in file order, and the rejects.
+///
+/// ``WellStore/scan(csvAt:options:name:)`` makes it and takes it through the load's checks, each in
+/// the folder of its stage: duplicates (Parsing/ScannedFile+Duplicates.swift), the place check
+/// (Placement/PlaceCheck.swift, Misplacement.swift, Landing.swift), suspects
+/// (Placement/ScannedFile+Suspects.swift) and a file with nothing to load (Placement/NothingLoaded.swift).
+/// ``PreparedLoad`` hands it to the storage engine, which builds its rows with ``makeBuilder(compact:)``.
 package struct ScannedFile {
     package var summary: LoadSummary
     let file: MappedFile

@@ -1,5 +1,8 @@
 import Foundation
 
+// What the text itself shows, before its columns: the encoding, the delimiter, the decimal mark, and
+// NWIS RDB's column-format line.
+
 extension WellStore {
     /// Whether the sample writes numbers with a decimal comma (`36,020983`): never in a comma-separated
     /// file; otherwise when at least as many cells are numbers with a decimal comma as with a point.

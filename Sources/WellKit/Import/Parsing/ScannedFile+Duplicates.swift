@@ -1,3 +1,6 @@
+// One record per identifier (``DuplicateIdentifiers``), or, when the identifier column is not a key
+// for the file, generated identifiers and the column kept as an attribute.
+
 extension ScannedFile {
     /// Keeps one record per identifier, by `rule`, and rejects the others with their raw text.
     ///

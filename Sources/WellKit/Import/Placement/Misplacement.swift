@@ -1,5 +1,8 @@
 import Foundation
 
+// When most of a file's wells lie outside the places its rows name: the usual slips tried on the
+// whole file for the one that puts them back (``PlacementFix``), and the error that stops the load.
+
 extension ScannedFile {
     /// The slip that puts most of the checked wells where their rows say, if one puts at least 80% there.
     func wholeFileFix(checked: [Int], regions: [ExpectedRegion], regionOf: [Int32], places: Places,

@@ -1,5 +1,8 @@
 import Foundation
 
+// When every record of a file was rejected: the error that says why, with the reading that would
+// load the rows when one does (swapped columns, scaled degrees, a decimal comma).
+
 extension ScannedFile {
     /// The error for a file whose every record was rejected: the commonest reason, an example, and
     /// for coordinates that are all swapped, the mapping that loads them.

@@ -1,3 +1,6 @@
+// The wells whose coordinates look wrong (``SuspectCoordinates``, the place check's findings, signs
+// implied into the open sea), flagged in the summary or rejected.
+
 extension ScannedFile {
     /// Flags wells whose coordinates look wrong (``SuspectCoordinates``), or rejects them with `reject`.
     ///

@@ -96,7 +96,7 @@ final class PreparedArea {
                 }
             }
             guard !edges.isEmpty else { return nil }
-            // About four edges to a band, as the place check's outlines (Places.swift) have them.
+            // About four edges to a band, as the place check's outlines (Places+Containment.swift) have them.
             let edgeCount = edges.count / 4
             let bandCount = max(1, min(1 << 16, edgeCount / 4))
             let height = max(1e-9, (north - south) / Double(bandCount))
