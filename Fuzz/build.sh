@@ -16,17 +16,19 @@ out=.build
 mkdir -p "$out"
 flags=(-O -parse-as-library -swift-version 6 -g -use-ld=lld -package-name wellkit)
 
-sources_csv=("$src/Import/CSVScanner.swift" "$src/Import/CSVReader.swift" "$src/Import/ImportError.swift" "$src/Import/PlacementFix.swift" "$src/Import/LoadRemedy.swift"
-             "$src/Import/TitleLines.swift" "$src/Storage/WellField.swift")
-sources_values=("$src/Import/ValueParsing.swift" "$src/Geo/DMS.swift" "$src/Geo/Double+Decimal.swift" "$src/Import/PointText.swift" "$src/Trimming.swift" Shims/Support.swift)
+sources_csv=("$src/Import/Reading/CSVScanner.swift" "$src/Import/Reading/CSVReader.swift" "$src/Import/Reading/ByteSource.swift"
+             "$src/Import/Reading/FieldText.swift" "$src/Import/ImportError.swift" "$src/Import/Placement/PlacementFix.swift"
+             "$src/Import/LoadRemedy.swift" "$src/Import/Reading/TitleLines.swift" "$src/Storage/WellField.swift")
+sources_values=("$src/Import/Parsing/ValueParsing.swift" "$src/Geo/DMS.swift" "$src/Geo/Double+Decimal.swift" "$src/Import/Parsing/PointText.swift"
+                "$src/Trimming.swift" Shims/Support.swift)
 # Predicates and the other arguments share their sources: WellFetchRequest.swift holds WellField(keyPath:).
 sources_predicate=("$src/Query/WellPredicate.swift" "$src/Query/BoundSQL.swift" "$src/Query/PredicateParser.swift" "$src/Storage/WellField.swift" "$src/Storage/WellAttribute.swift" "$src/Storage/ExtraValues.swift"
-                   "$src/Storage/StoreError.swift" "$src/Query/QueryError.swift" "$src/Import/ValueParsing.swift" "$src/Geo/BoundingBox.swift"
-                   "$src/Records/WellPin.swift" "$src/Query/WellFetchRequest.swift" "$src/Geo/Distance.swift" "$src/Geo/Double+Decimal.swift"
-                   "$src/Query/Area.swift" "$src/Query/JSONDocument.swift" "$src/Records/WellValue.swift" "$src/Trimming.swift" Shims/Support.swift)
+                   "$src/Storage/StoreError.swift" "$src/Query/QueryError.swift" "$src/Import/Parsing/ValueParsing.swift" "$src/Geo/BoundingBox.swift"
+                   "$src/Geo/Coordinate.swift" "$src/Records/WellPin.swift" "$src/Query/WellFetchRequest.swift" "$src/Geo/Distance.swift" "$src/Geo/Double+Decimal.swift"
+                   "$src/Geo/Area.swift" "$src/JSON/JSONDocument.swift" "$src/Records/WellValue.swift" "$src/Trimming.swift" Shims/Support.swift)
 sources_geoargs=("${sources_predicate[@]}")
-sources_area=("$src/Query/Area.swift" "$src/Query/JSONDocument.swift" "$src/Query/QueryError.swift" "$src/Geo/BoundingBox.swift"
-              "$src/Records/WellPin.swift" "$src/Records/WellValue.swift" "$src/Storage/WellField.swift" "$src/Trimming.swift" Shims/Support.swift)
+sources_area=("$src/Geo/Area.swift" "$src/JSON/JSONDocument.swift" "$src/Query/QueryError.swift" "$src/Geo/BoundingBox.swift"
+              "$src/Geo/Coordinate.swift" "$src/Records/WellPin.swift" "$src/Records/WellValue.swift" "$src/Storage/WellField.swift" "$src/Trimming.swift" Shims/Support.swift)
 
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(csv values predicate geoargs area)

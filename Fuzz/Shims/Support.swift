@@ -8,7 +8,7 @@ enum Geodesic {
     static func distance(fromLatitude lat1: Double, longitude lon1: Double, toLatitude lat2: Double, longitude lon2: Double) -> Double { 0 }
 }
 
-/// Sources/WellKit/Geo/TransformCache.swift calls PROJ: areas in another CRS (`SRID=n;`) cannot be
+/// Sources/WellKit/Geo/PROJ/TransformCache.swift calls PROJ: areas in another CRS (`SRID=n;`) cannot be
 /// transformed in the fuzz build and fail as an unknown CRS would.
 final class TransformCache: Sendable {
     static let shared = TransformCache()

@@ -136,11 +136,11 @@ extension PostgresEngine {
         configuration.options.minimumConnections = 0
         configuration.options.maximumConnections = location.maximumConnections
         // No keep-alive. postgres-nio queues a call behind a connection running its keep-alive
-        // query (every 30 s of idleness); when the server closes that connection (a restart, a
+        // query (after each stretch of idleness); when the server closes that connection (a restart, a
         // failover) the keep-alive fails and, with no minimum of connections, the pool neither
         // connects anew for the queued call nor fails it: the call waited forever
-        // (PostgresPoolQueueTests). Without it an idle connection is closed after 60 s
-        // (`connectionIdleTimeout`), and one the server closed fails the one call it is lent to.
+        // (PostgresPoolQueueTests). Without it an idle connection is closed after
+        // `connectionIdleTimeout`, and one the server closed fails the one call it is lent to.
         configuration.options.keepAliveBehavior = nil
         return configuration
     }

@@ -153,8 +153,8 @@ struct PostgresBulkWrite {
 
     /// Refreshes the planner's statistics of both tables once the load has committed, the two at
     /// once on two of the pool's connections: ANALYZE changes no rows, so it need not be inside
-    /// the load's transaction, and apart the two overlap (pins 0.16–0.22 s beside details 0.33–0.40 s
-    /// on 244,292 wells). The load waits for them, so the queries after it are planned with the
+    /// the load's transaction, and apart the two overlap (the pins' within the details' longer one).
+    /// The load waits for them, so the queries after it are planned with the
     /// new rows. A failure here leaves the committed load as it is (autovacuum analyzes later) and
     /// goes to the SQL log.
     private func analyze() async {
@@ -175,8 +175,8 @@ struct PostgresBulkWrite {
     /// the rows (`encode` appends row `k` of a batch, the `position`-th in order, to the chunk)
     /// while this task sends the chunks.
     ///
-    /// At most 8 chunks (8 MB) wait to be sent: the builder waits for the network rather than fill
-    /// memory, in ``ChunkRoom``, which each chunk sent frees and the sender's end (a lost
+    /// At most a few chunks wait to be sent: the builder waits for the network rather than fill
+    /// memory, in a ``ChunkRoom`` of that many places, which each chunk sent frees and the sender's end (a lost
     /// connection, a server error: that is the cause to report) wakes at once. The builder is
     /// synchronous work (``RowPipeline`` runs on its caller's thread), so it runs on a thread,
     /// never on an event loop or Swift's pool.

@@ -72,8 +72,8 @@ enum PostgresSchema {
               pin_id bigint PRIMARY KEY REFERENCES pins(id) ON DELETE CASCADE,
             \(details))
             """,
-            // No query plans by the whole `extra` document, so ANALYZE need not sample it: that
-            // took ANALYZE details from 0.65 s to 0.39 s on 244,292 wells.
+            // No query plans by the whole `extra` document, so ANALYZE need not sample it, which
+            // was a large part of ANALYZE's time on details.
             """
             ALTER TABLE details ALTER COLUMN extra SET STATISTICS 0
             """,
@@ -138,9 +138,8 @@ enum PostgresSchema {
     }
 
     /// What a first load takes off before its COPY: the keys, whose indexes a sorted build after
-    /// the copy makes faster than a row at a time during it, and the foreign keys that use them.
-    /// Measured with psql on the 244,292-well tables: COPY details 1.67 s and pins 0.86 s with
-    /// their primary keys, 1.06 s and 0.39 s without, then 0.12 s to build each key.
+    /// the copy makes faster than a row at a time during it, and the foreign keys that use them
+    /// (`wells-bench postgis`, Benchmarks/README.md's "PostgreSQL/PostGIS").
     static let firstLoadDrops = [
         "ALTER TABLE details DROP CONSTRAINT IF EXISTS details_pin_id_fkey, DROP CONSTRAINT IF EXISTS details_load_id_fkey, "
             + "DROP CONSTRAINT IF EXISTS details_pkey",

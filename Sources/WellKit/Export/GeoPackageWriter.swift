@@ -62,8 +62,8 @@ package final class GeoPackageWriter {
 
     /// Adds one feature: `values` in the order of the columns, and its point (nil: a feature without geometry).
     ///
-    /// Bound with SQLite's C API: GRDB's `StatementArguments` of `DatabaseValue`s took 12% of an
-    /// export of 244,292 wells with every field (`perf`).
+    /// Bound with SQLite's C API: GRDB's `StatementArguments` of `DatabaseValue`s were a visible
+    /// share of an export with every field (`perf`).
     package func add(_ values: [WellValue], x: Double?, y: Double?) throws {
         let handle = statement.sqliteStatement
         for (k, value) in values.enumerated() { bind(value, at: Int32(k + 1), to: handle) }
@@ -195,7 +195,7 @@ package final class GeoPackageWriter {
     /// Adds the layer's spatial index, and records its extent and time of change in `gpkg_contents`.
     private func finish(_ db: Database, layer: String) throws {
         // The R*Tree after the rows, filled in one statement, as GDAL fills one it adds to a layer:
-        // through the triggers of `gpkgAddSpatialIndex()`, row by row, the export took 1.27× as long.
+        // through the triggers of `gpkgAddSpatialIndex()`, row by row, the export takes longer.
         // The triggers stay, for edits after (QGIS).
         try db.execute(sql: "SELECT gpkgAddSpatialIndex(?, 'geom')", arguments: [layer])
         try db.execute(sql: "INSERT INTO \"rtree_\(layer)_geom\" SELECT fid, ST_MinX(geom), ST_MaxX(geom), ST_MinY(geom), ST_MaxY(geom) FROM \"\(layer)\" WHERE geom NOT NULL AND NOT ST_IsEmpty(geom)")

@@ -38,7 +38,7 @@ package final class ResultWriter {
     /// - Parameters:
     ///   - columns: The column names, in row order. GeoJSON needs `lat` and `lon` among them.
     ///   - tableCell: Makes each cell and column name of a table safe to show, for example by escaping
-    ///     control characters, before it is measured and padded; CSV and JSON are written as they are.
+    ///     control characters, before its width is taken and it is padded; CSV and JSON are written as they are.
     ///   - featureID: The column whose value is each GeoJSON feature's `id` (it stays among the properties too).
     ///   - emit: Receives the output text, piece by piece.
     package init(format: OutputFormat, columns: [String], tableCell: @escaping (String) -> String = { $0 },
@@ -146,8 +146,8 @@ package final class ResultWriter {
     }
 
     /// Appends ``feature(_:geometry:)``'s text as UTF-8: each key's bytes made once per writer,
-    /// each value written in place. As `String`s, a page of 100 wells with every field took 30%
-    /// of a server's time for uncached city boxes (`perf`, `wells-bench serve`).
+    /// each value written in place. As `String`s, a page of wells with every field was a large
+    /// share of a server's time for uncached city boxes (`perf`, `wells-bench serve`).
     private func appendFeature(_ values: [WellValue], geometry given: String?, to out: inout [UInt8]) {
         out.append(contentsOf: #"{"type":"Feature","#.utf8)
         if let idIndex {
@@ -199,12 +199,12 @@ package final class ResultWriter {
 
     /// One line of a table, with its line break: each cell on one line, cut to its column's
     /// width with `…` or padded to it (in characters), two spaces between columns, no space at
-    /// the end. (Before, a line whose first cell was empty or began with spaces lost them, and
-    /// its columns their places.)
+    /// the end: a line whose first cell is empty or begins with spaces keeps them, and its
+    /// columns their places.
     ///
     /// In the standard library's `String`, not Foundation's: `replacingOccurrences`, `padding` and
-    /// `trimmingCharacters` bridged every cell through `NSString` on Linux, which took 90% of a
-    /// 244,292-well table's 14.5 s (`perf`).
+    /// `trimmingCharacters` bridged every cell through `NSString` on Linux, which took most of a
+    /// big table's time (`perf`).
     package static func tableLine(_ cells: [String], widths: [Int]) -> String {
         var line = ""
         for (k, (cell, width)) in zip(cells, widths).enumerated() {
@@ -249,7 +249,7 @@ package final class ResultWriter {
     /// the well's identifier), byte for byte, into a byte buffer.
     ///
     /// The hot path of a server's `items`: building the feature as `String`s through
-    /// ``feature(_:geometry:)`` took 18% of the server's time for city boxes (`perf`, `wells-bench serve`).
+    /// ``feature(_:geometry:)`` was a large share of the server's time for city boxes (`perf`, `wells-bench serve`).
     package static func appendPinFeature(id: Int64, identifier: String?, name: String?, latitude: Double, longitude: Double, to out: inout [UInt8]) {
         func appendText(_ text: String?) {
             if var text {
@@ -283,28 +283,6 @@ package final class ResultWriter {
         case .real(let d): number(d)
         case .text(let s): s
         case .blob(let data): data.base64EncodedString()
-        }
-    }
-
-    /// A value as a JSON literal: a number, a string or null.
-    package static func json(_ value: WellValue) -> String {
-        var out: [UInt8] = []
-        appendJSON(value, to: &out)
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Appends ``json(_:)`` of `value` to `out` as UTF-8, a string quoted in place.
-    package static func appendJSON(_ value: WellValue, to out: inout [UInt8]) {
-        switch value {
-        case .null: out.append(contentsOf: "null".utf8)
-        case .integer(let n): out.append(contentsOf: String(n).utf8)
-        case .real(let d):
-            if d.isFinite { appendNumber(d, to: &out) } else { out.append(contentsOf: "null".utf8) }
-        case .text(var s): s.withUTF8 { ExtraJSON.appendQuoted($0, to: &out) }
-        case .blob(let data):
-            out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: data.base64EncodedString().utf8)
-            out.append(UInt8(ascii: "\""))
         }
     }
 

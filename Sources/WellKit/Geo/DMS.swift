@@ -99,7 +99,7 @@ package enum DMS {
         }
         if given[2], m != m.rounded() { throw fail("minutes must be whole when seconds follow") }
         guard m < 60 else { throw fail("minutes must be below 60 (got \(m.projDecimal(4)))") }
-        // Exactly 60 seconds is a rounding artefact (59.996 written to two decimals): it carries into the minute.
+        // Seconds of exactly 60 are a rounding artefact (59.996 written to two decimals): they carry into the minute.
         guard s <= 60 else { throw fail("seconds must be below 60 (got \(s.projDecimal(4)))") }
 
         let magnitude = d + m / 60 + s / 3600

@@ -152,7 +152,7 @@ extension Shapefile {
             guard headerLength >= 33, headerLength <= dbf.count else {
                 return "its header says it is \(headerLength) bytes long, in a file of \(dbf.count)"
             }
-            // Field descriptors of 32 bytes from byte 32 to the 0x0D that ends them; a record is a deletion flag, then the fields.
+            // 32-byte field descriptors from offset 32 to the 0x0D that ends them; a record is a deletion flag, then the fields.
             var fields = 0, width = 1, at = 32
             while at < headerLength, bytes[at] != 0x0D {
                 guard at + 32 <= headerLength else { return "its field descriptors run past its header" }

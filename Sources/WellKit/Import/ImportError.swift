@@ -111,7 +111,7 @@ public struct ImportError: Error, CustomStringConvertible, Sendable {
     }
 
     /// A header's columns for a message: at most about 200 characters of them, then how many more,
-    /// so that a file of one 40 MB line cannot make a 40 MB message.
+    /// so that a file of one huge line cannot make a message as long.
     public static func listing(_ header: [String]) -> String {
         var text = ""
         for (k, column) in header.enumerated() {

@@ -3,16 +3,15 @@ import Foundation
 /// What a load holds in memory, and whether the machine has it, checked before the work starts.
 ///
 /// A load maps its file, which the kernel can drop and read again (clean page cache); a file of
-/// 1 GiB or more gives its pages back as it is read (``MappedFile/releaseThreshold``). Besides it,
-/// until the commit, a load holds about 60–80 bytes per well: a 48-byte record (``RecordList``),
-/// the Hilbert order (8 bytes), duplicate settling (17 bytes, before the write), and SQLite's
-/// 64 MiB page cache. Measured as peak RSS minus the file's resident pages and 100 MB of fixed
-/// costs: 77 bytes per well at 2,442,920 wells and 68 at 10,000,000 (it was 176 and 128, with
-/// 72-byte records, the R*Tree's leaves held as an array, and the whole file resident). Beyond
-/// what the machine has free, the kernel would kill the load part-way; it is refused before it
-/// reads the file instead.
+/// ``MappedFile/releaseThreshold`` bytes or more gives its pages back as it is read. Besides it,
+/// until the commit, a load holds a few dozen bytes per well: its packed record (``RecordList``),
+/// its place in the Hilbert order, its share of duplicate settling (before the write), and
+/// SQLite's page cache (``BulkWriter/writeCacheSize``). ``bytesPerWell`` is what a national load
+/// holds so, its peak less the file's resident pages and the fixed costs, with room to spare
+/// (`wells-bench scale`, Benchmarks/README.md's "Scaling"). Beyond what the machine has free, the
+/// kernel would kill the load part-way; it is refused before it reads the file instead.
 package enum LoadMemory {
-    /// Bytes per well a load needs besides the mapped file, with room over the measured 77.
+    /// Bytes per well a load needs besides the mapped file, with room over what a national load holds.
     static let bytesPerWell = 100
 
     /// Whether a load keeps a file of `bytes` resident while it runs: a file under

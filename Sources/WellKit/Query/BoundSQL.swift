@@ -5,11 +5,9 @@ import GRDB
 /// out of step. `\(sql: text)` splices trusted text (allow-listed column names); `\(other)` nests.
 ///
 /// GRDB's `SQL` literal does the same and more (qualified expressions, subqueries, resolution
-/// against a database), but building and rendering one per fetch cost 13 µs of a 39 µs street-sized
-/// bounding-box fetch (p50 over 200 viewports × 100 passes, 244,292 wells, `wells-bench bbox --sizes 0.005`:
-/// 38.9 µs with GRDB's literal against 25.7 µs for hand-kept text and arguments; `perf` put the
-/// difference in `SQL.Element` copies and `SQL.build`). This keeps the literal's safety at the cost of
-/// plain string appends.
+/// against a database), but building and rendering one per fetch was a large share of a street-sized
+/// bounding-box fetch (`wells-bench bbox --sizes 0.005`; `perf` put it in `SQL.Element` copies and
+/// `SQL.build`). This keeps the literal's safety at the cost of plain string appends.
 package struct BoundSQL: ExpressibleByStringInterpolation, Sendable {
     /// The SQL text, with `?` for each value.
     package private(set) var text: String

@@ -159,8 +159,8 @@ package struct QueryCompiler: Sendable {
         request.offset = nil
         // Counts by an extra column of a SQLite store group the values as the rows hold them (text or
         // code) and read each group's key back to text once, then add up the groups of one text (a
-        // value is text where a load met it first, a code after): decoding every row's value made
-        // `count --by extra.X` 1.5 times as slow. Measures keep grouping by the text.
+        // value is text where a load met it first, a code after): decoding every row's value would
+        // slow `count --by extra.X` down. Measures keep grouping by the text.
         let storedKeys = measures.isEmpty && keys.contains { if case .field(let field) = $0 { field.storedExtra(dialect) != nil } else { false } }
         let keyColumns: [BoundSQL] = keys.enumerated().map { k, key in
             switch key {
@@ -240,7 +240,7 @@ package struct QueryCompiler: Sendable {
     /// Every detail row has its pin (a foreign key with `ON DELETE CASCADE`), so the join to
     /// `pins` filters nothing, but it costs a primary-key lookup per row and keeps SQLite from
     /// reading the rows in order from an index on the sort fields: with an index such as
-    /// `details(spud_date DESC, pin_id)`, sorting 244,292 wells by spud date takes a walk of it.
+    /// `details(spud_date DESC, pin_id)`, sorting the wells by spud date takes a walk of it.
     package func ids(_ request: WellFetchRequest, sectionKey: WellField?) throws -> CompiledFetch {
         var sectionColumn = sectionKey.map { [WellAttribute($0).sql(dialect).text] } ?? []
         let lookup = sortLookup(request)
@@ -253,8 +253,8 @@ package struct QueryCompiler: Sendable {
         var from = "details d"
         if let lookup {
             // The lookup drives the join in name order, so that an index such as
-            // `details("operator", pin_id)` gives each name's rows in order and nothing is sorted
-            // (0.02 s for 244,292 wells, as the text column's index walk did).
+            // `details("operator", pin_id)` gives each name's rows in order and nothing is sorted,
+            // as fast as the walk of a text column's index.
             from = "\(lookup.table) l JOIN details d ON d.\(lookup.column) = l.code"
             order[0] = lookup.order
         }
@@ -351,7 +351,7 @@ package struct QueryCompiler: Sendable {
     }
 
     /// The keys of every well's `extra` object, each once: one pass over `details` (a `json_each`
-    /// per row; 0.07 s for the 46,754 Pennsylvania wells), as the names a store keeps (SQLite's
+    /// per row), as the names a store keeps (SQLite's
     /// `extra_keys`, PostgreSQL's none) may name columns no well has a value for any more.
     package func extraColumnNames() -> CompiledFetch {
         switch dialect {
@@ -488,36 +488,5 @@ extension WellFetchRequest {
             return [try ProjectedRegion.enclosingBox(crs: crs, minX: minX, minY: minY, maxX: maxX, maxY: maxY)]
         case nil: return []
         }
-    }
-}
-
-/// The SQL functions `wellkit_distance(lat1, lon1, lat2, lon2)`: geodesic metres on WGS 84; and
-/// `wellkit_within(lat1, lon1, lat2, lon2, meters)`: whether that distance is at most `meters`.
-enum DistanceFunction {
-    /// Whether the geodesic distance between the points is at most `meters`, decided by the
-    /// distance on a sphere of the Earth's mean radius wherever that is more than 1% from
-    /// `meters` (the sphere is within 0.6% of the ellipsoid), and by the geodesic distance
-    /// otherwise: the same answer as `wellkit_distance(…) <= meters`, without the geodesic's cost
-    /// (an iterative solution, 37% of `wells near --nearest` far from the wells) for every well in
-    /// a radius query's box.
-    static func within(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double, meters: Double) -> Bool {
-        let spherical = Geodesic.sphericalDistance(fromLatitude: lat1, longitude: lon1, toLatitude: lat2, longitude: lon2)
-        if spherical > meters * 1.01 { return false }
-        if spherical < meters * 0.99 { return true }
-        return Geodesic.distance(fromLatitude: lat1, longitude: lon1, toLatitude: lat2, longitude: lon2) <= meters
-    }
-
-    static func register(_ db: Database) {
-        db.add(function: DatabaseFunction("wellkit_within", argumentCount: 5, pure: true) { values in
-            guard let lat1 = Double.fromDatabaseValue(values[0]), let lon1 = Double.fromDatabaseValue(values[1]),
-                  let lat2 = Double.fromDatabaseValue(values[2]), let lon2 = Double.fromDatabaseValue(values[3]),
-                  let meters = Double.fromDatabaseValue(values[4]) else { return nil }
-            return within(lat1, lon1, lat2, lon2, meters: meters)
-        })
-        db.add(function: DatabaseFunction("wellkit_distance", argumentCount: 4, pure: true) { values in
-            guard let lat1 = Double.fromDatabaseValue(values[0]), let lon1 = Double.fromDatabaseValue(values[1]),
-                  let lat2 = Double.fromDatabaseValue(values[2]), let lon2 = Double.fromDatabaseValue(values[3]) else { return nil }
-            return Geodesic.distance(fromLatitude: lat1, longitude: lon1, toLatitude: lat2, longitude: lon2)
-        })
     }
 }

@@ -48,8 +48,8 @@ extension WellStore {
     ///
     /// Beyond 16 km, a radius is not queried as it is: a radius query computes the geodesic
     /// distance of every well in its box to sort them, and a point far from the wells (Indiana's
-    /// against Tennessee's) reached radii of 256 km and more, thousands of wells each: 492 such
-    /// points took 21 s. Instead the box around the radius is read without distances (latitude and
+    /// against Tennessee's) reaches radii of hundreds of kilometres, thousands of wells each, for
+    /// every point of a join. Instead the box around the radius is read without distances (latitude and
     /// longitude only), doubling while it holds fewer than `k` wells; once it holds `k`, the
     /// radius queried is the `k`-th smallest of their distances on a sphere, plus the sphere's
     /// error (under 1%): a circle that holds those `k` wells, and little more.

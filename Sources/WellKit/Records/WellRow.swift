@@ -17,7 +17,7 @@ public struct WellRow {
         /// GRDB's row and the statement stepped to it, valid only during the call that receives
         /// them. Values are read from the statement with SQLite's C API when their type is the
         /// one asked for: through GRDB's generic decoding, reading the values of uncached pages
-        /// of every field took 9% of a server's time (`perf`, `wells serve --cache-mb 0`).
+        /// of every field was a visible share of a server's time (`perf`, `wells serve --cache-mb 0`).
         case sqlite(Row, SQLiteStatement)
         /// Values in selection order, from an engine that has no row type to wrap.
         case values([WellValue])

@@ -30,7 +30,7 @@ public struct ResultsSection: Sendable, Hashable {
 /// for section in snapshot.sections { print(section.name ?? "—", snapshot.ids(in: section).count) }
 /// ```
 ///
-/// Sections tile ``ids`` in order, so a snapshot costs 8 bytes per well plus one
+/// Sections tile ``ids`` in order, so a snapshot costs one `Int64` per well plus one
 /// ``ResultsSection`` per section.
 public struct ResultsSnapshot: Sendable, Equatable {
     /// Every fetched id, in sort order.

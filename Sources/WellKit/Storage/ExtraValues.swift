@@ -21,8 +21,8 @@ enum ExtraValues {
     /// SQL that is true where `stored` (an extra value as its row's array holds it: text or code)
     /// is one of `values` (each bound as text): the text itself, or the code of one, in one `IN`
     /// so that each row's value is read once and none is read back to text. `extra.X = V` and
-    /// `in` so cost what they cost when every value was text (decoding each row's value made a
-    /// count 1.7 times as slow). Null where `stored` is null, as a comparison of the text would be.
+    /// `in` so cost what they cost when every value was text (decoding each row's value would slow
+    /// a count down). Null where `stored` is null, as a comparison of the text would be.
     static func isOne(_ stored: BoundSQL, of values: [BoundSQL]) -> BoundSQL {
         let rows: [BoundSQL] = values.map { "(\($0))" }
         return "\(stored) IN (VALUES \(rows.joined(separator: ", ")) \(sql: codesOfValues) (\(values.joined(separator: ", "))))"
@@ -35,8 +35,8 @@ enum ExtraValues {
     /// `condition`, a condition on a text such as `beginswith` or `<`: on a code, whether it is one
     /// of the codes whose text meets it (SQLite runs that list once per statement), on a text the
     /// condition itself. Null where `stored` is null, as the condition on the decoded text was.
-    /// Decoding every row's value instead (a lookup per coded row) made `count --where
-    /// 'extra.mode beginswith Flow'` 1.3 times as slow as when every value was text.
+    /// Decoding every row's value instead (a lookup per coded row) would make `count --where
+    /// 'extra.mode beginswith Flow'` slower than when every value was text.
     /// `type` is the stored value's JSON type (``WellAttribute/storedExtraType(_:)``).
     static func meets(_ stored: BoundSQL, type: BoundSQL, _ condition: (BoundSQL) -> BoundSQL) -> BoundSQL {
         "CASE \(type) \(sql: whenCode) \(stored) \(sql: codesWhere) \(condition(BoundSQL(sql: codeText)))) ELSE \(condition(stored)) END"

@@ -6,9 +6,9 @@ import Darwin
 
 /// Opens the C libraries WellKit calls through function tables (`WKProj`, `WKSpatiaLite`) on first use.
 ///
-/// Linking them would make every process that uses WellKit load SpatiaLite, PROJ, GEOS and about
-/// 50 other libraries before `main`: measured here, 16 ms for a C program that only links
-/// libspatialite, against 1 ms without it. Loading on first use keeps that cost to the commands
+/// Linking them would make every process that uses WellKit load SpatiaLite, PROJ, GEOS and dozens
+/// of other libraries before `main`, most of a small command's start-up (Benchmarks/README.md's
+/// "Start-up"). Loading on first use keeps that cost to the commands
 /// that need the libraries: `wells --help`, `bbox`, `find` and `show` never pay it.
 enum SystemLibrary {
     /// `dlopen`s the first of `names` that loads and fills its function table with `resolve`.

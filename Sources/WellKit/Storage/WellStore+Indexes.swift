@@ -11,7 +11,7 @@ extension WellStore {
     ///
     /// Only sorts made wholly of detail fields get an index (pins sorts are on the narrow table
     /// already). The name and columns come from the ``WellField`` allow-list. Building one costs
-    /// about 0.3 s on 244,292 wells, once; later loads keep it up to date.
+    /// a sort of the table, once; later loads keep it up to date.
     ///
     /// - Returns: the index name, or nil when the sort cannot use one.
     @discardableResult

@@ -34,8 +34,8 @@ public final class WellStore: Sendable {
         ///
         /// Pins, regions, details and the fetch requests need no SpatiaLite function: a
         /// region reads the spatial index, an SQLite R*Tree, directly. Skipping SpatiaLite
-        /// saves the process that opens the store about 25 ms (16 ms to load the library and
-        /// its dependencies, 9 ms to initialise a connection), which is most of a `wells bbox`.
+        /// saves the process that opens the store loading the library and its dependencies and
+        /// initialising a connection, which is most of a `wells bbox` (Benchmarks/README.md's "Start-up").
         /// SpatiaLite's SQL functions, such as `AsText(geom)`, are not available on such a store.
         case readOnly
     }

@@ -7,9 +7,9 @@ import GRDBSQLite
 ///     coalesce(wellkit_in_area(?, p.lon, p.lat), ST_Intersects(GeomFromWKB(?, 4326), MakePoint(p.lon, p.lat, 4326))) = 1
 ///
 /// Why not GEOS alone: SpatiaLite's `ST_Intersects` parses the area's blob, checksums it to find its
-/// prepared geometry, and builds a point for every candidate row, about 1 µs each. A well query
-/// within a Pennsylvania county took 4.3× the same query in the county's box (p50 1.21 ms against
-/// 0.28 ms over the 67 counties, `wells-bench analysis`); the issue asks for at most 2×. Here the
+/// prepared geometry, and builds a point for every candidate row: a well query within a county
+/// took several times the same query in the county's box (`wells-bench analysis`), where the aim
+/// is at most twice. Here the
 /// area is prepared once per statement (SQLite's auxiliary data keeps it while the argument is the
 /// same bound blob) into edges grouped in latitude bands, and a point costs a crossing test of the
 /// few edges of its band. GEOS stays the judge of every point near an edge, where floating-point
@@ -96,7 +96,7 @@ final class PreparedArea {
                 }
             }
             guard !edges.isEmpty else { return nil }
-            // About four edges to a band, as the place check's outlines (Places.swift) have them.
+            // About four edges to a band, as the place check's outlines (Places+Containment.swift) have them.
             let edgeCount = edges.count / 4
             let bandCount = max(1, min(1 << 16, edgeCount / 4))
             let height = max(1e-9, (north - south) / Double(bandCount))

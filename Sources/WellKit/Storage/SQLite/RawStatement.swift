@@ -1,12 +1,12 @@
 import GRDB
 import GRDBSQLite
 
-// SQLite's C API under GRDB's statements, for the measured hot paths (the load's rows and identifiers,
+// SQLite's C API under GRDB's statements, for the hot paths a profile found (the load's rows and identifiers,
 // the spatial index's nodes, batches of ids, the GeoPackage writer's rows); everything else goes through GRDB.
 
 /// Runs `body` with the raw SQLite statement of `statement`, and resets it afterwards.
 ///
-/// Only for measured hot paths; everything else goes through GRDB.
+/// Only for the profiled hot paths; everything else goes through GRDB.
 func withStatement<T>(_ statement: Statement, _ body: (OpaquePointer) throws -> T) throws -> T {
     let stmt = statement.sqliteStatement
     defer { sqlite3_reset(stmt) }

@@ -81,9 +81,9 @@ extension SQLiteEngine {
     }
 
     /// The id query read one section at a time, when an index serves the sort: the section values
-    /// by one index seek each, then each section's ids, so that no row carries its section's text.
-    /// 10,000,000 wells in 13 sections: about half the time of the one query that reads the key on
-    /// every row (1.9 s).
+    /// by one index seek each, then each section's ids, so that no row carries its section's text:
+    /// for a national list of few sections, faster than the one query that reads the key on every
+    /// row (`wells-bench list`, Benchmarks/README.md's "Scaling").
     func sectionBySection(_ request: WellFetchRequest, sectionKey: WellField, _ db: Database) throws -> ResultsSnapshot {
         let clock = ContinuousClock.now
         let ascending = request.sortDescriptors[0].ascending

@@ -45,7 +45,7 @@ final class SQLiteEngine: StorageEngine {
         let compiled = try compile(request, selection, distanceFrom: center, count: count)
         let clock = ContinuousClock.now
         // One SELECT is atomic by itself, so it needs no transaction around it: `unsafeRead`
-        // skips GRDB's BEGIN, schema check and COMMIT, which took half of a city-box fetch.
+        // skips GRDB's BEGIN, schema check and COMMIT, a large part of a city-box fetch (`wells-bench bbox`).
         let result = try readingUnsafely { try body(compiled.statement($0)) }
         reportFetch(since: clock, of: result)
         return result
@@ -79,7 +79,7 @@ final class SQLiteEngine: StorageEngine {
         reportFetch(since: clock, count: (result as? any Collection)?.count ?? (result as? Int) ?? 1)
     }
 
-    /// The SQL log's summary line of one fetch: `total fetch execution time: 0.0012s for 96 rows`.
+    /// The SQL log's summary line of one fetch: `total fetch execution time: <seconds>s for <count> rows`.
     func reportFetch(since clock: ContinuousClock.Instant, count: Int, of unit: String = "rows") {
         trace?("total fetch execution time: \(String(format: "%.4f", (ContinuousClock.now - clock).seconds))s for \(count) \(unit)")
     }

@@ -2,7 +2,7 @@ import CSpatiaLite
 
 extension WellStore {
     /// Turns off SQLite's process-wide memory statistics, which cost every SQLite allocation and
-    /// free a global mutex: a load of 244,292 wells spends about 3% of its CPU time there.
+    /// free a global mutex, a share of a load's CPU time that buys nothing when no one reads them.
     ///
     /// Call it before the process opens any SQLite database (the `wells` tool calls it first
     /// thing). It changes SQLite for the whole process: `sqlite3_memory_used()`,

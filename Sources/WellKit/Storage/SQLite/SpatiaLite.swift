@@ -36,13 +36,13 @@ package enum SpatiaLite {
     }
 
     /// Initialises SpatiaLite on the connection of `db` unless it already has it: read-only
-    /// connections go without it (it costs 16 ms to load) until a query needs its geometry functions,
-    /// such as a request ``WellFetchRequest/within`` an area.
+    /// connections go without it (loading it is most of a small command's start-up) until a query
+    /// needs its geometry functions, such as a request ``WellFetchRequest/within`` an area.
     ///
     /// The probe is a statement that calls SpatiaLite's owner function: SQLite refuses to prepare it
     /// on a connection without SpatiaLite, and once prepared it stays in the connection's cache, so
-    /// the check costs a cache lookup (`pragma_function_list` took 0.9 ms a query, listing SpatiaLite's
-    /// thousand functions: 3 s of `count --by-area` over 3,222 counties).
+    /// the check costs a cache lookup (`pragma_function_list` lists SpatiaLite's thousand functions
+    /// every time, which `count --by-area` would pay once per area).
     package static func ensureInitialized(_ db: Database) throws {
         if (try? db.cachedStatement(sql: "SELECT wellkit_spatialite_version()")) == nil { try initialize(db) }
     }
