@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes seed inputs for the fuzz targets from the real well lists in Data/real and the README.
+"""Writes seed inputs for the fuzz targets from the real well lists in Data/real and the manual (Docs/manual.md).
 
 Usage: python3 Fuzz/make_seeds.py Fuzz/.build/work && bash Fuzz/run.sh --merge
 (the merge keeps, in Fuzz/corpus/<target>/, the smallest set of inputs that covers what they all cover)
@@ -51,7 +51,7 @@ for k, v in enumerate(["36°54'1.2\"N", "-87°50'13.67\"", "36d54m1.2s N", "N 36
                        "20010112", "2001-01-12T00:00:00", "1e5", "2.5E-3"]):
     write("values", f"hand-{k}", v.encode())
 
-readme = open(os.path.join(here, "..", "README.md"), encoding="utf-8").read()
+readme = open(os.path.join(here, "..", "Docs", "manual.md"), encoding="utf-8").read()
 wheres = re.findall(r"--where (?:'([^']*)'|\"([^\"]*)\")", readme)
 preds = [a or b for a, b in wheres] + [
     'status = Abandoned and operator contains[cd] "acme"', "total_depth between 1000 and 2000",
