@@ -38,7 +38,7 @@ package enum Fixtures {
 
     /// The records of a delimited file, its header first, each split into fields by the loader's reader.
     package static func records(ofFileAt path: String) throws -> [[String]] {
-        var reader = try CSVReader(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        let reader = try CSVReader(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
         var records: [[String]] = []
         while let record = try reader.next() { records.append(record.fields) }
         return records
