@@ -112,22 +112,33 @@ let package = Package(
                 // The PostgreSQL benchmark's floor: postgres-nio alone beside WellKit's engine and pgbench.
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]),
-        // What both test targets use: `wells serve` in a child process.
-        .target(name: "WellsTestSupport", path: "Tests/Support/Swift"),
+        // What the test targets share: temporary stores and files, the real lists, a throwaway
+        // PostgreSQL cluster and a program runner (PostGIS), `wells serve` in a child process, HTTP
+        // requests, and the lanes (`.lane(.slow)`, off with WELLS_FAST=1).
+        .target(name: "WellsTestSupport", dependencies: ["WellKit", "WellKitPostgreSQL"], path: "Tests/Support/Swift"),
+        // The library, on store files; its oracle tests also run on PostgreSQL (the *PostGIS suites).
         .testTarget(
             name: "WellKitTests",
-            // WellsServer for the vector tiles' tests (Tests/WellKitTests/Tiles), which share this target's fixtures.
-            dependencies: ["WellKit", "WellKitPostgreSQL", "WellKitSynthetic", "WellsServer", "WellsTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["WellKit", "WellKitSynthetic", "WellsTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        // The PostgreSQL engine against throwaway clusters: connections, pools, TLS, faults, replicas.
+        .testTarget(
+            name: "WellKitPostgreSQLTests",
+            dependencies: ["WellKit", "WellKitPostgreSQL", "WellsTestSupport",
+                           .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"]))]),
+        // The server: in process (HummingbirdTesting), as `wells serve` in a child process, and its vector tiles.
+        .testTarget(
+            name: "WellsServerTests",
+            dependencies: ["WellsServer", "WellKit", "WellKitSynthetic", "WellsTestSupport",
+                           .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Server"])),
+                           .product(name: "CompressNIO", package: "compress-nio", condition: .when(traits: ["Server"]))]),
         // A client of the public API alone, with Foundation and GRDB imported beside WellKit.
         .testTarget(
             name: "ClientTests",
             dependencies: ["WellKit", .product(name: "GRDB", package: "GRDB.swift")]),
+        // The `wells` commands, as a library and as the built executable.
         .testTarget(
             name: "wellsTests",
-            dependencies: ["WellsCLI", "wells-bench", "WellKit", "WellKitSynthetic", "WellsServer", "WellsTestSupport",
-                           // The server built in process (ServeApplicationTests).
-                           .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Server"])),
-                           .product(name: "CompressNIO", package: "compress-nio", condition: .when(traits: ["Server"]))]),
+            dependencies: ["WellsCLI", "wells-bench", "WellKit", "WellKitSynthetic", "WellsTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -22,7 +22,7 @@ import WellsTestSupport
         text.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
     }
 
-    @Test(.tags(.slow)) func fieldsWhereSortAndCountTakeExtraColumns() async throws {
+    @Test(.lane(.slow)) func fieldsWhereSortAndCountTakeExtraColumns() async throws {
         try await Self.withPennsylvania { path, store in
             let wells = try store.fetchWells(WellFetchRequest())
             let navd88 = wells.filter { $0.detail.extra["alt_datum_cd"] == "NAVD88" }
@@ -79,7 +79,7 @@ import WellsTestSupport
         }
     }
 
-    @Test(.tags(.server)) func serveWritesExtraColumnsAsProperties() async throws {
+    @Test(.lane(.server)) func serveWritesExtraColumnsAsProperties() async throws {
         try await Self.withPennsylvania { path, store in
             let server = try await ServedWells(arguments: ["serve", "--db", path, "--port", "0", "--exit-with-stdin"])
             let uwi = try #require(try store.fetchWells(WellFetchRequest(predicate: .compare(.extra("alt_datum_cd"), .equal, "NAVD88"), limit: 1)).first)

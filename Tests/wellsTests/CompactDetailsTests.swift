@@ -79,7 +79,7 @@ import WellsTestSupport
     /// source address, held as one code; a value met once (each well's own page) stays text; a
     /// reload of the same file codes what the store already holds, and the store is smaller than
     /// the same rows with every value as text (what version 3 wrote).
-    @Test(.tags(.slow)) func repeatedExtraValuesAreKeptOnce() async throws {
+    @Test(.lane(.slow)) func repeatedExtraValuesAreKeptOnce() async throws {
         try await runBlocking {
             try withTemporaryDirectory("compact-extras") { directory in
                 let path = directory.appendingPathComponent("store.sqlite").path

@@ -58,7 +58,7 @@ import WellsTestSupport
         return (copy, try Data(contentsOf: URL(fileURLWithPath: copy)))
     }
 
-    @Test(.tags(.slow)) func failedCommandsLeaveADamagedStoreByteIdentical() async throws {
+    @Test(.lane(.slow)) func failedCommandsLeaveADamagedStoreByteIdentical() async throws {
         try await runBlocking { try Self.failedCommandsLeaveADamagedStoreByteIdentical() }
     }
 
@@ -91,7 +91,7 @@ import WellsTestSupport
         }
     }
 
-    @Test(.tags(.slow)) func checkFindsEveryDamage() async throws {
+    @Test(.lane(.slow)) func checkFindsEveryDamage() async throws {
         try await runBlocking { try Self.checkFindsEveryDamage() }
     }
 
@@ -150,7 +150,7 @@ import WellsTestSupport
 
     /// `wells serve` on a store with damaged detail pages: the request that reads them answers a
     /// 500 problem document that says the store is damaged, not an empty body; others still answer.
-    @Test(.tags(.server)) func theServerAnswersAProblemForADamagedStore() async throws {
+    @Test(.lane(.server)) func theServerAnswersAProblemForADamagedStore() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wells-damage-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

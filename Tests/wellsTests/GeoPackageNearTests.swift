@@ -52,7 +52,7 @@ import WellsTestSupport
 
     // MARK: - GeoPackage
 
-    @Test(.tags(.slow)) func findWritesAGeoPackageThatOgrinfoAndSpatiaLiteRead() async throws {
+    @Test(.lane(.slow)) func findWritesAGeoPackageThatOgrinfoAndSpatiaLiteRead() async throws {
         try await runBlocking {
             try withTemporaryDirectory("wells-gpkg") { directory in
                 let store = try Self.tennessee(in: directory)
@@ -108,7 +108,7 @@ import WellsTestSupport
         }
     }
 
-    @Test(.tags(.slow)) func gpkgNeedsOutAndOutRefusesInputsAndOtherFiles() async throws {
+    @Test(.lane(.slow)) func gpkgNeedsOutAndOutRefusesInputsAndOtherFiles() async throws {
         try await runBlocking {
             try withTemporaryDirectory("wells-gpkg-refuse") { directory in
                 let store = try Self.tennessee(in: directory)
@@ -172,7 +172,7 @@ import WellsTestSupport
         }
     }
 
-    @Test(.tags(.slow)) func nearFromCountsTheNearestAndPairsAsABruteForceDoes() async throws {
+    @Test(.lane(.slow)) func nearFromCountsTheNearestAndPairsAsABruteForceDoes() async throws {
         try await runBlocking {
             try withTemporaryDirectory("wells-near-from") { directory in
                 let store = try Self.tennessee(in: directory)
@@ -235,7 +235,7 @@ import WellsTestSupport
         }
     }
 
-    @Test(.tags(.slow)) func nearFromReadsProjectedPointsAndRefusesBadOnes() async throws {
+    @Test(.lane(.slow)) func nearFromReadsProjectedPointsAndRefusesBadOnes() async throws {
         try await runBlocking {
             try withTemporaryDirectory("wells-near-projected") { directory in
                 let store = try Self.tennessee(in: directory)
@@ -249,7 +249,7 @@ import WellsTestSupport
                         && loadNames.err.contains("use --from-crs, not --crs; use --from-x, not --x; use --from-y, not --y"), "\(loadNames.err)")
                 // With it, the points are where `wells load` puts the same rows. (One row per point
                 // with --radius; --nearest 1 from Indiana to Tennessee widened each search to
-                // thousands of wells, 45 s of the fast lane's 128 s in a debug build.)
+                // thousands of wells, and made this most of the fast lane's time in a debug build.)
                 let joined = try Self.wells(["near", "--from", indiana, "--from-crs", "EPSG:26916", "--from-x", "Utmx", "--from-y", "Utmy",
                                              "--radius", "1km", "--format", "csv", "--db", store])
                 #expect(joined.status == 0, "\(joined.err.prefix(800))")

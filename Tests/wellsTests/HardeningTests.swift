@@ -416,7 +416,7 @@ import WellsTestSupport
     /// A file wider than `WellStore.maximumColumns` is refused at its header (exit 65, the count and
     /// how to cut it down, a message of bounded length), before any record is read; one at the
     /// limit loads, its unmapped columns kept.
-    @Test(.tags(.slow)) func aFileWiderThanTheColumnLimitIsRefused() async throws {
+    @Test(.lane(.slow)) func aFileWiderThanTheColumnLimitIsRefused() async throws {
         try await runBlocking { try Self.aFileWiderThanTheColumnLimitIsRefused() }
     }
 
@@ -447,7 +447,7 @@ import WellsTestSupport
     /// `VirtualShape` trusted them and read past its buffers (SIGSEGV: 11 crashes in 750 mutated files, all in the .shp;
     /// with the .shp checked, 1 in 800, the .dbf's record length; with both, none in 800). Each case
     /// is one byte pattern at one place; then 60 seeded random mutations, none of which may crash.
-    @Test(.tags(.slow)) func aDamagedShapefileIsAnErrorNotACrash() throws {
+    @Test(.lane(.slow)) func aDamagedShapefileIsAnErrorNotACrash() throws {
         try withTemporaryDirectory("wells-shapefile") { directory in
             let shp = directory.appendingPathComponent("tn.shp").path
             let ogr = Process()

@@ -90,7 +90,7 @@ import WellsTestSupport
         return hot && header.count == 20 && header[18] == 1 && size > emptySize
     }
 
-    @Test(.tags(.slow), arguments: [SIGKILL, SIGINT])
+    @Test(.lane(.slow), arguments: [SIGKILL, SIGINT])
     func killedLoadLeavesStoreUnchanged(signal: Int32) throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.wells), "build the wells executable first")
         try withTemporaryDirectory("wells-kill") { directory in
@@ -121,7 +121,7 @@ import WellsTestSupport
 
     /// The first load into an empty store commits through a rollback journal, not WAL: killed
     /// part-way, it leaves a hot journal, which the next open rolls back to the empty store.
-    @Test(.tags(.slow), arguments: [SIGKILL, SIGINT])
+    @Test(.lane(.slow), arguments: [SIGKILL, SIGINT])
     func killedFirstLoadLeavesEmptyStore(signal: Int32) throws {
         try withTemporaryDirectory("wells-kill") { directory in
             let store = directory.appendingPathComponent("wells.sqlite").path
@@ -148,7 +148,7 @@ import WellsTestSupport
     /// SIGINT while `wells load -` reads standard input into its spool, and SIGTERM while `wells
     /// generate --out` writes beside an existing list: each exits 128 + the signal with a one-line
     /// message, and leaves no spool, no temporary file and the old list as it was.
-    @Test(.tags(.slow)) func interruptedCommandsLeaveNoLitter() async throws {
+    @Test(.lane(.slow)) func interruptedCommandsLeaveNoLitter() async throws {
         try await runBlocking { try Self.interruptedCommandsLeaveNoLitter() }
     }
 

@@ -99,7 +99,7 @@ import WellsTestSupport
     }
 
     /// A file truncated while it is being loaded: a message, exit 65, and the store as it was.
-    @Test(.tags(.slow)) func inputTruncatedDuringALoadLeavesTheStoreUnchanged() throws {
+    @Test(.lane(.slow)) func inputTruncatedDuringALoadLeavesTheStoreUnchanged() throws {
         try withTemporaryDirectory("wells-safety") { directory in
             let store = directory.appendingPathComponent("s.sqlite").path
             let big = directory.appendingPathComponent("big.csv").path
@@ -166,7 +166,7 @@ import WellsTestSupport
     /// load (through a rollback journal), the others wait and update. Five rounds, because the
     /// race it guards (a process opening the store while the first load had it out of WAL, which
     /// failed about one round in six) does not show every time.
-    @Test(.tags(.slow), arguments: 1...5) func concurrentLoadsIntoANewStoreAllSucceed(round: Int) throws {
+    @Test(.lane(.slow), arguments: 1...5) func concurrentLoadsIntoANewStoreAllSucceed(round: Int) throws {
         try withTemporaryDirectory("wells-safety") { directory in
             let store = directory.appendingPathComponent("c.sqlite").path
             let group = DispatchGroup()
@@ -262,7 +262,7 @@ import WellsTestSupport
 
     /// The journal of a killed first load: a query rolls it back when it can write the store, and
     /// says what to do when it cannot.
-    @Test(.tags(.slow)) func queriesAfterAnInterruptedFirstLoad() throws {
+    @Test(.lane(.slow)) func queriesAfterAnInterruptedFirstLoad() throws {
         try withTemporaryDirectory("wells-safety") { directory in
             let store = directory.appendingPathComponent("s.sqlite").path
             let big = directory.appendingPathComponent("big.csv").path

@@ -44,7 +44,7 @@ import WellsTestSupport
     /// A writer's open upgrades a version 2, 3 or 4 store in place, ids and all: every field of every well
     /// reads back as version 2 read it (`store-v2.json`, which versions 3 and 4 read alike), a box answers as
     /// on a fresh load of the same files, `wells check` finds it sound, and `ogrinfo` opens its layer.
-    @Test(.tags(.slow), arguments: [2, 3, 4] as [Int32]) func aWriterUpgradesAnOlderStoreAndEveryFieldReadsBack(version: Int32) async throws {
+    @Test(.lane(.slow), arguments: [2, 3, 4] as [Int32]) func aWriterUpgradesAnOlderStoreAndEveryFieldReadsBack(version: Int32) async throws {
         try await runBlocking {
             try withTemporaryDirectory("pins-v\(version)") { directory in
                 let store = try Self.copyOfStore(version: version, in: directory)
@@ -83,7 +83,7 @@ import WellsTestSupport
 
     /// `wells optimize` upgrades a version 2, 3 or 4 store too (then renumbers its pins along the Hilbert
     /// curve): every field of every well but the id reads back as version 2 read it.
-    @Test(.tags(.slow), arguments: [2, 3, 4] as [Int32]) func optimizeUpgradesAnOlderStore(version: Int32) async throws {
+    @Test(.lane(.slow), arguments: [2, 3, 4] as [Int32]) func optimizeUpgradesAnOlderStore(version: Int32) async throws {
         try await runBlocking {
             try withTemporaryDirectory("pins-v\(version)-optimize") { directory in
                 let store = try Self.copyOfStore(version: version, in: directory)

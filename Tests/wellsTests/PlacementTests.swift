@@ -9,7 +9,7 @@ import WellKitSynthetic
 /// `make_fixtures.py`), each with a slip that used to load its wells onto the wrong continent with
 /// exit 0. Each must now stop with exit 65 and a command that, pasted, loads the wells where their
 /// rows say; or load with its wells where they belong.
-@Suite(.tags(.slow)) struct PlacementTests {
+@Suite(.lane(.slow)) struct PlacementTests {
     static let fixtures = RepositoryData.root.appendingPathComponent("Tests/Fixtures/Placement")
 
     static func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
@@ -837,7 +837,7 @@ import WellKitSynthetic
     /// Signalled at the first moment its temporary `.creating-` file exists, or the store itself:
     /// the handler waits for the store's creation to finish (``WellStore/creationGate``), then
     /// removes the whole store, so nothing named after it is left in either case.
-    @Test(.tags(.slow), arguments: [SIGINT, SIGTERM], [".creating-", ""])
+    @Test(.lane(.slow), arguments: [SIGINT, SIGTERM], [".creating-", ""])
     func anInterruptedFirstLoadRemovesTheStoreItCreated(signal: Int32, moment: String) throws {
         try withTemporaryDirectory("wells-interrupt") { directory in
             let store = directory.appendingPathComponent("wells.sqlite").path

@@ -28,8 +28,12 @@ package final class ServedWells: Sendable {
     /// What the server wrote to standard error so far: its start-up lines and the access log.
     package var errorOutput: String { errors.value.withLock { $0 } }
 
+    /// Whether standard error has ended: the server has exited and ``errorOutput`` holds all it wrote.
+    package var errorOutputEnded: Bool { errors.ended.withLock { $0 } }
+
     private final class Text: Sendable {
         let value = Mutex("")
+        let ended = Mutex(false)
     }
 
     package init(arguments: [String]) async throws {
@@ -65,7 +69,10 @@ package final class ServedWells: Sendable {
                             continuation.resume(throwing: CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "wells serve did not start: \(text)"]))
                         }
                     }
-                    if chunk.isEmpty { break }
+                    if chunk.isEmpty {
+                        kept.ended.withLock { $0 = true }
+                        break
+                    }
                 }
             }
         }

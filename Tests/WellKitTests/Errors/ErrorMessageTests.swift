@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WellKit
+import WellsTestSupport
 
 /// Pins each library error's typed fields and its full text, as swift-argument-parser's
 /// `ErrorMessageTests` does: a changed message fails here first. No text names a `wells` command or flag.

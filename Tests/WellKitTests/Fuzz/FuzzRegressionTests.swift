@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WellKit
+import WellsTestSupport
 
 
 /// What the fuzz targets in Fuzz/ found, one test each, and every kept crasher in

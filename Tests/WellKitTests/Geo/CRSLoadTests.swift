@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import WellKit
+import WellsTestSupport
 
 @Suite struct CRSLoadTests {
     @Test func indianaLoadsFromUTMAndAgreesWithItsWebMercatorColumns() throws {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import WellKit
 @testable import WellKitSynthetic
+import WellsTestSupport
 
 private typealias GeoTestRNG = SeededRandom
 

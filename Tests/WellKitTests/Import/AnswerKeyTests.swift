@@ -9,7 +9,7 @@ import WellsTestSupport
 @Suite struct AnswerKeyTests {
     static let sizes = [(count: 3_000, seed: UInt64(3)), (count: 20_000, seed: 7)]
 
-    @Test(.tags(.slow), arguments: AgencyList.Layout.allCases.filter { !$0.isMisplaced }, sizes)
+    @Test(.lane(.slow), arguments: AgencyList.Layout.allCases.filter { !$0.isMisplaced }, sizes)
     func loadMatchesTheAnswerKey(layout: AgencyList.Layout, size: (count: Int, seed: UInt64)) throws {
         let path = try Fixtures.temporaryDirectory().appendingPathComponent("\(layout.rawValue).txt").path
         let key = try AgencyList(layout: layout, count: size.count, seed: size.seed).write(toFileAt: path)
@@ -72,7 +72,7 @@ import WellsTestSupport
 
     /// A whole file read the wrong way stops before writing, with the key's fix; loaded with the
     /// fix, every well lies in the state its row names and nothing is flagged.
-    @Test(.tags(.slow), arguments: AgencyList.Layout.allCases.filter(\.isMisplaced), sizes)
+    @Test(.lane(.slow), arguments: AgencyList.Layout.allCases.filter(\.isMisplaced), sizes)
     func misplacedFileStopsWithTheKeysFix(layout: AgencyList.Layout, size: (count: Int, seed: UInt64)) throws {
         let path = try Fixtures.temporaryDirectory().appendingPathComponent("\(layout.rawValue).txt").path
         let key = try AgencyList(layout: layout, count: size.count, seed: size.seed).write(toFileAt: path)

@@ -162,7 +162,7 @@ private func byte(_ delimiter: String) -> UInt8 { delimiter.utf8.first! }
         }
     }
 
-    @Test(.tags(.slow), arguments: [",", "\t", ";", "|"])
+    @Test(.lane(.slow), arguments: [",", "\t", ";", "|"])
     func largeInputsMatchOracleForSampledChunkSizes(delimiter: String) throws {
         var rng = CSVTestRNG(seed: 0xB16 &+ UInt64(byte(delimiter)))
         for _ in 0..<8 {
@@ -235,7 +235,7 @@ private func byte(_ delimiter: String) -> UInt8 { delimiter.utf8.first! }
         }
     }
 
-    @Test(.tags(.slow), arguments: [",", "\t", ";", "|"])
+    @Test(.lane(.slow), arguments: [",", "\t", ";", "|"])
     func detectsDelimiter(delimiter d: String) throws {
         let candidates = [",", "\t", ";", "|"]
         let other = candidates[(candidates.firstIndex(of: d)! + 1) % 4]

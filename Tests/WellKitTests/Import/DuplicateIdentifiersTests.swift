@@ -26,7 +26,7 @@ import WellsTestSupport
         return (kept, losers.sorted { $0.loser < $1.loser })
     }
 
-    @Test(.tags(.slow), arguments: [LoadOptions.DuplicateRule.first, .last])
+    @Test(.lane(.slow), arguments: [LoadOptions.DuplicateRule.first, .last])
     func matchesTheDictionaryOracle(rule: LoadOptions.DuplicateRule) {
         var random = SeededRandom(seed: 11)
         var duplicatesSeen = 0

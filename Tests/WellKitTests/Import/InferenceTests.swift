@@ -42,7 +42,7 @@ import WellsTestSupport
 
     /// The real lists raise no location stop and no suspect: a dry run reads, infers and runs the
     /// place check as a load does (``WellStore/scan(csvAt:options:name:)``), and writes nothing.
-    @Test(.tags(.slow), arguments: ["tn-oilgas-wells.csv", "usgs-nwis-pa-gw-sites.tsv", "al-sogb-wells-multiline.csv", "usgs-nwis-hi-pacific-gw-sites.tsv"])
+    @Test(.lane(.slow), arguments: ["tn-oilgas-wells.csv", "usgs-nwis-pa-gw-sites.tsv", "al-sogb-wells-multiline.csv", "usgs-nwis-hi-pacific-gw-sites.tsv"])
     func realFilesRaiseNoFalseAlarms(name: String) throws {
         let summary = try WellStore.dryRun(csvAt: Fixtures.sharedData(name))
         #expect(summary.suspects.isEmpty, "\(name): \(summary.suspects.prefix(3))")
@@ -218,7 +218,7 @@ import WellsTestSupport
 
     /// Tennessee's list with its coordinate columns named as agencies name NAD27 ones: every well is
     /// stored where `--crs EPSG:4267` stores it, not where the same numbers read as WGS 84 would put it.
-    @Test(.tags(.slow)) func aDatumInTheCoordinateColumnsNamesIsTheirCRS() throws {
+    @Test(.lane(.slow)) func aDatumInTheCoordinateColumnsNamesIsTheirCRS() throws {
         let original = try String(contentsOfFile: Fixtures.sharedData("tn-oilgas-wells.csv"), encoding: .utf8)
         /// The list, or its first `lines` lines, with its coordinate columns named `lat` and `lon`.
         func renamed(_ lat: String, _ lon: String, lines: Int? = nil) throws -> String {
@@ -271,7 +271,7 @@ import WellsTestSupport
     /// Tennessee's list with each coordinate in degrees, minutes and seconds columns of their own, the
     /// longitudes unsigned, as older agency lists write them: every well where the published list has
     /// it, with no flag (read as the degrees alone, they all stood on 17 whole-degree corners).
-    @Test(.tags(.slow)) func minutesAndSecondsInColumnsOfTheirOwn() throws {
+    @Test(.lane(.slow)) func minutesAndSecondsInColumnsOfTheirOwn() throws {
         let path = Fixtures.sharedData("tn-oilgas-wells.csv")
         var records = try Fixtures.records(ofFileAt: path)
         let header = records.removeFirst()

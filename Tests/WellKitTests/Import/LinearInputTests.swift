@@ -8,7 +8,7 @@ import WellsTestSupport
 /// in this test (the best of three runs each, so that a busy machine slows both alike). Quadratic
 /// growth gives about 16×: the quoted-field scan that grew a chunk at a time took 19.3 s on 32 MB.
 /// (Under 6× failed once, at 6.1×, with two whole test runs sharing the two cores.)
-@Suite(.tags(.slow)) struct LinearInputTests {
+@Suite(.lane(.slow)) struct LinearInputTests {
     /// The shapes, each a file of about `bytes` bytes.
     static let shapes: [(name: String, make: @Sendable (Int) -> [UInt8])] = [
         ("only quote characters", { Array(repeating: UInt8(ascii: "\""), count: $0) }),

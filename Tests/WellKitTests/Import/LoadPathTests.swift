@@ -3,6 +3,7 @@ import GRDB
 import Testing
 @testable import WellKit
 @testable import WellKitSynthetic
+import WellsTestSupport
 
 /// The load path goes one way: one definition of a detail row, the write phase as one call over a
 /// ``PreparedLoad``, the rejects handed over from memory, the coordinate options checked in one place.

@@ -51,7 +51,7 @@ import WellsTestSupport
 
     /// The two-core split gives exactly the records and rejects of one sequential pass, wherever
     /// the second half starts: inside a quoted field that spans lines too.
-    @Test(.tags(.slow), arguments: [1, 2, 3] as [UInt64])
+    @Test(.lane(.slow), arguments: [1, 2, 3] as [UInt64])
     func partitionedParseEqualsOneSequentialPass(seed: UInt64) throws {
         let path = try Self.write(Self.randomWellList(seed: seed, rows: 40 + Int(seed) * 7))
         let reader = try CSVReader(path: path)

@@ -100,7 +100,7 @@ import WellsTestSupport
         #expect(try store.pool.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") } == "wal")
     }
 
-    @Test(.tags(.slow)) func loadingTwiceUpdatesInsteadOfDuplicating() throws {
+    @Test(.lane(.slow)) func loadingTwiceUpdatesInsteadOfDuplicating() throws {
         let store = try Fixtures.makeStore()
         let path = Fixtures.sharedData("tn-oilgas-wells.csv")
         let first = try store.load(csvAt: path)

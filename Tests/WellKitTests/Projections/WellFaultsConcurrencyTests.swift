@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import WellKit
+import WellsTestSupport
 
 /// `WellFaults` is `Sendable`: many threads may fire faults and prefetch at once.
 @Suite struct WellFaultsConcurrencyTests {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import WellKit
+import WellsTestSupport
 
 /// A `WellRow` backed by values (as a second engine would make) decodes like one backed by SQLite.
 @Suite struct WellRowTests {

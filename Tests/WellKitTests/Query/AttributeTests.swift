@@ -65,7 +65,7 @@ import WellsTestSupport
     /// Bytewise order, as SQLite's BINARY and PostgreSQL's "C" collation sort text.
     private static func before(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
 
-    @Test(.tags(.slow), arguments: [Engine.file]) func whereSortAndFieldsReadExtraColumns(engine: Engine) throws {
+    @Test(.lane(.slow), arguments: [Engine.file]) func whereSortAndFieldsReadExtraColumns(engine: Engine) throws {
         let (store, wells) = try Self.pennsylvania(engine)
         let extras = wells.map(\.detail.extra)
         #expect(try store.extraColumnNames() == Set(extras.flatMap(\.keys)).sorted())
@@ -213,7 +213,7 @@ import WellsTestSupport
 }
 
 /// The same tests against PostgreSQL: the same answers as the file engine's.
-@Suite(.serialized, .tags(.postgres)) struct AttributePostGISTests {
+@Suite(.serialized, .lane(.postgres)) struct AttributePostGISTests {
     @Test func whereSortAndFieldsReadExtraColumns() throws { try AttributeTests().whereSortAndFieldsReadExtraColumns(engine: .postgis) }
     @Test func awkwardColumnNamesAreBoundNeverSQL() throws { try AttributeTests().awkwardColumnNamesAreBoundNeverSQL(engine: .postgis) }
     @Test func equalityModifiersFoldCaseAndDiacritics() throws { try AttributeTests().equalityModifiersFoldCaseAndDiacritics(engine: .postgis) }

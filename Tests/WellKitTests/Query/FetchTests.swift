@@ -51,7 +51,7 @@ struct OracleRow {
 }
 
 /// The oracle tests run against both engines: the same wells, compared by identifier (PostGIS's in
-/// ``FetchTestsOnPostGIS``, tagged so that the fast lane leaves them out).
+/// ``FetchTestsOnPostGIS``, in the postgres lane, which the fast lane leaves out).
 @Suite struct FetchTests {
     let store = fileFixture.store
     let rows = fileFixture.rows
@@ -122,7 +122,7 @@ struct OracleRow {
     /// Points far from every well (other continents, the poles, the antimeridian) and points
     /// among them, with and without a predicate: the nearest beyond 16 km are found through a box
     /// read without distances and a radius from the sphere, and must still be the brute force's.
-    @Test(.tags(.slow), arguments: [Engine.file]) func nearestFarFromTheWellsMatchBruteForce(engine: Engine) throws {
+    @Test(.lane(.slow), arguments: [Engine.file]) func nearestFarFromTheWellsMatchBruteForce(engine: Engine) throws {
         let (store, rows) = try fixture(engine)
         var random = SplitMix(seed: 11)
         var centers = [(0.0, 0.0), (-45, 170), (89.9, 0), (-89.9, 45), (30, -179.99), (55, -100), (50, -140), (70, -80)]
@@ -309,7 +309,7 @@ final class StatementLog: @unchecked Sendable {
 }
 
 /// ``FetchTests``' oracle tests against the PostgreSQL/PostGIS engine.
-@Suite(.tags(.postgres)) struct FetchTestsOnPostGIS {
+@Suite(.lane(.postgres)) struct FetchTestsOnPostGIS {
     @Test func twoHundredRandomBoxesMatchBruteForce() throws { try FetchTests().twoHundredRandomBoxesMatchBruteForce(engine: .postgis) }
     @Test func boxEdgesAreIncluded() throws { try FetchTests().boxEdgesAreIncluded(engine: .postgis) }
     @Test func twoHundredRandomRadiiMatchBruteForce() throws { try FetchTests().twoHundredRandomRadiiMatchBruteForce(engine: .postgis) }

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import WellKit
+import WellsTestSupport
 
 
 /// The `--where` parser's limits and value checks: no input overflows a stack, SQLite's or ours,

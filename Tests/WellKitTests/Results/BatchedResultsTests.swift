@@ -122,7 +122,7 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
 
     /// The oracle: random writes, then `refresh()`; the diff applied to the old snapshot must give
     /// the new one, the new one must match an eager fetch, and so must every object.
-    @Test(.tags(.slow), arguments: [false, true], [1, 2, 3, 11, 12, 13])
+    @Test(.lane(.slow), arguments: [false, true], [1, 2, 3, 11, 12, 13])
     func refreshDiffAppliesToOldSnapshot(sectioned: Bool, batchSize: Int) throws {
         var seen: [String: Int] = [:]
         // The first run reads details alone (detail sorts and predicate); the second joins pins (a pin sort).

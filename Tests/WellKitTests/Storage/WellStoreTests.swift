@@ -4,6 +4,7 @@ import GRDBSQLite
 import Testing
 @testable import WellKit
 @testable import WellKitSynthetic
+import WellsTestSupport
 
 @Suite struct WellStoreTests {
     @Test func newStoreHasSchemaAndSpatiaLiteGeometry() throws {

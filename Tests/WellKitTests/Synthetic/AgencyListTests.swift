@@ -26,7 +26,7 @@ import WellsTestSupport
         return Array(WellGeneratorTests.NaiveCSV(bytes).records.dropFirst())
     }
 
-    @Test(.tags(.slow), arguments: AgencyList.Layout.allCases)
+    @Test(.lane(.slow), arguments: AgencyList.Layout.allCases)
     func sameArgumentsGiveSameBytesAndOtherSeedDiffers(layout: AgencyList.Layout) {
         let first = AgencyList(layout: layout, count: 2000, seed: 7).renderBytes()
         let again = AgencyList(layout: layout, count: 2000, seed: 7).renderBytes()

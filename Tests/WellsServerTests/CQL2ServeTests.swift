@@ -9,7 +9,7 @@ import WellsTestSupport
 /// OGC API – Features Part 3 in `wells serve`: CQL2 text filters over Tennessee's real list,
 /// checked against `wells count` with the same `--where` and `--within`, against shapely for the
 /// polygons, and through GDAL's OAPIF client.
-@Suite(.tags(.server)) struct CQL2ServeTests {
+@Suite(.lane(.server)) struct CQL2ServeTests {
     /// Tennessee's 16,464 wells (Data/real), served once for the suite.
     static let served = Task { try await ServedStore.make(realList: "tn-oilgas-wells.csv") }
     static let counties = RepositoryData.root.appendingPathComponent("Data/boundaries/us-counties-fips.geojson")

@@ -7,7 +7,7 @@ import WellsTestSupport
 /// The PostgreSQL/PostGIS engine against a real server: real files, reloads, bad URLs and
 /// credentials, a killed connection mid-load, change notifications and a hot standby.
 /// (The oracle tests of ``FetchTests`` run against it too.)
-@Suite(.serialized, .tags(.postgres)) struct PostGISTests {
+@Suite(.serialized, .lane(.postgres)) struct PostGISTests {
     /// Every identifier with its coordinates, the wells of a store as a set.
     private func wells(_ store: WellStore) throws -> [String: [Double]] {
         var result: [String: [Double]] = [:]
@@ -290,10 +290,11 @@ import WellsTestSupport
         try results.performFetch()
         let before = try store.engine.changeToken()
         let (changes, continuation) = AsyncStream<ResultsDiff>.makeStream()
-        // A poll once a minute: the notification, not the poll, has to deliver this change.
+        // A poll once a minute: the notification, not the poll, has to deliver this change. The
+        // observation starts listening before startObserving returns (PostgresEngine's
+        // observeCommits waits for the server's answer to LISTEN), so the load below is notified.
         results.startObserving(interval: .seconds(60)) { continuation.yield($0) }
         defer { results.stopObserving() }
-        try await Task.sleep(for: .milliseconds(300))
         _ = try WellStore(path: url).load(csvAt: try Fixtures.file("uwi,lat,lon\nB,51,-115\n"))
         #expect(try store.engine.changeToken() != before)
         let diff = try await withThrowingTaskGroup(of: ResultsDiff?.self) { group in
@@ -456,7 +457,7 @@ import WellsTestSupport
     /// line of large work, with 32 whole-store `ids?sortby=name` behind them. `/conformance` is
     /// answered while all 36 are in flight; once the lock goes, a city box is answered before any
     /// of the 32 sorts. Large work never takes the last connection, and small work goes ahead of it.
-    @Test(.tags(.slow), .timeLimit(.minutes(3))) func aCityBoxIsAnsweredWhileWholeStoreSortsAreInFlight() async throws {
+    @Test(.lane(.slow), .timeLimit(.minutes(3))) func aCityBoxIsAnsweredWhileWholeStoreSortsAreInFlight() async throws {
         let url = try PostGIS.makeDatabase()
         let database = String(url.split(separator: "/").last!)
         _ = try WellStore(path: url).load(csvAt: Fixtures.sharedData("tn-oilgas-wells.csv"))
@@ -541,7 +542,7 @@ import WellsTestSupport
     /// stops a query and then a connection attempt; an interrupt with nothing running stops nothing
     /// later. Once the server runs again, requests answer 200. A cluster of its own, as stopping
     /// the shared one would stall the other tests.
-    @Test(.tags(.slow), .timeLimit(.minutes(3))) func wellsServeAnswers503AtTheTimeoutWhenTheServerStopsAnswering() async throws {
+    @Test(.lane(.slow), .timeLimit(.minutes(3))) func wellsServeAnswers503AtTheTimeoutWhenTheServerStopsAnswering() async throws {
         let directory = "/tmp/wellkit-pg-stop-\(getpid())"
         let url = try PostGIS.startCluster(in: directory).get()
         var stopped: [pid_t] = []

@@ -10,7 +10,7 @@ import WellsTestSupport
 
 /// `wells serve` on a real loopback port, checked against the library on the same store (the
 /// oracle), against GDAL's OGC API – Features client and MVT decoder, and in headless Chromium.
-@Suite(.tags(.server)) struct ServeTests {
+@Suite(.lane(.server)) struct ServeTests {
     /// 20,000 synthetic wells, served once for every test that only reads.
     static let served = Task { try await ServedStore.make(count: 20_000, seed: 7) }
 
@@ -206,34 +206,47 @@ import WellsTestSupport
         #expect(try Self.features(cached.body).count == 300)
         let replacement = try Self.storeBeside(s, count: 120, seed: 24)
         #expect(rename(replacement.path, s.path) == 0)
-        try await Self.pastTokenReuse()
-        let after = try await HTTP.get(s.url + page)
+        let after = try await Self.answer(s.url + page, changedFrom: cached)
         #expect(after.status == 200)
         #expect(try Self.features(after.body).map(\.name).sorted() == replacement.names.sorted())
-        #expect((after.headers["Etag"] ?? after.headers["ETag"]) != (cached.headers["Etag"] ?? cached.headers["ETag"]))
+        #expect(Self.etag(after) != Self.etag(cached))
         // A file that is no store, then none at all: 503 problem documents that say so.
         let junk = s.directory + "/junk.sqlite"
         try Data("not a store".utf8).write(to: URL(fileURLWithPath: junk))
         #expect(rename(junk, s.path) == 0)
-        try await Self.pastTokenReuse()
-        let refused = try await HTTP.get(s.url + page)
+        let refused = try await Self.answer(s.url + page, changedFrom: after)
         #expect(refused.status == 503 && refused.headers["Content-Type"] == "application/problem+json")
         #expect(String(decoding: refused.body, as: UTF8.self).contains("not a WellKit store"), "\(String(decoding: refused.body, as: UTF8.self))")
         #expect(unlink(s.path) == 0)
-        try await Self.pastTokenReuse()
+        let missing = try await Self.answer(s.url + page, changedFrom: refused)
         let gone = try await HTTP.get(s.url + "collections/wells/items/1")
         #expect(gone.status == 503 && String(decoding: gone.body, as: UTF8.self).contains("is gone"))
         // A store at the path again: served.
         let again = try Self.storeBeside(s, count: 50, seed: 25)
         #expect(rename(again.path, s.path) == 0)
-        try await Self.pastTokenReuse()
-        #expect(try Self.features(try await HTTP.get(s.url + page).body).map(\.name).sorted() == again.names.sorted())
+        #expect(try Self.features(try await Self.answer(s.url + page, changedFrom: missing).body).map(\.name).sorted() == again.names.sorted())
     }
 
-    /// Waits out the 2 ms for which the server reuses its last look at the store for plain (not
-    /// conditional) requests.
-    static func pastTokenReuse() async throws {
-        try await Task.sleep(for: .milliseconds(20))
+    /// A plain GET of `url` once its answer differs from `previous` (in status, ETag or body): for
+    /// 2 ms after a look at the store the server answers plain (not conditional) requests from
+    /// that look (`StoreReaders.tokenReuse`), so the first request after a change may still get the
+    /// old answer. Asked again until it changes, for at most 10 s; then the last answer, which the
+    /// caller's expectations find unchanged, so a server that never looks again fails the test.
+    static func answer(_ url: String, changedFrom previous: (status: Int, headers: [String: String], body: Data)) async throws
+        -> (status: Int, headers: [String: String], body: Data) {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            let answer = try await HTTP.get(url)
+            if answer.status != previous.status || etag(answer) != etag(previous) || answer.body != previous.body
+                || ContinuousClock.now >= deadline {
+                return answer
+            }
+        }
+    }
+
+    /// An answer's ETag (URLSession on Linux names the field `Etag`).
+    static func etag(_ answer: (status: Int, headers: [String: String], body: Data)) -> String? {
+        answer.headers["Etag"] ?? answer.headers["ETag"]
     }
 
     /// A store of `count` new wells in the served store's directory, made by the loader, and their names.
@@ -431,14 +444,14 @@ import WellsTestSupport
     /// county outlines and its suspect pins.
     static let servedWithSuspects = Task { try await ServedStore.make(count: 20_000, seed: 7, layout: .coordinateErrors) }
 
-    @Test(.timeLimit(.minutes(5)), .tags(.browser)) func theMapPageWorksInHeadlessChromium() async throws {
+    @Test(.timeLimit(.minutes(5)), .lane(.browser)) func theMapPageWorksInHeadlessChromium() async throws {
         let s = try await Self.served.value, flagged = try await Self.servedWithSuspects.value
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let python = repository.appendingPathComponent("Tests/Browser/.venv/bin/python").path
         try #require(FileManager.default.isExecutableFile(atPath: python), "run `bash .ci/setup` to install Chromium and Selenium")
         let screenshots = ProcessInfo.processInfo.environment["WELLS_SCREENSHOTS"] ?? s.directory
         let result = try await Tool.execute(python, [repository.appendingPathComponent("Tests/Browser/map_test.py").path, "--url", s.url, "--out", screenshots,
-                                                         "--wells", InterruptedLoadTests.wells, "--db", s.path,
+                                                         "--wells", WellsExecutable.path, "--db", s.path,
                                                          "--suspects-url", flagged.url, "--suspects-db", flagged.path])
         #expect(result.status == 0, "\(result.output)")
         for name in ["map.png", "area.png", "details.png", "list.png", "states.png", "counties.png", "suspect.png"] {
@@ -472,33 +485,6 @@ struct ServedStore: Sendable {
         try writer.close()
         let server = try await ServedWells(arguments: ["serve", "--db", path, "--port", "0", "--exit-with-stdin"] + arguments)
         return ServedStore(url: server.url, path: path, directory: directory, store: try WellStore(path: path, mode: .readOnly), server: server)
-    }
-}
-
-/// GET requests with URLSession.
-enum HTTP {
-    static func get(_ url: String, headers: [String: String] = [:], method: String = "GET") async throws -> (status: Int, headers: [String: String], body: Data) {
-        var request = URLRequest(url: URL(string: url)!)
-        request.httpMethod = method
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let http = response as! HTTPURLResponse
-        var fields: [String: String] = [:]
-        for (name, value) in http.allHeaderFields { fields["\(name)"] = "\(value)" }
-        return (http.statusCode, fields, data)
-    }
-
-    static func json(_ url: String) async throws -> [String: Any] {
-        let (status, _, body) = try await get(url)
-        guard status == 200, let object = try JSONSerialization.jsonObject(with: body) as? [String: Any] else {
-            throw URLError(.badServerResponse, userInfo: [NSLocalizedDescriptionKey: "\(url): \(status) \(String(decoding: body, as: UTF8.self))"])
-        }
-        return object
-    }
-
-    static func encoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
     }
 }
 

@@ -11,7 +11,7 @@ import WellsTestSupport
 /// server: calls from several threads run on several connections at once, each with the session's
 /// `statement_timeout`; `max_connections` bounds them; the async fetches await the pool; and
 /// `wells serve` publishes the pool's use at `/metrics`.
-@Suite(.serialized, .tags(.postgres)) struct PostgresPoolTests {
+@Suite(.serialized, .lane(.postgres)) struct PostgresPoolTests {
     /// Sessions of database `database` waiting on a lock: the store's calls held by another session's lock.
     private static func waitingOnLock(_ database: String) throws -> Int {
         Int(try PostGIS.psql("SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND wait_event_type = 'Lock'", database: database)) ?? -1
@@ -247,7 +247,7 @@ import WellsTestSupport
 /// Calls that wait in postgres-nio's queue for a lease while the server closes the pool's
 /// connections (a restart, a failover, `pg_terminate_backend`) end: with a connection or as lost,
 /// within seconds, never waiting for a call that does not come.
-@Suite(.tags(.postgres)) struct PostgresPoolQueueTests {
+@Suite(.lane(.postgres)) struct PostgresPoolQueueTests {
     /// postgres-nio's pool queues a call behind a connection that is running its keep-alive query,
     /// as soon available; when the server closes that connection (a restart, a failover,
     /// `pg_terminate_backend`) the keep-alive fails and the pool, which keeps no minimum of

@@ -97,16 +97,20 @@ import WellKit
         }
     }
 
-    @Test func aRequestStillWaitingAtItsDeadlineAnswers503WithoutRunning() async throws {
+    @Test(.timeLimit(.minutes(5))) func aRequestStillWaitingAtItsDeadlineAnswers503WithoutRunning() async throws {
         try await Self.withStore { path in
-            let readers = try StoreReaders(path: path, count: 1, timeout: .milliseconds(300))
+            let timeout = Duration.milliseconds(100)
+            let readers = try StoreReaders(path: path, count: 1, timeout: timeout)
             let gate = Gate()
             let ran = Gate()
             let holder = Task { try await readers.withLease { _ in gate.hold() } }
             try await Self.until { gate.isHeld }
             let late = Task { try await readers.withLease { _ in ran.release() } }
             try await Self.until { readers.waiting == 1 }
-            try await Task.sleep(for: .milliseconds(600))   // past the late request's deadline, in line
+            // The late request's deadline is its call's time plus the timeout, on the continuous
+            // clock StoreReaders reads: its call came before it joined the line, so this instant
+            // is past that deadline, and the request is still in line.
+            try await ContinuousClock().sleep(until: ContinuousClock.now + timeout)
             gate.release()
             try await holder.value
             await #expect {

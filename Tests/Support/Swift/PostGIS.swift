@@ -1,21 +1,20 @@
 import Foundation
-import WellsTestSupport
 import Synchronization
 import Testing
-@testable import WellKit
-@testable import WellKitPostgreSQL
+import WellKit
+import WellKitPostgreSQL
 
 /// A throwaway PostgreSQL/PostGIS cluster for the tests, started once per test process by
 /// `Tests/Support/pg-cluster.sh` (initdb into a temporary directory, loopback, a non-root server
 /// user) and stopped when the process exits; or the server of `$WELLKIT_TEST_POSTGRES`.
 ///
 /// Nothing is skipped: when no server can be started the tests that need one fail, naming why.
-enum PostGIS {
+package enum PostGIS {
     /// The script that starts and stops clusters.
-    static let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Support/pg-cluster.sh").path
+    package static let script = Fixtures.repositoryRoot.appendingPathComponent("Tests/Support/pg-cluster.sh").path
 
     /// The cluster's superuser URL to the `wells` database; started on first use.
-    static let serverURL: Result<String, PostGISUnavailable> = {
+    package static let serverURL: Result<String, PostGISUnavailable> = {
         guard let directory else {
             WellStore.enablePostgreSQL()
             return .success(ProcessInfo.processInfo.environment["WELLKIT_TEST_POSTGRES"]!)
@@ -25,7 +24,7 @@ enum PostGIS {
 
     /// Starts a throwaway cluster in `directory` (stopped when the process exits): its superuser
     /// URL to the `wells` database.
-    static func startCluster(in directory: String) -> Result<String, PostGISUnavailable> {
+    package static func startCluster(in directory: String) -> Result<String, PostGISUnavailable> {
         WellStore.enablePostgreSQL()
         stopAtExit(directory)
         let (status, out, err) = run(["bash", script, "start", directory])
@@ -36,7 +35,7 @@ enum PostGIS {
     }
 
     /// The directory of the cluster ``serverURL`` starts; nil with `$WELLKIT_TEST_POSTGRES`.
-    static let directory: String? = ProcessInfo.processInfo.environment["WELLKIT_TEST_POSTGRES"] == nil ? "/tmp/wellkit-pg-\(getpid())" : nil
+    package static let directory: String? = ProcessInfo.processInfo.environment["WELLKIT_TEST_POSTGRES"] == nil ? "/tmp/wellkit-pg-\(getpid())" : nil
 
     /// The clusters this process starts (the tests', a standby, the TLS one): see ``stopAtExit(_:)``.
     private static let clusters = Mutex<[String]>([])
@@ -46,31 +45,31 @@ enum PostGIS {
 
     /// Stops the cluster in `directory`, and removes it, when the test process exits; called before
     /// it starts, so that a start that fails halfway leaves nothing either.
-    static func stopAtExit(_ directory: String) {
+    package static func stopAtExit(_ directory: String) {
         _ = stopsAtExit
         clusters.withLock { $0.append(directory) }
     }
 
     /// The URL of database `name` on the test server.
-    static func url(database name: String) throws -> String {
+    package static func url(database name: String) throws -> String {
         let base = try serverURL.get()
         return String(base[..<base.lastIndex(of: "/")!]) + "/" + name
     }
 
     /// A new empty database with PostGIS (made from `wellkit_template`), its URL.
-    static func makeDatabase() throws -> String {
+    package static func makeDatabase() throws -> String {
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
         try psql("CREATE DATABASE \(name) TEMPLATE wellkit_template")
         return try url(database: String(name))
     }
 
     /// A new PostgreSQL store in a new database.
-    static func makeStore() throws -> WellStore {
+    package static func makeStore() throws -> WellStore {
         try WellStore(path: try makeDatabase())
     }
 
     /// How many sessions hold `pins` locked exclusively (run in the store's database, whose `pins` it names).
-    static let pinsLocked = """
+    package static let pinsLocked = """
         SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
         WHERE c.relname = 'pins' AND l.mode = 'AccessExclusiveLock' AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
         """
@@ -78,7 +77,7 @@ enum PostGIS {
     /// Holds `pins` of the store at `url` locked in another session for `seconds`, from when it
     /// returns (it waits up to 5 s to see the lock taken, and throws if it never is).
     @discardableResult
-    static func lockPins(_ url: String, database: String, seconds: Int) throws -> Thread {
+    package static func lockPins(_ url: String, database: String, seconds: Int) throws -> Thread {
         let holder = Thread { _ = run(["psql", url, "-c", "BEGIN; LOCK TABLE pins IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(\(seconds)); COMMIT;"]) }
         holder.start()
         for _ in 0..<500 {
@@ -90,14 +89,14 @@ enum PostGIS {
 
     /// Closes every other session on `database`, as a restart or a failover would; how many.
     @discardableResult
-    static func terminateSessions(database: String) throws -> String {
+    package static func terminateSessions(database: String) throws -> String {
         try psql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()",
                  database: database)
     }
 
     /// Runs `sql` with psql on `database` (default: `wells`) and returns its unaligned output.
     @discardableResult
-    static func psql(_ sql: String, database: String = "wells") throws -> String {
+    package static func psql(_ sql: String, database: String = "wells") throws -> String {
         let (status, out, err) = run(["psql", try url(database: database), "-v", "ON_ERROR_STOP=1", "-At", "-c", sql])
         guard status == 0 else { throw PostGISUnavailable(reason: "psql failed: \(err)") }
         return out.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -108,7 +107,7 @@ enum PostGIS {
     /// posix_spawn and waitpid rather than Foundation's Process: the cluster script leaves a
     /// server running that would hold a pipe open, and the child must start with no signal
     /// blocked (pg_ctl waits with signals), which a thread of Swift's pool does not give it.
-    static func run(_ arguments: [String]) -> (Int32, String, String) {
+    package static func run(_ arguments: [String]) -> (Int32, String, String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wellkit-run-\(UUID().uuidString)")
         let outPath = directory.path + ".out", errPath = directory.path + ".err"
         defer { unlink(outPath); unlink(errPath) }
@@ -139,19 +138,20 @@ enum PostGIS {
 }
 
 /// Why the tests have no PostgreSQL server.
-struct PostGISUnavailable: Error, CustomStringConvertible {
-    var reason: String
-    var description: String { "no PostgreSQL/PostGIS server for the tests: \(reason); run bash .ci/setup" }
+package struct PostGISUnavailable: Error, CustomStringConvertible {
+    package var reason: String
+    package init(reason: String) { self.reason = reason }
+    package var description: String { "no PostgreSQL/PostGIS server for the tests: \(reason); run bash .ci/setup" }
 }
 
 /// The storage engines the engine-independent tests run against.
-enum Engine: String, CaseIterable, CustomTestStringConvertible, Sendable {
+package enum Engine: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case file, postgis
 
-    var testDescription: String { rawValue }
+    package var testDescription: String { rawValue }
 
     /// A new empty store of this engine.
-    func makeStore() throws -> WellStore {
+    package func makeStore() throws -> WellStore {
         switch self {
         case .file: try Fixtures.makeStore()
         case .postgis: try PostGIS.makeStore()

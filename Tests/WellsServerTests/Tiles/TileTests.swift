@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 @testable import WellKit
+import WellKitSynthetic
 @testable import WellsServer
+import WellsTestSupport
 
 @Suite struct TileTests {
     @Test func tileBoundsFollowWebMercator() throws {
@@ -26,7 +28,7 @@ import Testing
     @Test(arguments: [16, 256, 4096]) func clusterCountsAddUpToTheWellsOfTheTile(cellSize: Int) throws {
         let store = try Fixtures.makeStore()
         var csv = "uwi,name,lat,lon\n"
-        var random = SplitMix(seed: 9)
+        var random = SeededRandom(seed: 9)
         for k in 0..<4_000 { csv += "T\(k),Well \(k),\(50 + random.unit() * 3),\(-116 + random.unit() * 4)\n" }
         _ = try store.load(csvAt: try Fixtures.file(csv))
         var options = TileOptions()

@@ -1,10 +1,9 @@
 import Foundation
 import Testing
-import WellsTestSupport
-@testable import WellKit
+import WellKit
 
 /// Temporary files and stores for tests, and the shared real well lists.
-enum Fixtures {
+package enum Fixtures {
     /// This test process's directory for temporary files, removed when the process exits.
     private static let root: URL = {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("wellkit-tests-\(getpid())")
@@ -14,50 +13,49 @@ enum Fixtures {
     }()
 
     /// A new empty directory under this process's temporary directory.
-    static func temporaryDirectory() throws -> URL {
+    package static func temporaryDirectory() throws -> URL {
         let url = root.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
 
     /// A path for a new store file in a new temporary directory.
-    static func storePath() throws -> String {
+    package static func storePath() throws -> String {
         try temporaryDirectory().appendingPathComponent("wells.sqlite").path
     }
 
     /// A new store in a temporary file, like GRDB's `makeDatabaseQueue()`.
-    static func makeStore() throws -> WellStore {
+    package static func makeStore() throws -> WellStore {
         try WellStore(path: storePath())
     }
 
     /// Writes `text` to a new temporary file and returns its path.
-    static func file(_ text: String, name: String = "wells.csv") throws -> String {
+    package static func file(_ text: String, name: String = "wells.csv") throws -> String {
         let url = try temporaryDirectory().appendingPathComponent(name)
         try Data(text.utf8).write(to: url)
         return url.path
     }
 
     /// The records of a delimited file, its header first, each split into fields by the loader's reader.
-    static func records(ofFileAt path: String) throws -> [[String]] {
-        var reader = try CSVReader(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+    package static func records(ofFileAt path: String) throws -> [[String]] {
+        let reader = try CSVReader(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
         var records: [[String]] = []
         while let record = try reader.next() { records.append(record.fields) }
         return records
     }
 
-    /// The repository root, from this file's path.
-    static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// The repository root.
+    package static var repositoryRoot: URL { RepositoryData.root }
 
     /// The path of a real well list in `Data/real`; records an issue if it is missing.
-    static func sharedData(_ name: String) -> String {
+    package static func sharedData(_ name: String) -> String {
         let path = RepositoryData.realList(name)
         if !FileManager.default.fileExists(atPath: path) { Issue.record("missing \(path): the real well lists are kept in Data/real") }
         return path
     }
 
     /// Counts the data records of a delimited file with an independent, naive RFC 4180 scan.
-    static func naiveRecordCount(_ path: String) throws -> Int {
+    package static func naiveRecordCount(_ path: String) throws -> Int {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         var records = 0, inQuotes = false, fieldChars = false
         for byte in bytes {
