@@ -36,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        // Child processes in the tests and wells-bench (ProcessRunner), never in the library or `wells`.
+        .package(url: "https://github.com/swiftlang/swift-subprocess", exact: "1.0.2"),
     ],
     targets: [
         .systemLibrary(
@@ -98,6 +100,9 @@ let package = Package(
         // The benchmarks, with their probes: glibc's heap statistics and a counting malloc, which
         // only this executable links. No product: `swift run wells-bench` in this package only.
         .target(name: "CMemoryProbe"),
+        // The one way the tests and wells-bench start a child process: swift-subprocess, and `wait4`
+        // for the peak memory of a child wells-bench measures. Its own target because both use it.
+        .target(name: "ProcessRunner", dependencies: [.product(name: "Subprocess", package: "swift-subprocess")]),
         .target(name: "CAllocationCounter"),
         .executableTarget(
             name: "wells-bench",
@@ -108,12 +113,13 @@ let package = Package(
                 "WellKitSynthetic",
                 "CMemoryProbe",
                 "CAllocationCounter",
+                "ProcessRunner",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The PostgreSQL benchmark's floor: postgres-nio alone beside WellKit's engine and pgbench.
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]),
-        // What both test targets use: `wells serve` in a child process.
-        .target(name: "WellsTestSupport", path: "Tests/Support/Swift"),
+        // What both test targets use: `wells serve` in a child process, and ProcessRunner (re-exported).
+        .target(name: "WellsTestSupport", dependencies: ["ProcessRunner"], path: "Tests/Support/Swift"),
         .testTarget(
             name: "WellKitTests",
             // WellsServer for the vector tiles' tests (Tests/WellKitTests/Tiles), which share this target's fixtures.

@@ -332,9 +332,9 @@ import WellsTestSupport
     }
 
     /// Waits for a server sent SIGTERM to exit, and expects it to exit 0.
-    static func expectExitZero(_ process: ChildProcess) async throws {
-        try await runBlocking { process.waitUntilExit() }
-        #expect(process.exitedWithZero)
+    static func expectExitZero(_ process: RunningCommand) async throws {
+        let ended = try await process.wait()
+        #expect(ended.exitedWithZero, "\(ended.status)")
     }
 
     /// Whether a request's task has finished, read from another task.
