@@ -36,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        // Child processes in the tests and wells-bench (ProcessRunner), never in the library or `wells`.
+        .package(url: "https://github.com/swiftlang/swift-subprocess", exact: "1.0.2"),
     ],
     targets: [
         .systemLibrary(
@@ -98,6 +100,9 @@ let package = Package(
         // The benchmarks, with their probes: glibc's heap statistics and a counting malloc, which
         // only this executable links. No product: `swift run wells-bench` in this package only.
         .target(name: "CMemoryProbe"),
+        // The one way the tests and wells-bench start a child process: swift-subprocess, and `wait4`
+        // for the peak memory of a child wells-bench measures. Its own target because both use it.
+        .target(name: "ProcessRunner", dependencies: [.product(name: "Subprocess", package: "swift-subprocess")]),
         .target(name: "CAllocationCounter"),
         .executableTarget(
             name: "wells-bench",
@@ -108,14 +113,15 @@ let package = Package(
                 "WellKitSynthetic",
                 "CMemoryProbe",
                 "CAllocationCounter",
+                "ProcessRunner",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The PostgreSQL benchmark's floor: postgres-nio alone beside WellKit's engine and pgbench.
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]),
         // What the test targets share: temporary stores and files, the real lists, a throwaway
-        // PostgreSQL cluster and a program runner (PostGIS), `wells serve` in a child process, HTTP
-        // requests, and the lanes (`.lane(.slow)`, off with WELLS_FAST=1).
-        .target(name: "WellsTestSupport", dependencies: ["WellKit", "WellKitPostgreSQL"], path: "Tests/Support/Swift"),
+        // PostgreSQL cluster (PostGIS), `wells serve` in a child process, HTTP requests, the lanes
+        // (`.lane(.slow)`, off with WELLS_FAST=1), and ProcessRunner (re-exported).
+        .target(name: "WellsTestSupport", dependencies: ["WellKit", "WellKitPostgreSQL", "ProcessRunner"], path: "Tests/Support/Swift"),
         // The library, on store files; its oracle tests also run on PostgreSQL (the *PostGIS suites).
         .testTarget(
             name: "WellKitTests",

@@ -56,7 +56,7 @@ extension Bench {
             let peer = root.appendingPathComponent("Benchmarks/Reference/peer_counts.py").path
             let counties = root.appendingPathComponent("Data/boundaries/us-counties-fips.geojson").path
             let pennsylvania = root.appendingPathComponent("Data/real/usgs-nwis-pa-gw-sites.tsv").path
-            let wells = Subprocess.sibling("wells")
+            let wells = Tools.sibling("wells")
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wellkit-analysis-\(getpid())")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
@@ -67,8 +67,8 @@ extension Bench {
             _ = try WellGenerator(count: 244_292, seed: 1).write(toFileAt: synthetic)
             for (source, store, duck, lat, lon) in [(pennsylvania, "pa.sqlite", "pa.duckdb", "dec_lat_va", "dec_long_va"),
                                                     (synthetic, "synthetic.sqlite", "synthetic.duckdb", "surface_latitude", "surface_longitude")] {
-                _ = try Subprocess.capture(wells, ["load", source, "--db", path(store), "--quiet"])
-                _ = try Subprocess.capture(python, [peer, "duckdb", "make", source, lat, lon, path(duck)])
+                _ = try await Tools.run(wells, ["load", source, "--db", path(store), "--quiet"])
+                _ = try await Tools.run(python, [peer, "duckdb", "make", source, lat, lon, path(duck)])
             }
 
             struct Tool { var name: String; var program: String; var arguments: [String]; var seconds: [Double] = []; var output = "" }
@@ -76,7 +76,7 @@ extension Bench {
                 for round in 1...rounds {
                     PostGISBenchmark.progress("\(label): round \(round) of \(rounds)")
                     for k in tools.indices {
-                        let run = try Subprocess.measure(tools[k].program, tools[k].arguments)
+                        let run = try Tools.measure(tools[k].program, tools[k].arguments)
                         tools[k].seconds.append(run.seconds)
                         tools[k].output = run.text
                     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ProcessRunner
 import WellKit
 import WellKitSynthetic
 import WellsCLI
@@ -67,12 +68,13 @@ extension Bench {
                 ?? BBoxBenchmark.viewports(store: wellStore, sizes: try sizeList(), perSize: perSize, seed: 1)
             let results = try BBoxBenchmark.run(store: wellStore, viewports: viewports, passes: passes)
             var references: [(name: String, label: String, p50: Double, p99: Double)] = []
+            // The programs' runs wait for them: off Swift's cooperative pool, whose threads their runs need.
             if let referenceQuery {
-                references = try Self.limitQuery(referenceQuery, store: store.path, viewports: viewports, passes: passes)
+                references = try await offThePool { try Self.limitQuery(referenceQuery, store: store.path, viewports: viewports, passes: passes) }
             }
             var whole: [(name: String, label: String, p50: Double, p99: Double)] = []
             if processes > 0, let smallest = results.first?.label {
-                whole = try Self.processes(store: store.path, viewports: viewports.filter { $0.label == smallest }, count: processes)
+                whole = try await offThePool { try Self.processes(store: store.path, viewports: viewports.filter { $0.label == smallest }, count: processes) }
             }
             if format == .json {
                 struct Reference: Encodable { var name: String; var label: String; var p50_us: Double; var p99_us: Double }
@@ -107,11 +109,11 @@ extension Bench {
             var tools: [(name: String, arguments: (BoundingBox) -> [String], program: String)] = [
                 ("wells bbox process", { ["bbox", "\($0.minLongitude),\($0.minLatitude),\($0.maxLongitude),\($0.maxLatitude)", "--db", store, "--format", "csv"] }, wells),
             ]
-            if Subprocess.which("ogrinfo") != nil {
+            if Tools.which("ogrinfo") != nil {
                 tools.append(("ogrinfo -spat process", { ["-ro", "-q", "-spat", "\($0.minLongitude)", "\($0.minLatitude)", "\($0.maxLongitude)", "\($0.maxLatitude)", store, "pins"] }, "ogrinfo"))
             }
             // The floor of a whole process: the sqlite3 shell running the R*Tree join `wells bbox` runs, as CSV.
-            if Subprocess.which("sqlite3") != nil {
+            if Tools.which("sqlite3") != nil {
                 tools.append(("sqlite3 process", { box in
                     // The shell binds ?1…?4 with -cmd '.parameter set', as the C reference binds them.
                     ["-csv", "-header"] + zip(1..., [box.minLongitude, box.minLatitude, box.maxLongitude, box.maxLatitude])
@@ -119,13 +121,13 @@ extension Bench {
                 }, "sqlite3"))
             }
             for tool in tools {
-                for viewport in viewports.prefix(3) { try Subprocess.run(tool.program, tool.arguments(viewport.box)) }  // warm-up
+                for viewport in viewports.prefix(3) { try Tools.runWaiting(tool.program, tool.arguments(viewport.box)) }  // warm-up
             }
             // The tools take turns, so that a machine that slows down or speeds up weighs on each alike.
             var micros = [[Double]](repeating: [], count: tools.count)
             for k in 0..<count {
                 for (t, tool) in tools.enumerated() {
-                    micros[t].append(try Subprocess.run(tool.program, tool.arguments(viewports[k % viewports.count].box)).seconds * 1e6)
+                    micros[t].append(try Tools.runWaiting(tool.program, tool.arguments(viewports[k % viewports.count].box)).seconds * 1e6)
                 }
             }
             return zip(tools, micros).map { tool, micros in
@@ -149,7 +151,7 @@ extension Bench {
             defer { try? FileManager.default.removeItem(atPath: file) }
             try viewports.map { "\($0.label) \($0.box.minLongitude) \($0.box.minLatitude) \($0.box.maxLongitude) \($0.box.maxLatitude)" }
                 .joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
-            let output = try Subprocess.run(binary, ["--passes", "\(passes)", "--name", "c_rtree", store, file, rtreeJoin]).stdout
+            let output = try Tools.runWaiting(binary, ["--passes", "\(passes)", "--name", "c_rtree", store, file, rtreeJoin]).out
             return output.split(separator: "\n").compactMap { line in
                 guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                       let label = object["label"] as? String, let p50 = object["p50_us"] as? Double else { return nil }
@@ -206,8 +208,10 @@ extension Bench {
         }
 
         func run() async throws {
-            let report = try LoadRace(file: file, count: count, repeats: repeats, referenceLoad: referenceLoad, sameSchemaLoad: sameSchemaLoad,
-                                      geopandasScript: geopandasScript, python: python).run()
+            // Off Swift's cooperative pool: the race waits for each tool's process, and their runs need the pool's threads.
+            let race = LoadRace(file: file, count: count, repeats: repeats, referenceLoad: referenceLoad, sameSchemaLoad: sameSchemaLoad,
+                                geopandasScript: geopandasScript, python: python)
+            let report = try await offThePool { try race.run() }
             if format == .json {
                 print(String(decoding: try JSONEncoder.pretty.encode(report), as: UTF8.self))
             } else {

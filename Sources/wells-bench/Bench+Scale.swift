@@ -92,7 +92,7 @@ extension Bench {
         }
 
         func run() async throws {
-            var benchmark = ScaleBenchmark(rounds: rounds, wells: Subprocess.sibling("wells"), referenceLoad: referenceLoad,
+            var benchmark = ScaleBenchmark(rounds: rounds, wells: Tools.sibling("wells"), referenceLoad: referenceLoad,
                                            keepStores: keepStores)
             for file in files {
                 guard FileManager.default.isReadableFile(atPath: file) else {
@@ -104,7 +104,7 @@ extension Bench {
             guard FileManager.default.isExecutableFile(atPath: benchmark.wells) else {
                 throw StoreError(.notFound, "no wells executable beside wells-bench at \(benchmark.wells)")
             }
-            if let referenceLoad, Subprocess.which(referenceLoad) == nil {
+            if let referenceLoad, Tools.which(referenceLoad) == nil {
                 throw StoreError(.notFound, "--reference-load \(SafeText.quoted(referenceLoad)): no executable there")
             }
 
@@ -258,7 +258,7 @@ struct ScaleBenchmark {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
-                Subprocess.killRunning()
+                Tools.killRunning()
                 usleep(100_000)   // for the child to go before its folder does
                 cleanUp()
                 _exit(128 + signalNumber)
@@ -274,7 +274,7 @@ struct ScaleBenchmark {
     }
 
     func run() throws -> Report {
-        let floor = try Subprocess.spawnFloor()
+        let floor = try Tools.spawnFloor()
         var measured: [(input: Input, csvBytes: Int, wells: [Run], c: [Run], records: Int, rejected: Int)] = inputs.map {
             ($0, (try? FileManager.default.attributesOfItem(atPath: $0.file)[.size] as? Int) ?? 0, [], [], 0, 0)
         }
@@ -290,7 +290,7 @@ struct ScaleBenchmark {
                 // In the page cache for every run, as a file just written or read would be.
                 try Self.readThrough(input.file)
                 Self.removeStore(stores[k].wells)
-                let load = try Subprocess.measure(wells, ["load", input.file, "--db", stores[k].wells, "--format", "json", "--quiet"])
+                let load = try Tools.measure(wells, ["load", input.file, "--db", stores[k].wells, "--format", "json", "--quiet"])
                 guard let summary = try? JSONDecoder().decode(LoadOutput.self, from: load.stdout) else {
                     throw StoreError(.invalidArgument, "wells load \(input.file) printed no load summary: \(String(decoding: load.stdout.prefix(300), as: UTF8.self))")
                 }
@@ -304,7 +304,7 @@ struct ScaleBenchmark {
                 if !keepStores || round < rounds { Self.removeStore(stores[k].wells) }
                 if let referenceLoad {
                     Self.removeStore(stores[k].c)
-                    let reference = try Subprocess.measure(referenceLoad, Self.referenceArguments + [input.file, stores[k].c])
+                    let reference = try Tools.measure(referenceLoad, Self.referenceArguments + [input.file, stores[k].c])
                     let lastLine = String(decoding: reference.stdout, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
                     guard let output = try? JSONDecoder().decode(ReferenceOutput.self, from: Data(lastLine.utf8)), output.rows > 0 else {
                         throw StoreError(.invalidArgument, "\(referenceLoad) printed no summary with rows: \(lastLine.prefix(300))")
@@ -362,7 +362,7 @@ struct ScaleBenchmark {
     var wellsCommand: String { "\(wells) load CSV --db STORE --format json --quiet" }
 
     var referenceCommand: String? {
-        referenceLoad.map { ([Subprocess.which($0) ?? $0] + Self.referenceArguments + ["CSV", "DB"]).joined(separator: " ") }
+        referenceLoad.map { ([Tools.which($0) ?? $0] + Self.referenceArguments + ["CSV", "DB"]).joined(separator: " ") }
     }
 
     /// Reads `path` to its end, so that the first round finds it in the page cache like the others.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ProcessRunner
 import WellKit
 import WellKitSynthetic
 import WellsCLI
@@ -78,14 +79,19 @@ extension Bench {
         }
 
         func run() async throws {
-            guard Subprocess.which("wrk") != nil else { throw StoreError(.notFound, "wrk is not installed (apt install wrk)") }
+            // Off Swift's cooperative pool: the benchmark waits for wrk's runs and the servers, whose runs need the pool's threads.
+            try await offThePool { try measure() }
+        }
+
+        func measure() throws {
+            guard Tools.which("wrk") != nil else { throw StoreError(.notFound, "wrk is not installed (apt install wrk)") }
             let wellStore = try store.open(.readOnly)
             let (extent, wells) = try wellStore.fetchExtent()
             guard wells > 0, let extent else { throw StoreError(.notFound, "the store holds no wells", path: store.path) }
 
             // Targets: city boxes and z11 tiles around random wells, and Leaflet's CSS. The wells come
-            // from --seed: drawn anew each run, they gave pages of 51.6 KB in one run and 64.9 KB in
-            // the next, and two builds' figures did not compare.
+            // from --seed: drawn anew each run, the pages' sizes changed from run to run, and two
+            // builds' figures did not compare.
             var generator = SeededRandom(seed: seed)
             var boxes: [String] = [], tiles: [String] = []
             for _ in 0..<paths {
@@ -103,11 +109,12 @@ extension Bench {
             let cached = try ServedProcess(store: store.path)
             defer { cached.stop() }
             // Every URL of the cached server's targets at least once, so that its runs measure the
-            // cache: four connections of one wrk thread go through them in turn, 0.1 s a URL (pages of
-            // up to 1,000 wells with their fields take tens of ms; reading wrk's output fails on any error response).
+            // cache: four connections of one wrk thread go through them in turn, 0.1 s a URL, longer
+            // than a page of up to 1,000 wells with their fields takes (reading wrk's output fails on
+            // any error response).
             let warm = directory.appendingPathComponent("warm.lua")
             try Self.script(boxes + tiles).write(to: warm, atomically: true, encoding: .utf8)
-            let warming = try WrkResult(parsing: try Subprocess.run("wrk", ["-t", "1", "-c", "4", "-d", "\(2 + paths / 10)s", "--latency", "-s", warm.path, cached.url]).stdout)
+            let warming = try WrkResult(parsing: try Tools.runWaiting("wrk", ["-t", "1", "-c", "4", "-d", "\(2 + paths / 10)s", "--latency", "-s", warm.path, cached.url]).out)
             guard warming.requests >= Double(boxes.count + tiles.count) else {
                 throw StoreError(.invalidArgument, "wells serve answered only \(Int(warming.requests)) of the \(boxes.count + tiles.count) URLs to cache")
             }
@@ -123,9 +130,9 @@ extension Bench {
                     for c in Set([connections, 1]).sorted(by: >) {
                         let script = directory.appendingPathComponent("paths.lua")
                         try Self.script(list).write(to: script, atomically: true, encoding: .utf8)
-                        let output = try Subprocess.run("wrk", ["-t", String(min(2, c)), "-c", String(c), "-d", "\(c == 1 ? max(1, duration / 2) : duration)s",
+                        let output = try Tools.runWaiting("wrk", ["-t", String(min(2, c)), "-c", String(c), "-d", "\(c == 1 ? max(1, duration / 2) : duration)s",
                                                                 "--latency", "-s", script.path, url])
-                        let result = try WrkResult(parsing: output.stdout)
+                        let result = try WrkResult(parsing: output.out)
                         results["\(name)|\(c)", default: []].append(result)
                         if format == .table { Terminal.error("round \(round): \(name), \(c) connection\(c == 1 ? "" : "s"): \(Int(result.requestsPerSecond)) req/s, p50 \(result.p50) ms, p99 \(result.p99) ms") }
                     }
@@ -203,7 +210,7 @@ struct WrkResult {
             return nil
         }
         let requests = text.split(separator: "\n").first { $0.contains("requests in") }?.split(separator: " ").first.flatMap { Double($0) }
-        // "18436 requests in 5.01s, 21.41MB read"
+        // wrk's summary line: "N requests in SECONDSs, SIZE read", SIZE in B, KB, MB or GB.
         let transfer = text.split(separator: "\n").first { $0.contains("requests in") }?.split(separator: " ").dropLast().last.map(String.init)
         guard let rps = value(after: "Requests/sec:").flatMap(Double.init), let p50 = milliseconds(value(after: "50%")),
               let p99 = milliseconds(value(after: "99%")), let requests, requests > 0 else {
@@ -228,32 +235,23 @@ struct WrkResult {
 
 /// `wells serve` as a child process on a free loopback port, with `arguments` added.
 final class ServedProcess {
-    let process = Process()
+    let process: RunningCommand
     let url: String
 
     init(store: String, arguments: [String] = []) throws {
-        process.executableURL = URL(fileURLWithPath: Subprocess.sibling("wells"))
-        // No access log: its lines would fill the pipe this reads only until the server starts
-        // (and a line per request is not what the figures measure).
-        process.arguments = ["serve", "--db", store, "--port", "0", "--log-level", "warning"] + arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        var text = ""
-        while !text.contains("(Ctrl-C stops)") {
-            let chunk = errors.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw StoreError(.invalidArgument, "wells serve stopped: \(text)") }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
+        // No access log: a line per request is not what the figures measure.
+        process = try Command(Tools.sibling("wells"), ["serve", "--db", store, "--port", "0", "--log-level", "warning"] + arguments).start()
+        let text = try waitFor { [process] in await process.errorOutput(containing: "(Ctrl-C stops)") }
+        guard text.contains("(Ctrl-C stops)") else { throw StoreError(.invalidArgument, "wells serve stopped: \(text)") }
         guard let range = text.range(of: #"http://[0-9.]+:[0-9]+/"#, options: .regularExpression) else {
             throw StoreError(.invalidArgument, "wells serve did not say its address: \(text)")
         }
         url = String(text[range])
     }
 
+    /// SIGTERM, and waits for the server to exit.
     func stop() {
-        process.terminate()
-        process.waitUntilExit()
+        process.send(SIGTERM)
+        _ = try? process.waitUntilExit()
     }
 }

@@ -57,31 +57,31 @@ struct LoadRace {
         let referenceWork = ["--order", "hilbert", "--rtree", "packed", "--uwi-index"]
         if let referenceLoad {
             contenders.append(("C reference (limit_load, WAL, Hilbert, packed R*Tree, uwi index)", {
-                try Subprocess.run(referenceLoad, ["--journal", "wal"] + referenceWork + [csv, fresh("ref.db")])
+                try Tools.runWaiting(referenceLoad, ["--journal", "wal"] + referenceWork + [csv, fresh("ref.db")])
             }))
             // wells commits a first load through a rollback journal: this is the reference in that mode.
             contenders.append(("C reference, rollback journal (limit_load --journal delete)", {
-                try Subprocess.run(referenceLoad, ["--journal", "delete"] + referenceWork + [csv, fresh("ref-delete.db")])
+                try Tools.runWaiting(referenceLoad, ["--journal", "delete"] + referenceWork + [csv, fresh("ref-delete.db")])
             }))
         }
         if let sameSchemaLoad {
             contenders.append(("C, WellKit's schema, rollback journal, synchronous=FULL (limit_load_wellkit)", {
-                try Subprocess.run(sameSchemaLoad, ["--journal", "delete", "--sync", "full"] + referenceWork + [csv, fresh("same.db")])
+                try Tools.runWaiting(sameSchemaLoad, ["--journal", "delete", "--sync", "full"] + referenceWork + [csv, fresh("same.db")])
             }))
         }
-        if Subprocess.which("sqlite3") != nil {
+        if Tools.which("sqlite3") != nil {
             contenders.append(("sqlite3 .import (one plain table, no index)", {
-                try Subprocess.run("sqlite3", [fresh("import.db")], stdin: ".mode csv\n.import '\(csv)' wells\n")
+                try Tools.runWaiting("sqlite3", [fresh("import.db")], stdin: ".mode csv\n.import '\(csv)' wells\n")
             }))
         }
         if let geopandasScript {
             contenders.append(("geopandas + pyogrio + Arrow to GeoPackage (with spatial index)", {
-                try Subprocess.run(python, [geopandasScript, csv, fresh("peer.gpkg"), lat, lon])
+                try Tools.runWaiting(python, [geopandasScript, csv, fresh("peer.gpkg"), lat, lon])
             }))
         }
-        if Subprocess.which("ogr2ogr") != nil {
+        if Tools.which("ogr2ogr") != nil {
             contenders.append(("ogr2ogr to SpatiaLite (with spatial index)", {
-                try Subprocess.run("ogr2ogr", ["-f", "SQLite", "-dsco", "SPATIALITE=YES", "-gt", "65536", fresh("ogr.sqlite"), csv,
+                try Tools.runWaiting("ogr2ogr", ["-f", "SQLite", "-dsco", "SPATIALITE=YES", "-gt", "65536", fresh("ogr.sqlite"), csv,
                                                "-oo", "X_POSSIBLE_NAMES=\(lon)", "-oo", "Y_POSSIBLE_NAMES=\(lat)", "-a_srs", "EPSG:4326", "-nln", "wells"])
             }))
         }

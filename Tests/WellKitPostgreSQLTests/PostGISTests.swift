@@ -7,7 +7,7 @@ import WellsTestSupport
 /// The PostgreSQL/PostGIS engine against a real server: real files, reloads, bad URLs and
 /// credentials, a killed connection mid-load, change notifications and a hot standby.
 /// (The oracle tests of ``FetchTests`` run against it too.)
-@Suite(.serialized, .lane(.postgres)) struct PostGISTests {
+@Suite(.serialized, .lane(.postgres), .blocking) struct PostGISTests {
     /// Every identifier with its coordinates, the wells of a store as a set.
     private func wells(_ store: WellStore) throws -> [String: [Double]] {
         var result: [String: [Double]] = [:]

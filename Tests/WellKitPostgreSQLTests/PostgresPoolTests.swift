@@ -161,7 +161,7 @@ import WellsTestSupport
 
     /// The async fetches answer what the synchronous ones do, awaiting the pool from many tasks at once.
     @Test func asyncFetchesAwaitThePool() async throws {
-        let url = try PostGIS.makeDatabase()
+        let url = try await runBlocking { try PostGIS.makeDatabase() }
         _ = try await runBlocking { try WellStore(path: url).load(csvAt: Fixtures.sharedData("tn-oilgas-wells.csv")) }
         let store = try await runBlocking { try WellStore(path: url, mode: .readOnly) }
         let box = WellFetchRequest(region: .box(try BoundingBox(parsing: "-85.6,36.0,-85.3,36.3")))
@@ -187,7 +187,7 @@ import WellsTestSupport
     @Test(.timeLimit(.minutes(1))) func connectionsGoRoundTheEventLoops() async throws {
         let loops = MultiThreadedEventLoopGroup.singleton.makeIterator().reduce(0) { n, _ in n + 1 }
         try #require(loops > 1, "NIO's singleton group has \(loops) loop on this machine: nothing to spread over")
-        let url = try PostGIS.makeDatabase()
+        let url = try await runBlocking { try PostGIS.makeDatabase() }
         _ = try await runBlocking { try WellStore(path: url).load(csvAt: try Fixtures.file("uwi,lat,lon\nA,50,-114\n")) }
         let store = try await runBlocking { try WellStore(path: url, mode: .readOnly) }
         let engine = try #require(store.engine as? PostgresEngine)
@@ -210,7 +210,7 @@ import WellsTestSupport
     @Test func wellsServePublishesThePoolAtMetrics() async throws {
         let python = Fixtures.repositoryRoot.appendingPathComponent("Tests/Browser/.venv/bin/python").path
         try #require(FileManager.default.isExecutableFile(atPath: python), "run `bash .ci/setup` to install prometheus-client")
-        let url = try PostGIS.makeDatabase()
+        let url = try await runBlocking { try PostGIS.makeDatabase() }
         _ = try await runBlocking { try WellStore(path: url).load(csvAt: try Fixtures.file("uwi,lat,lon\nA,36.1,-85.4\nB,36.2,-85.5\n")) }
         let served = try await ServedWells(arguments: ["serve", "--db", url, "--port", "0", "--exit-with-stdin"])
         /// The pool's samples: `name{labels}` → value.

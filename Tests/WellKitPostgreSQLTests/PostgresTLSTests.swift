@@ -8,7 +8,7 @@ import WellsTestSupport
 /// that refuses connections without TLS (`pg-cluster.sh tls DIR required`): which modes connect
 /// and are encrypted (as the server's `pg_stat_ssl` sees them), the certificate and name checks,
 /// a client certificate, and the errors.
-@Suite(.serialized, .lane(.postgres)) struct PostgresTLSTests {
+@Suite(.serialized, .lane(.postgres), .blocking) struct PostgresTLSTests {
     /// The TLS cluster: its URL prefix (`postgresql://wells@127.0.0.1:PORT`) and its certificates' folder.
     static let cluster: Result<(server: String, port: String, tls: String), PostGISUnavailable> = {
         let directory = "/tmp/wellkit-pg-tls-\(getpid())"

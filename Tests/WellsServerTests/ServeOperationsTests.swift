@@ -197,9 +197,8 @@ import WellsTestSupport
         _ = try await HTTP.get(quiet.url + "collections")
         #expect(kill(quiet.server.process.processIdentifier, SIGTERM) == 0)
         try await Self.expectExitZero(quiet.server.process)
-        for _ in 0..<500 where !quiet.server.errorOutputEnded { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(quiet.server.errorOutputEnded, "the server's standard error never ended")
-        #expect(!quiet.server.errorOutput.contains("msg=request"), "\(quiet.server.errorOutput)")
+        let ended = await quiet.server.errorOutputAtEnd()
+        #expect(!ended.contains("msg=request"), "\(ended)")
     }
 
     /// The access log's hand-written time and duration fields, against Foundation's formatter and arithmetic.
@@ -337,9 +336,9 @@ import WellsTestSupport
     }
 
     /// Waits for a server sent SIGTERM to exit, and expects it to exit 0.
-    static func expectExitZero(_ process: ChildProcess) async throws {
-        try await runBlocking { process.waitUntilExit() }
-        #expect(process.exitedWithZero)
+    static func expectExitZero(_ process: RunningCommand) async throws {
+        let ended = try await process.wait()
+        #expect(ended.exitedWithZero, "\(ended.status)")
     }
 
     /// Whether a request's task has finished, read from another task.

@@ -506,27 +506,10 @@ enum Tool {
         return object?["features"] as? [[String: Any]] ?? []
     }
 
-    /// Runs a program on a dispatch thread: waiting on the test's threads would starve the
-    /// in-process server that the program talks to.
+    /// Runs a program to its end: its status, and its standard output and error as written,
+    /// interleaved. Awaited, so it holds no thread that the in-process server it talks to needs.
     static func execute(_ path: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try executeWaiting(path, arguments) }) }
-        }
-    }
-
-    private static func executeWaiting(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("out-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: output) }
-        let handle = try FileHandle(forWritingTo: output)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        process.waitUntilExit()
-        try handle.close()
-        return (process.terminationStatus, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
+        let run = try await Command(path, arguments, errors: .intoOutput).run()
+        return (run.status, run.out)
     }
 }

@@ -13,7 +13,7 @@ import WellsTestSupport
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("pa.sqlite").path
-        let loaded = try HardeningTests.wells(["load", RepositoryData.root.appendingPathComponent("Data/real/usgs-nwis-pa-gw-sites.tsv").path, "--db", path, "--quiet"])
+        let loaded = try await HardeningTests.wells(["load", RepositoryData.root.appendingPathComponent("Data/real/usgs-nwis-pa-gw-sites.tsv").path, "--db", path, "--quiet"])
         try #require(loaded.status == 0, "\(loaded.err)")
         return try await body(path, try WellStore(path: path, mode: .readOnly))
     }
@@ -29,7 +29,7 @@ import WellsTestSupport
 
             // --where and --sort over extra columns, --fields naming them: the wells the library's
             // decoding selects, sorted as text (descending: nulls last), then by id.
-            let found = try HardeningTests.wells(["find", "--where", "extra.alt_datum_cd = NAVD88", "--sort", "extra.hole_depth_va:desc",
+            let found = try await HardeningTests.wells(["find", "--where", "extra.alt_datum_cd = NAVD88", "--sort", "extra.hole_depth_va:desc",
                                                   "--fields", "id,uwi,extra.hole_depth_va", "--format", "csv", "--db", path])
             #expect(found.status == 0, "\(found.err)")
             let rows = Self.csvRows(found.out)
@@ -47,7 +47,7 @@ import WellsTestSupport
             #expect(rows.dropFirst().map { [$0[1], $0[2]] } == expected.map { [$0.1, $0.2 ?? ""] })
 
             // --fields '*': every field, then every extra column, sorted; GeoJSON carries them as properties.
-            let all = try HardeningTests.wells(["find", "--fields", "*", "--where", "uwi = \(navd88[0].detail.identifier)", "--format", "geojson", "--db", path])
+            let all = try await HardeningTests.wells(["find", "--fields", "*", "--where", "uwi = \(navd88[0].detail.identifier)", "--format", "geojson", "--db", path])
             #expect(all.status == 0, "\(all.err)")
             let collection = try #require(try JSONSerialization.jsonObject(with: Data(all.out.utf8)) as? [String: Any])
             let feature = try #require((collection["features"] as? [[String: Any]])?.first)
@@ -59,13 +59,13 @@ import WellsTestSupport
                 let value = properties["extra." + name]
                 #expect((value as? String) == navd88[0].detail.extra[name] || (value is NSNull && navd88[0].detail.extra[name] == nil), "\(name)")
             }
-            let header = try HardeningTests.wells(["find", "--fields", "uwi,*", "--limit", "1", "--format", "csv", "--db", path])
+            let header = try await HardeningTests.wells(["find", "--fields", "uwi,*", "--limit", "1", "--format", "csv", "--db", path])
             let fieldNames: [String] = WellField.allCases.filter { $0 != .identifier }.map(\.rawValue)
             let columns: [String] = ["uwi"] + fieldNames + extraNames.map { "extra." + $0 }
             #expect(Self.csvRows(header.out).first == columns)
 
             // count --by an extra column.
-            let counted = try HardeningTests.wells(["count", "--by", "extra.alt_datum_cd", "--format", "csv", "--db", path])
+            let counted = try await HardeningTests.wells(["count", "--by", "extra.alt_datum_cd", "--format", "csv", "--db", path])
             #expect(counted.status == 0, "\(counted.err)")
             let counts = Dictionary(uniqueKeysWithValues: Self.csvRows(counted.out).dropFirst().map { ($0[0], Int($0[1]) ?? -1) })
             #expect(counts["NAVD88"] == navd88.count)
@@ -73,7 +73,7 @@ import WellsTestSupport
             // Mistakes: usage errors naming the fix.
             for (arguments, says) in [(["find", "--fields", "uwi,extra."], "names no column"), (["find", "--where", "colour = red"], "extra.NAME"),
                                       (["index", "--sort", "extra.alt_datum_cd"], "extra columns are keys")] {
-                let result = try HardeningTests.wells(arguments + ["--db", path])
+                let result = try await HardeningTests.wells(arguments + ["--db", path])
                 #expect(result.status == 64 && result.err.contains(says), "\(arguments): \(result.status) \(result.err)")
             }
         }

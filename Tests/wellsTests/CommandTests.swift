@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GRDB
 import Testing
+import WellsTestSupport
 @testable import WellsCLI
 @testable import WellKit
 
@@ -65,24 +66,15 @@ import Testing
 
     /// Standard input (`-`) and pipes (`/dev/stdin` here) are spooled and loaded like files, and
     /// a row without an identifier gets the same generated one each time, so a reload updates it.
-    @Test func loadsStandardInputAndPipesWithStableGeneratedIdentifiers() throws {
+    @Test(.blocking) func loadsStandardInputAndPipesWithStableGeneratedIdentifiers() throws {
         try withTemporaryDirectory("wells-stdin") { directory in
             let store = directory.appendingPathComponent("wells.sqlite").path
             let csv = "api,well_name,latitude,longitude\n1,A,36.1,-85.1\n,B,36.2,-85.2\n3,C,36.3,-85.3\n"
             func load(_ source: String) throws -> [String: Any] {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: InterruptedLoadTests.wells)
-                process.arguments = ["load", source, "--db", store, "--format", "json", "--quiet"]
-                let input = Pipe(), output = Pipe()
-                process.standardInput = input
-                process.standardOutput = output
-                try process.run()
-                input.fileHandleForWriting.write(Data(csv.utf8))
-                try input.fileHandleForWriting.close()
-                let data = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                #expect(process.terminationStatus == 0)
-                return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+                let run = try Command(InterruptedLoadTests.wells, ["load", source, "--db", store, "--format", "json", "--quiet"],
+                                      input: .data(Data(csv.utf8))).runWaiting()
+                #expect(run.status == 0)
+                return try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any] ?? [:]
             }
             let first = try load("-"), second = try load("-"), piped = try load("/dev/stdin")
             #expect(first["inserted"] as? Int == 3 && first["generatedIdentifiers"] as? Int == 1 && first["file"] as? String == "-")
@@ -96,20 +88,11 @@ import Testing
 
     /// Runs the `wells` executable with the dynamic loader's log on; returns the log and the exit status.
     private func wellsLoadingLog(_ arguments: [String]) throws -> (log: String, status: Int32) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: InterruptedLoadTests.wells)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(["LD_DEBUG": "files"]) { $1 }
-        let stderr = Pipe()
-        process.standardError = stderr
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let log = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (log, process.terminationStatus)
+        let run = try Command(InterruptedLoadTests.wells, arguments, environment: ["LD_DEBUG": "files"], output: .discard).runWaiting()
+        return (run.err, run.status)
     }
 
-    @Test func queriesLoadNeitherSpatiaLiteNorPROJ() throws {
+    @Test(.blocking) func queriesLoadNeitherSpatiaLiteNorPROJ() throws {
         try withTemporaryDirectory("wells-libs") { directory in
             let csv = directory.appendingPathComponent("wells.csv").path
             let db = directory.appendingPathComponent("wells.sqlite").path

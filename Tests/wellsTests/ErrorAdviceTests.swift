@@ -57,7 +57,7 @@ extension ErrorAdviceTests {
 
 extension ErrorAdviceTests {
     /// `wells load` words the remedies in rejects, warnings and inferences as its flags.
-    @Test func rejectReasonsNameTheFlags() throws {
+    @Test(.blocking) func rejectReasonsNameTheFlags() throws {
         #expect(Terminal.flag(for: .keepLaterDuplicate) == "--on-duplicate last")
         #expect(Terminal.flag(for: .identifierColumn("Well API")) == "--id 'Well API'")
         try HardeningTests.withStore { directory, db in

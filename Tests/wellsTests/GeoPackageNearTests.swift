@@ -24,20 +24,9 @@ import WellsTestSupport
             #expect(ProcessInfo.processInfo.environment["CI"] == nil, "\(name) is not installed; CI installs it")
             return nil
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let out = Pipe(), stdin = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(name) \(arguments)")
-        return String(decoding: data, as: UTF8.self)
+        let run = try Command(path, arguments, input: .data(Data((input ?? "").utf8)), errors: .discard).runWaiting()
+        #expect(run.status == 0, "\(name) \(arguments)")
+        return run.out
     }
 
     /// The rows of CSV text with a header, as dictionaries (no quoted commas in the columns compared here).

@@ -8,41 +8,31 @@ import WellsTestSupport
 @testable import WellKit
 
 /// Hostile and extreme arguments: each gets a clear message and its documented exit code, never a trap.
-@Suite struct HardeningTests {
+@Suite(.blocking) struct HardeningTests {
     static let escape = "\u{1B}"
 
     /// The executable under test: the built `wells`, or `$WELLS_UNDER_TEST` (to show a test fails on an older build).
     static let executable = ProcessInfo.processInfo.environment["WELLS_UNDER_TEST"] ?? InterruptedLoadTests.wells
 
-    /// Runs the `wells` executable; returns its exit status, standard output and standard error.
+    /// Runs the `wells` executable; returns its exit status, standard output and standard error (both
+    /// read while it runs, so neither fills up). Synchronous: from a `.blocking` suite or ``runBlocking(_:)``.
     static func wells(_ arguments: [String], directory: URL? = nil) throws -> (status: Int32, out: String, err: String) {
-        let process = Process()
-        // `bench …` is `wells-bench …`, built beside `wells`.
+        let run = try command(arguments, directory: directory).runWaiting()
+        return (run.status, run.out, run.err)
+    }
+
+    /// ``wells(_:directory:)`` for async code: awaited, it holds no thread while `wells` runs.
+    static func wells(_ arguments: [String], directory: URL? = nil) async throws -> (status: Int32, out: String, err: String) {
+        let run = try await command(arguments, directory: directory).run()
+        return (run.status, run.out, run.err)
+    }
+
+    /// `wells ARGUMENTS`, or `wells-bench …` for `bench …` (built beside `wells`). A command that does
+    /// not end within two minutes is a failure (SIGTERM), not a hung test run.
+    static func command(_ arguments: [String], directory: URL?) -> Command {
         let bench = arguments.first == "bench"
-        process.executableURL = URL(fileURLWithPath: bench ? executable + "-bench" : executable)
-        process.arguments = bench ? Array(arguments.dropFirst()) : arguments
-        if let directory { process.currentDirectoryURL = directory }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // A command that does not end within two minutes is a failure, not a hung test run.
-        let deadline = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: deadline)
-        defer { deadline.cancel() }
-        // Read both pipes while the process runs, so neither fills up.
-        nonisolated(unsafe) var errData = Data()
-        let errRead = DispatchSemaphore(value: 0)
-        let reader = Thread {
-            errData = err.fileHandleForReading.readDataToEndOfFile()
-            errRead.signal()
-        }
-        reader.start()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        errRead.wait()
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        return Command(bench ? executable + "-bench" : executable, bench ? Array(arguments.dropFirst()) : arguments,
+                       workingDirectory: directory?.path, timeout: .seconds(120))
     }
 
     /// A store of four wells near Cookeville, one with a terminal escape sequence in its name.
@@ -343,15 +333,10 @@ import WellsTestSupport
                 let command = String(section.prefix { $0 != "\n" })
                 let output = String(section.dropFirst(command.count + 1))
                 guard !command.hasPrefix("wells load") else { continue }   // a reload reports updates, not inserts
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/bin/sh")
-                process.arguments = ["-c", "\"$0\" " + command.dropFirst("wells ".count), InterruptedLoadTests.wells]   // today's build runs the printed command
-                let pipe = Pipe()
-                process.standardOutput = pipe
-                try process.run()
-                let again = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                process.waitUntilExit()
-                #expect(process.terminationStatus == 0, "\(command)")
+                // Today's build runs the printed command.
+                let run = try Command("/bin/sh", ["-c", "\"$0\" " + command.dropFirst("wells ".count), InterruptedLoadTests.wells]).runWaiting()
+                let again = run.out
+                #expect(run.status == 0, "\(command)")
                 if !command.hasPrefix("wells generate") {
                     #expect(again.trimmingCharacters(in: .newlines) == output.trimmingCharacters(in: .newlines), "\(command)")
                 }
@@ -381,16 +366,9 @@ import WellsTestSupport
     @Test func aFullStandardOutputIsAnError() throws {
         try Self.withStore { _, db in
             for arguments in [["bbox", "-86,36,-85,37", "--format", "csv"], ["suspects"], ["check"], ["--version"]] {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: Self.executable)
-                process.arguments = arguments + (arguments == ["--version"] ? [] : ["--db", db])
-                process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
-                let err = Pipe()
-                process.standardError = err
-                try process.run()
-                let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                process.waitUntilExit()
-                #expect(process.terminationReason == .exit && process.terminationStatus == 74, "wells \(arguments[0]): \(process.terminationStatus) \(said.prefix(300))")
+                let run = try Command(Self.executable, arguments + (arguments == ["--version"] ? [] : ["--db", db]), output: .file("/dev/full")).runWaiting()
+                let said = run.err
+                #expect(run.signal == nil && run.status == 74, "wells \(arguments[0]): \(run.status) \(said.prefix(300))")
                 #expect(said == "wells: error: cannot write standard output: No space left on device; what was written is incomplete\n", "\(said.prefix(300))")
             }
         }
@@ -450,13 +428,9 @@ import WellsTestSupport
     @Test(.lane(.slow)) func aDamagedShapefileIsAnErrorNotACrash() throws {
         try withTemporaryDirectory("wells-shapefile") { directory in
             let shp = directory.appendingPathComponent("tn.shp").path
-            let ogr = Process()
-            ogr.executableURL = URL(fileURLWithPath: "/usr/bin/ogr2ogr")
-            ogr.arguments = ["-f", "ESRI Shapefile", shp, RepositoryData.root.appendingPathComponent("Data/boundaries/us-counties-fips.geojson").path,
-                             "-where", "STATE='47'"]
-            try ogr.run()
-            ogr.waitUntilExit()
-            try #require(ogr.terminationStatus == 0, "ogr2ogr (gdal-bin)")
+            let ogr = try Command("/usr/bin/ogr2ogr", ["-f", "ESRI Shapefile", shp, RepositoryData.root.appendingPathComponent("Data/boundaries/us-counties-fips.geojson").path,
+                                                       "-where", "STATE='47'"]).runWaiting()
+            try #require(ogr.status == 0, "ogr2ogr (gdal-bin): \(ogr.err)")
             let store = directory.appendingPathComponent("tn.sqlite").path
             #expect(try Self.wells(["load", RepositoryData.realList("tn-oilgas-wells.csv"), "--db", store, "-q"]).status == 0)
             let original = try ["shp", "shx", "dbf", "prj"].map { try Data(contentsOf: URL(fileURLWithPath: directory.appendingPathComponent("tn.\($0)").path)) }

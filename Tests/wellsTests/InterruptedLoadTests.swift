@@ -6,7 +6,7 @@ import Testing
 import WellsTestSupport
 
 /// Kills `wells load` part-way and checks that the store is exactly as it was.
-@Suite(.serialized) struct InterruptedLoadTests {
+@Suite(.serialized, .blocking) struct InterruptedLoadTests {
     /// The `wells` executable next to the test bundle.
     static var wells: String { WellsExecutable.path }
 
@@ -28,14 +28,8 @@ import WellsTestSupport
     }
 
     /// Starts `wells load FILE --db STORE --quiet`.
-    static func startLoad(_ file: String, into store: String) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: wells)
-        process.arguments = ["load", file, "--db", store, "--quiet"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+    static func startLoad(_ file: String, into store: String) throws -> RunningCommand {
+        try Command(wells, ["load", file, "--db", store, "--quiet"]).start()
     }
 
     /// Sends `signal` to `process` at the first moment `ready` holds (for at most two minutes), and
@@ -46,7 +40,8 @@ import WellsTestSupport
     /// `waitid`) and `ready` checked again while nothing moves, so the signal arrives in exactly the
     /// state `ready` saw. If the process moved on between the two checks, it goes on (SIGCONT) and
     /// the wait continues.
-    static func interrupt(_ process: Process, with signal: Int32, watching directory: String, when ready: () -> Bool) {
+    @discardableResult
+    static func interrupt(_ process: RunningCommand, with signal: Int32, watching directory: String, when ready: () -> Bool) throws -> CommandResult {
         let changes = DirectoryChanges(directory)
         let deadline = Date().addingTimeInterval(120)
         let pid = process.processIdentifier
@@ -55,7 +50,7 @@ import WellsTestSupport
             if ready() {
                 kill(pid, SIGSTOP)
                 var info = siginfo_t()
-                // Returns once every thread has stopped (or the process ended), leaving its status to Foundation.
+                // Returns once every thread has stopped (or the process ended), leaving its status to the runner.
                 _ = waitid(P_PID, id_t(pid), &info, WSTOPPED | WEXITED | WNOWAIT)
                 stopped = Int(info.si_code) == Int(CLD_STOPPED)
                 if stopped && ready() { break }
@@ -67,13 +62,14 @@ import WellsTestSupport
         #expect(stopped, "the load finished before it could be interrupted")
         kill(pid, signal)
         if stopped { kill(pid, SIGCONT) }
-        process.waitUntilExit()
+        let ended = try process.waitUntilExit()
         if signal == SIGKILL {
-            #expect(process.terminationReason == .uncaughtSignal)
+            #expect(ended.signal == SIGKILL)
         } else {
             // SIGINT and SIGTERM are caught: a message, the store the load made removed, exit 128 + the signal.
-            #expect(process.terminationReason == .exit && process.terminationStatus == 128 + signal)
+            #expect(ended.signal == nil && ended.status == 128 + signal)
         }
+        return ended
     }
 
     /// Whether the first load into the empty `store`, which commits through a rollback journal, has
@@ -106,7 +102,7 @@ import WellsTestSupport
             // Kill the load once it is writing (its WAL grows past the small load's).
             let wal = store + "-wal"
             var walAtStart: Int?
-            Self.interrupt(process, with: signal, watching: directory.path) {
+            try Self.interrupt(process, with: signal, watching: directory.path) {
                 let size = (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
                 if walAtStart == nil { walAtStart = size }
                 return size > (walAtStart ?? 0) + 4_000_000
@@ -133,7 +129,7 @@ import WellsTestSupport
             let process = try Self.startLoad(big, into: store)
             let journal = store + "-journal"
             let emptySize = try #require(FileManager.default.attributesOfItem(atPath: store)[.size] as? Int)
-            Self.interrupt(process, with: signal, watching: directory.path) {
+            try Self.interrupt(process, with: signal, watching: directory.path) {
                 Self.firstLoadIsWritingTheFile(store, emptySize: emptySize)
             }
             #expect(FileManager.default.fileExists(atPath: journal), "a killed rollback-journal load leaves its journal")
@@ -158,43 +154,34 @@ import WellsTestSupport
             try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
             let big = directory.appendingPathComponent("big.csv").path
             try WellGenerator(count: 400_000, seed: 5).write(toFileAt: big)
-            func start(_ arguments: [String], input: FileHandle? = nil) throws -> (Process, Pipe) {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: Self.wells)
-                process.arguments = arguments
-                process.currentDirectoryURL = directory
-                process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": temporary.path]) { $1 }
-                let err = Pipe()
-                process.standardOutput = FileHandle.nullDevice
-                process.standardError = err
-                if let input { process.standardInput = input }
-                try process.run()
-                return (process, err)
+            func start(_ arguments: [String], input: String? = nil) throws -> RunningCommand {
+                try Command(Self.wells, arguments, environment: ["TMPDIR": temporary.path], workingDirectory: directory.path,
+                            input: input.map { .file($0) } ?? .none).start()
             }
             func files(in url: URL) -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? [] }
 
             // A load from standard input: interrupted once its spool holds a few megabytes.
-            let (load, loadErr) = try start(["load", "-", "--db", "spool.sqlite"], input: try FileHandle(forReadingFrom: URL(fileURLWithPath: big)))
-            Self.interrupt(load, with: SIGINT, watching: temporary.path) {
+            let load = try start(["load", "-", "--db", "spool.sqlite"], input: big)
+            let loaded = try Self.interrupt(load, with: SIGINT, watching: temporary.path) {
                 files(in: temporary).contains { name in
                     ((try? FileManager.default.attributesOfItem(atPath: temporary.appendingPathComponent(name).path)[.size] as? Int) ?? 0) > 4_000_000
                 }
             }
             #expect(files(in: temporary).isEmpty, "the spool was left: \(files(in: temporary))")
-            let message = String(decoding: loadErr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let message = loaded.err
             #expect(message.hasPrefix("wells: interrupted by SIGINT: nothing was committed"), "\(message)")
 
             // A list written over an existing one: interrupted while its temporary file grows.
             let list = directory.appendingPathComponent("list.csv").path
             try FileManager.default.copyItem(atPath: big, toPath: list)
             let before = try Data(contentsOf: URL(fileURLWithPath: list))
-            let (generate, generateErr) = try start(["generate", "--count", "3000000", "--out", "list.csv"])
-            Self.interrupt(generate, with: SIGTERM, watching: directory.path) {
+            let generate = try start(["generate", "--count", "3000000", "--out", "list.csv"])
+            let generated = try Self.interrupt(generate, with: SIGTERM, watching: directory.path) {
                 files(in: directory).contains { $0.hasPrefix(".list.csv.") }
             }
             #expect(try Data(contentsOf: URL(fileURLWithPath: list)) == before, "the interrupted generate changed the old list")
             #expect(!files(in: directory).contains { $0.hasPrefix(".list.csv.") }, "the temporary file was left: \(files(in: directory))")
-            let said = String(decoding: generateErr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let said = generated.err
             #expect(said == "wells: interrupted by SIGTERM: stopped; nothing was changed and no partial output was left\n", "\(said)")
         }
     }

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import WellsTestSupport
 @testable import WellKit
 
 /// `wells list` reads: it opens the store read-only and creates no index; `wells index` does.
-@Suite struct ListReadOnlyTests {
+@Suite(.blocking) struct ListReadOnlyTests {
     /// The bytes of the store file and of its `-wal` (empty when there is none).
     static func digest(_ db: String) throws -> [Data] {
         try [db, db + "-wal"].map { path in

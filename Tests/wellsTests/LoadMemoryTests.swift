@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WellsTestSupport
 @testable import WellKit
 
 /// A load that would need more memory than the machine has is refused before it reads the file.
@@ -18,7 +19,7 @@ import Testing
     /// A sparse file of 3,000 real records (more than the sniffed bytes and the inference sample)
     /// and a terabyte of nothing after them: some 40 billion wells by the records' length, which no
     /// machine here holds; exit 71 with the message, before the NULs are read, and no store is left.
-    @Test func aFileTooBigForMemoryIsRefusedBeforeItIsRead() throws {
+    @Test(.blocking) func aFileTooBigForMemoryIsRefusedBeforeItIsRead() throws {
         try withTemporaryDirectory("wells-memory") { directory in
             let csv = directory.appendingPathComponent("huge.csv").path
             let db = directory.appendingPathComponent("wells.sqlite").path

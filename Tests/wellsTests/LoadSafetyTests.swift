@@ -7,7 +7,7 @@ import WellsTestSupport
 
 /// `wells load` and the store under hostile conditions, each run as a separate process: what it
 /// prints, how it exits, and that no file it was not asked to write changes.
-@Suite(.serialized) struct LoadSafetyTests {
+@Suite(.serialized, .blocking) struct LoadSafetyTests {
     struct Run {
         var status: Int32
         var crashed: Bool
@@ -18,27 +18,12 @@ import WellsTestSupport
     /// Runs `wells` with `arguments`, optionally as another user (`setpriv`) and with `stdin`.
     static func wells(_ arguments: [String], binary: String = InterruptedLoadTests.wells, asNobody: Bool = false,
                       stdin: Data? = nil) throws -> Run {
-        let process = Process()
-        if asNobody {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", binary] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = arguments
-        }
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-        try process.run()
-        if let stdin {
-            input.fileHandleForWriting.write(stdin)
-            try input.fileHandleForWriting.close()
-        }
-        let stdout = out.fileHandleForReading.readDataToEndOfFile(), stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, crashed: process.terminationReason == .uncaughtSignal,
-                   stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        var command = asNobody ? Command("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", binary] + arguments)
+                               : Command(binary, arguments)
+        if let stdin { command.input = .data(stdin) }
+        let result = try command.runWaiting()
+        // As Foundation's `Process` reported it: a signal's number for a child it ended.
+        return Run(status: result.signal ?? result.status, crashed: result.signal != nil, stdout: result.out, stderr: result.err)
     }
 
     /// A copy of the `wells` binary at `path`, for another user to run: written through a descriptor
@@ -106,13 +91,7 @@ import WellsTestSupport
             try WellGenerator(count: 244_292, seed: 8).write(toFileAt: big)
             _ = try WellStore(path: store).load(csvAt: Self.small)
             let before = try InterruptedLoadTests.fingerprint(store)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: InterruptedLoadTests.wells)
-            process.arguments = ["load", big, "--db", store, "--quiet"]
-            let err = Pipe()
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = err
-            try process.run()
+            let process = try Command(InterruptedLoadTests.wells, ["load", big, "--db", store, "--quiet"]).start()
             // Truncate the input as soon as the load has mapped it (it shows in /proc/PID/maps).
             let deadline = Date().addingTimeInterval(120)
             while process.isRunning && Date() < deadline
@@ -121,10 +100,10 @@ import WellsTestSupport
             }
             #expect(process.isRunning, "the load finished before the file could be truncated")
             #expect(truncate(big, 0) == 0)
-            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .exit, "the load crashed: \(message)")
-            #expect(process.terminationStatus == 65)
+            let ended = try process.waitUntilExit()
+            let message = ended.err
+            #expect(ended.signal == nil, "the load crashed: \(message)")
+            #expect(ended.status == 65)
             #expect(message.contains("big.csv: the file shrank while it was being read"))
             #expect(try InterruptedLoadTests.fingerprint(store) == before)
         }
@@ -271,7 +250,7 @@ import WellsTestSupport
             let emptySize = try #require(FileManager.default.attributesOfItem(atPath: store)[.size] as? Int)
             let process = try InterruptedLoadTests.startLoad(big, into: store)
             // Killed while it writes its pages to the store's file, in the state the check saw.
-            InterruptedLoadTests.interrupt(process, with: SIGKILL, watching: directory.path) {
+            try InterruptedLoadTests.interrupt(process, with: SIGKILL, watching: directory.path) {
                 InterruptedLoadTests.firstLoadIsWritingTheFile(store, emptySize: emptySize)
             }
             let journal = store + "-journal"
@@ -300,20 +279,10 @@ import WellsTestSupport
         try withTemporaryDirectory("wells-safety") { directory in
             let mount = directory.appendingPathComponent("small").path
             try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
-            let mounted = Process()
-            mounted.executableURL = URL(fileURLWithPath: "/bin/mount")
-            mounted.arguments = ["-t", "tmpfs", "-o", "size=3m", "tmpfs", mount]
-            try mounted.run()
-            mounted.waitUntilExit()
-            #expect(mounted.terminationStatus == 0, "cannot mount a tmpfs here")
-            guard mounted.terminationStatus == 0 else { return }
-            defer {
-                let unmount = Process()
-                unmount.executableURL = URL(fileURLWithPath: "/bin/umount")
-                unmount.arguments = [mount]
-                try? unmount.run()
-                unmount.waitUntilExit()
-            }
+            let mounted = try Command("/bin/mount", ["-t", "tmpfs", "-o", "size=3m", "tmpfs", mount]).runWaiting()
+            #expect(mounted.status == 0, "cannot mount a tmpfs here: \(mounted.err)")
+            guard mounted.status == 0 else { return }
+            defer { _ = try? Command("/bin/umount", [mount]).runWaiting() }
             let big = directory.appendingPathComponent("big.csv").path
             try WellGenerator(count: 20_000, seed: 3).write(toFileAt: big)
             let existing = mount + "/s.sqlite"

@@ -9,7 +9,7 @@ import WellKitSynthetic
 /// `make_fixtures.py`), each with a slip that used to load its wells onto the wrong continent with
 /// exit 0. Each must now stop with exit 65 and a command that, pasted, loads the wells where their
 /// rows say; or load with its wells where they belong.
-@Suite(.lane(.slow)) struct PlacementTests {
+@Suite(.lane(.slow), .blocking) struct PlacementTests {
     static let fixtures = RepositoryData.root.appendingPathComponent("Tests/Fixtures/Placement")
 
     static func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
@@ -814,15 +814,8 @@ import WellKitSynthetic
         try withTemporaryDirectory("placement") { directory in
             let db = directory.appendingPathComponent("stdin.sqlite").path
             func load(_ name: String) throws -> String {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/bin/sh")
-                process.arguments = ["-c", "cat \"$1\" | \"$2\" load - --db \"$3\" --format json", "sh", Self.fixture(name), HardeningTests.executable, db]
-                let out = Pipe()
-                process.standardOutput = out
-                try process.run()
-                let data = out.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+                let run = try Command("/bin/sh", ["-c", "cat \"$1\" | \"$2\" load - --db \"$3\" --format json", "sh", Self.fixture(name), HardeningTests.executable, db]).runWaiting()
+                let json = try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any]
                 return "\(json?["inserted"] as? Int ?? -1) \(json?["updated"] as? Int ?? -1)"
             }
             let counts = [try load("a/wells.csv"), try load("b/wells.csv"), try load("b/wells.csv")]
@@ -833,7 +826,7 @@ import WellKitSynthetic
 
 /// Endings a script can trust: an interrupted first load leaves no store, a refused one leaves a
 /// foreign file byte for byte, and arguments that are almost certainly a mistake are named.
-@Suite struct HonestEndingTests {
+@Suite(.blocking) struct HonestEndingTests {
     /// Signalled at the first moment its temporary `.creating-` file exists, or the store itself:
     /// the handler waits for the store's creation to finish (``WellStore/creationGate``), then
     /// removes the whole store, so nothing named after it is left in either case.
@@ -844,11 +837,11 @@ import WellKitSynthetic
             let big = directory.appendingPathComponent("big.csv").path
             try WellGenerator(count: 244_292, seed: 7).write(toFileAt: big)
             let process = try InterruptedLoadTests.startLoad(big, into: store)
-            InterruptedLoadTests.interrupt(process, with: signal, watching: directory.path) {
+            let ended = try InterruptedLoadTests.interrupt(process, with: signal, watching: directory.path) {
                 moment.isEmpty ? FileManager.default.fileExists(atPath: store)
                     : ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).contains { $0.hasPrefix("wells.sqlite" + moment) }
             }
-            #expect(process.terminationStatus == 128 + signal)
+            #expect(ended.status == 128 + signal)
             let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("wells.sqlite") }
             #expect(left.isEmpty, "left behind: \(left)")
             let query = try HardeningTests.wells(["bbox", "-114.2,50.9,-113.9,51.2", "--db", store])
@@ -859,11 +852,8 @@ import WellKitSynthetic
     @Test func aLoadRefusedForAForeignSQLiteFileLeavesItByteIdentical() throws {
         try withTemporaryDirectory("wells-foreign") { directory in
             let gpkg = directory.appendingPathComponent("layer.gpkg").path
-            let ogr = Process()
-            ogr.executableURL = URL(fileURLWithPath: "/usr/bin/ogr2ogr")
-            ogr.arguments = ["-f", "GPKG", gpkg, PlacementTests.fixture("a/wells.csv"), "-oo", "X_POSSIBLE_NAMES=Longitude", "-oo", "Y_POSSIBLE_NAMES=Latitude"]
-            try ogr.run()
-            ogr.waitUntilExit()
+            _ = try Command("/usr/bin/ogr2ogr", ["-f", "GPKG", gpkg, PlacementTests.fixture("a/wells.csv"), "-oo", "X_POSSIBLE_NAMES=Longitude",
+                                                 "-oo", "Y_POSSIBLE_NAMES=Latitude"]).runWaiting()
             let before = try Data(contentsOf: URL(fileURLWithPath: gpkg))
             let result = try HardeningTests.wells(["load", PlacementTests.fixture("b/wells.csv"), "--db", gpkg])
             #expect(result.status == 65 && result.err.contains("not a WellKit store"))

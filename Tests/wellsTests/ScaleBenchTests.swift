@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import WellsTestSupport
 @testable import wells_bench
 
 /// `wells-bench scale`: well lists of several sizes loaded by `wells load` and the C reference loader, as whole processes.
-@Suite struct ScaleBenchTests {
+@Suite(.blocking) struct ScaleBenchTests {
     /// The repository root, from this file's path.
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     /// The C reference loader that writes WellKit's schema, `Benchmarks/Reference/limit_load_wellkit.c`,
@@ -12,12 +13,8 @@ import Testing
         let source = repositoryRoot.appendingPathComponent("Benchmarks/Reference/limit_load_wellkit.c").path
         try #require(FileManager.default.fileExists(atPath: source), "missing \(source)")
         let binary = directory.appendingPathComponent("limit_load").path
-        let gcc = Process()
-        gcc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        gcc.arguments = ["gcc", "-O2", "-o", binary, source, "-lsqlite3", "-lm"]
-        try gcc.run()
-        gcc.waitUntilExit()
-        try #require(gcc.terminationStatus == 0, "gcc could not build limit_load.c (gcc and libsqlite3-dev are installed by .ci/setup)")
+        let gcc = try Command("/usr/bin/env", ["gcc", "-O2", "-o", binary, source, "-lsqlite3", "-lm"]).runWaiting()
+        try #require(gcc.status == 0, "gcc could not build limit_load.c (gcc and libsqlite3-dev are installed by .ci/setup): \(gcc.err)")
         return binary
     }
 

@@ -1,19 +1,12 @@
 import Foundation
 import Testing
+import WellsTestSupport
 
 /// `wells find --where` on inputs that crashed the parser or reached SQLite: usage errors, exit 64.
-@Suite struct WhereLimitTests {
+@Suite(.blocking) struct WhereLimitTests {
     private func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: InterruptedLoadTests.wells)
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+        let run = try Command(InterruptedLoadTests.wells, arguments, output: .discard).runWaiting()
+        return (run.status, run.err)
     }
 
     @Test func deepWideAndMistypedConditionsExit64() throws {

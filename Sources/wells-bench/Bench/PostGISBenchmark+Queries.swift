@@ -211,12 +211,12 @@ extension PostGISBenchmark {
     }
 
     /// Runs pgbench on `script`; with `latencies`, with -r and a per-transaction log (-l) read for p50 and p99.
-    func pgbench(name: String, script: String, database: String, mode: String, clients: Int, seconds: Int, latencies: Bool) throws -> PgbenchRun {
+    func pgbench(name: String, script: String, database: String, mode: String, clients: Int, seconds: Int, latencies: Bool) async throws -> PgbenchRun {
         let prefix = directory.appendingPathComponent("pgbench-log-\(UUID().uuidString.prefix(8))").path
         var arguments = ["-n", "-M", mode, "-c", "\(clients)", "-j", "\(clients)", "-T", "\(seconds)", "-f", script]
         if latencies { arguments += ["-r", "-l", "--log-prefix=\(prefix)"] }
         arguments.append(postgres.url(database))
-        let output = try Subprocess.capture("pgbench", arguments).text
+        let output = try await Tools.run("pgbench", arguments).out
         func number(after label: String) -> Double? {
             guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix(label) }) else { return nil }
             return line.dropFirst(label.count).split(separator: " ").first.flatMap { Double($0) }

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessRunner
 import Synchronization
 import WellKit
 #if canImport(Glibc)
@@ -30,11 +31,11 @@ final class BenchPostgres: Sendable {
         password = parts.3
     }
 
-    init(clusterScript: String, directory: String) throws {
+    init(clusterScript: String, directory: String) async throws {
         let script = URL(fileURLWithPath: clusterScript).standardizedFileURL.path
         cluster = (directory, script)
-        let output = try Subprocess.capture("bash", [script, "start", directory])
-        base = output.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let output = try await Tools.run("bash", [script, "start", directory])
+        base = output.out.trimmingCharacters(in: .whitespacesAndNewlines)
         let parts = try Self.parts(base)
         host = parts.0
         port = parts.1
@@ -72,41 +73,56 @@ final class BenchPostgres: Sendable {
 
     /// Runs `sql` in `database` (the server's own when nil) with psql: the rows, unaligned, tab-separated.
     @discardableResult
-    func psql(_ database: String?, _ sql: String) throws -> [[String]] {
-        let output = try Subprocess.capture("psql", ["-X", "-q", "-A", "-t", "-F", "\t", "-v", "ON_ERROR_STOP=1", "-d", database.map(url) ?? base, "-c", sql])
-        return output.text.split(separator: "\n", omittingEmptySubsequences: true).map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+    func psql(_ database: String?, _ sql: String) async throws -> [[String]] {
+        let (program, arguments) = psqlCommand(database, sql)
+        return Self.rows(try await Tools.run(program, arguments).out)
+    }
+
+    private func psqlCommand(_ database: String?, _ sql: String) -> (String, [String]) {
+        ("psql", ["-X", "-q", "-A", "-t", "-F", "\t", "-v", "ON_ERROR_STOP=1", "-d", database.map(url) ?? base, "-c", sql])
+    }
+
+    private static func rows(_ text: String) -> [[String]] {
+        text.split(separator: "\n", omittingEmptySubsequences: true).map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
     }
 
     /// One number from `sql`.
-    func number(_ database: String?, _ sql: String) throws -> Int {
-        guard let text = try psql(database, sql).first?.first, let value = Int(text) else {
+    func number(_ database: String?, _ sql: String) async throws -> Int {
+        guard let text = try await psql(database, sql).first?.first, let value = Int(text) else {
             throw StoreError(.invalidArgument, "psql gave no number for \(sql)")
         }
         return value
     }
 
-    func createDatabase(_ name: String, template: String) throws {
-        dropDatabase(name)
-        try psql(nil, "CREATE DATABASE \(name) TEMPLATE \(template)")
+    func createDatabase(_ name: String, template: String) async throws {
+        await dropDatabase(name)
+        try await psql(nil, "CREATE DATABASE \(name) TEMPLATE \(template)")
         state.withLock { $0.databases.append(name) }
     }
 
-    func dropDatabase(_ name: String) {
-        _ = try? psql(nil, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+    func dropDatabase(_ name: String) async {
+        _ = try? await psql(nil, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
         state.withLock { $0.databases.removeAll { $0 == name } }
     }
 
     /// Stops and removes a throwaway cluster; on a given server, drops the databases made here. Runs once.
-    func tearDown() {
+    func tearDown() async {
+        for (program, arguments) in tearDownCommands() { _ = try? await Tools.run(program, arguments) }
+    }
+
+    /// ``tearDown()`` for an interrupted run's signal handler, which runs off Swift's cooperative pool.
+    func tearDownWaiting() {
+        for (program, arguments) in tearDownCommands() { _ = try? Tools.runWaiting(program, arguments) }
+    }
+
+    /// What ``tearDown()`` runs: nothing once it has run.
+    private func tearDownCommands() -> [(String, [String])] {
         let (databases, stopped) = state.withLock { state in
             defer { state = ([], true) }
             return state
         }
-        guard !stopped else { return }
-        if let cluster {
-            _ = try? Subprocess.capture("bash", [cluster.script, "stop", cluster.directory])
-        } else {
-            for name in databases { _ = try? psql(nil, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
-        }
+        guard !stopped else { return [] }
+        if let cluster { return [("bash", [cluster.script, "stop", cluster.directory])] }
+        return databases.map { psqlCommand(nil, "DROP DATABASE IF EXISTS \($0) WITH (FORCE)") }
     }
 }

@@ -40,7 +40,15 @@ package enum PostGIS {
     /// The clusters this process starts (the tests', a standby, the TLS one): see ``stopAtExit(_:)``.
     private static let clusters = Mutex<[String]>([])
     private static let stopsAtExit: Void = {
-        atexit { for directory in PostGIS.clusters.withLock({ $0 }) { _ = PostGIS.run(["bash", PostGIS.script, "stop", directory]) } }
+        atexit {
+            // On a thread of its own: the thread that exits may be one of Swift's pool, where ``run(_:)`` does not wait.
+            let stopped = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                for directory in PostGIS.clusters.withLock({ $0 }) { _ = PostGIS.run(["bash", PostGIS.script, "stop", directory]) }
+                stopped.signal()
+            }
+            stopped.wait()
+        }
     }()
 
     /// Stops the cluster in `directory`, and removes it, when the test process exits; called before
@@ -102,38 +110,19 @@ package enum PostGIS {
         return out.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Runs a program to its end and returns its status and output.
+    /// Runs a program (looked up on PATH) to its end and returns its status and output.
     ///
-    /// posix_spawn and waitpid rather than Foundation's Process: the cluster script leaves a
-    /// server running that would hold a pipe open, and the child must start with no signal
-    /// blocked (pg_ctl waits with signals), which a thread of Swift's pool does not give it.
+    /// The cluster script leaves a server running: ``Command`` closes every descriptor of this
+    /// process in the child, so the server keeps no other test's pipes, and starts it with no signal
+    /// blocked (pg_ctl waits with signals). Synchronous: call it off Swift's cooperative pool (the
+    /// suite trait `.blocking`, or ``runBlocking(_:)``).
     package static func run(_ arguments: [String]) -> (Int32, String, String) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wellkit-run-\(UUID().uuidString)")
-        let outPath = directory.path + ".out", errPath = directory.path + ".err"
-        defer { unlink(outPath); unlink(errPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        // The cluster's server outlives this call: it must not keep other tests' pipes (``ChildProcess``).
-        do { try ChildProcess.closeOtherDescriptors(&actions) } catch { return (-1, "", "\(error)") }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        ChildProcess.resetSignals(&attributes)
-        let argv: [UnsafeMutablePointer<CChar>?] = (["/usr/bin/env"] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = argv.withUnsafeBufferPointer { posix_spawn(&pid, "/usr/bin/env", &actions, &attributes, $0.baseAddress!, environ) }
-        guard spawned == 0 else { return (-1, "", String(cString: strerror(spawned))) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let out = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
-        let err = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
-        let exited = status & 0x7f == 0
-        return (exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), out, err)
+        do {
+            let result = try Command("/usr/bin/env", arguments).runWaiting()
+            return (result.status, result.out, result.err)
+        } catch {
+            return (-1, "", "\(error)")
+        }
     }
 }
 

@@ -71,7 +71,7 @@ import WellsTestSupport
     }
 
     /// A shapefile written by GDAL in UTM 17N (its `.prj` in ESRI's WKT) gives the wells the GeoJSON gives.
-    @Test(.lane(.slow)) func aShapefileInAnotherCRSReadsAsTheGeoJSON() throws {
+    @Test(.lane(.slow), .blocking) func aShapefileInAnotherCRSReadsAsTheGeoJSON() throws {
         let directory = URL(fileURLWithPath: try Fixtures.file("", name: "unused")).deletingLastPathComponent()
         let shp = directory.appendingPathComponent("pa.shp").path
         let (status, _, err) = PostGIS.run(["ogr2ogr", "-f", "ESRI Shapefile", shp, Self.counties.path, "-where", "STATE='42'", "-t_srs", "EPSG:32617"])
@@ -115,7 +115,7 @@ import WellsTestSupport
 
     /// Counties with a hole (Cheatham, TN), two polygons (Tipton, Dickson), a concave outline
     /// (Overton, Fentress, Washington PA) and Allegheny: the wells in each are shapely's.
-    @Test(.lane(.slow)) func wellsWithinCountiesAreShapelysAnswer() throws {
+    @Test(.lane(.slow), .blocking) func wellsWithinCountiesAreShapelysAnswer() throws {
         let (store, pins) = try Self.realStore()
         let chosen = [("47", "Cheatham"), ("47", "Tipton"), ("47", "Dickson"), ("47", "Overton"), ("47", "Fentress"),
                       ("42", "Washington"), ("42", "Allegheny")]
@@ -146,7 +146,7 @@ import WellsTestSupport
 
     /// Wells per Pennsylvania county equal GeoPandas' `sjoin` (predicate intersects) and `groupby`;
     /// the degree grid's cells add up to the total and equal a `floor` binning of the same points.
-    @Test(.lane(.slow)) func countsPerCountyAreGeoPandasSjoinAndTheGridAddsUp() throws {
+    @Test(.lane(.slow), .blocking) func countsPerCountyAreGeoPandasSjoinAndTheGridAddsUp() throws {
         let (store, pins) = try Self.realStore()
         let pennsylvania = try Area.features(geoJSONAt: Self.counties).filter { $0.property("STATE") == .text("42") }
         let groups = try store.groups(WellFetchRequest(), by: .areas(pennsylvania))
@@ -202,7 +202,7 @@ import WellsTestSupport
 }
 
 /// The same areas and groups on PostgreSQL/PostGIS as in a file.
-@Suite(.serialized, .lane(.postgres)) struct AreaPostGISTests {
+@Suite(.serialized, .lane(.postgres), .blocking) struct AreaPostGISTests {
     @Test func withinAndGroupsAnswerAsInAFile() throws {
         let file = try Fixtures.makeStore(), server = try PostGIS.makeStore()
         for store in [file, server] {

@@ -213,7 +213,7 @@ import WellsTestSupport
 }
 
 /// The same tests against PostgreSQL: the same answers as the file engine's.
-@Suite(.serialized, .lane(.postgres)) struct AttributePostGISTests {
+@Suite(.serialized, .lane(.postgres), .blocking) struct AttributePostGISTests {
     @Test func whereSortAndFieldsReadExtraColumns() throws { try AttributeTests().whereSortAndFieldsReadExtraColumns(engine: .postgis) }
     @Test func awkwardColumnNamesAreBoundNeverSQL() throws { try AttributeTests().awkwardColumnNamesAreBoundNeverSQL(engine: .postgis) }
     @Test func equalityModifiersFoldCaseAndDiacritics() throws { try AttributeTests().equalityModifiersFoldCaseAndDiacritics(engine: .postgis) }

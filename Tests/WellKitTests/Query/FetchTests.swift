@@ -309,7 +309,7 @@ final class StatementLog: @unchecked Sendable {
 }
 
 /// ``FetchTests``' oracle tests against the PostgreSQL/PostGIS engine.
-@Suite(.lane(.postgres)) struct FetchTestsOnPostGIS {
+@Suite(.lane(.postgres), .blocking) struct FetchTestsOnPostGIS {
     @Test func twoHundredRandomBoxesMatchBruteForce() throws { try FetchTests().twoHundredRandomBoxesMatchBruteForce(engine: .postgis) }
     @Test func boxEdgesAreIncluded() throws { try FetchTests().boxEdgesAreIncluded(engine: .postgis) }
     @Test func twoHundredRandomRadiiMatchBruteForce() throws { try FetchTests().twoHundredRandomRadiiMatchBruteForce(engine: .postgis) }
