@@ -4,7 +4,7 @@
 
 /* The PROJ functions WellKit calls. They are resolved at run time (see `LibProj.swift`):
  * linking libproj would make every process load it and its ~40 dependencies at start-up,
- * about 10 ms, even `wells --help` and `wells bbox`, which never use PROJ. */
+ * even `wells --help` and `wells bbox`, which never use PROJ (Benchmarks/README.md, "Start-up"). */
 #define WK_PROJ_FUNCTIONS(X) \
     X(geod_init) X(geod_inverse) \
     X(proj_area_create) X(proj_area_destroy) X(proj_area_set_bbox) X(proj_as_proj_string) X(proj_as_wkt) \

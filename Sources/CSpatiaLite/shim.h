@@ -4,7 +4,7 @@
 
 /* The SpatiaLite functions WellKit calls, resolved at run time (see `SpatiaLite.swift`): linking
  * libspatialite would make every process load it, PROJ, GEOS and ~50 other libraries at start-up,
- * about 16 ms, even the read-only commands that never use SpatiaLite. */
+ * even the read-only commands that never use SpatiaLite (Benchmarks/README.md, "Start-up"). */
 #define WK_SPATIALITE_FUNCTIONS(X) \
     X(spatialite_alloc_connection) X(spatialite_cleanup_ex) X(spatialite_init_ex) X(spatialite_version)
 
