@@ -4,6 +4,7 @@
 #   bash Notebooks/run.sh           execute in place: the notebooks are saved with their new outputs
 #   bash Notebooks/run.sh --check   execute copies in a temporary folder; the committed notebooks are
 #                                   left untouched (what CI runs; NOTEBOOKS_OUTPUT=tmp does the same)
+#   bash Notebooks/run.sh --venv    only create or update the Python environment, Notebooks/.venv
 #
 # Environment:
 #   WELLS_BIN     the wells executable (default: .build/release/wells, then .build/debug/wells,
@@ -25,8 +26,9 @@ mode=inplace
 for arg in "$@"; do
     case "$arg" in
         --check) mode=check ;;
-        -h|--help) sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) echo "run.sh: unknown argument '$arg' (expected --check or --help)" >&2; exit 2 ;;
+        --venv) mode=venv ;;
+        -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "run.sh: unknown argument '$arg' (expected --check, --venv or --help)" >&2; exit 2 ;;
     esac
 done
 if [ "${NOTEBOOKS_OUTPUT:-}" = tmp ]; then mode=check; fi
@@ -49,6 +51,7 @@ if [ "$(cat "$stamp" 2>/dev/null || true)" != "$wanted" ]; then
     "$venv/bin/python" -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" >/dev/null
     echo "$wanted" > "$stamp"
 fi
+[ "$mode" = venv ] && exit 0
 export PYTHONDONTWRITEBYTECODE=1
 export JUPYTER_PATH="$venv/share/jupyter${JUPYTER_PATH:+:$JUPYTER_PATH}"
 
