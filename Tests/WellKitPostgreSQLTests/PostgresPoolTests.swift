@@ -17,6 +17,28 @@ import WellsTestSupport
         Int(try PostGIS.psql("SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND wait_event_type = 'Lock'", database: database)) ?? -1
     }
 
+    /// Calls `probe` on a thread of its own, again and again, until it returns true or ``Sampler/stop()``
+    /// is called, which waits for the call under way. The probe runs for as long as what it watches
+    /// lasts, not a fixed number of times: on a loaded machine each of its `psql` runs may take a
+    /// second.
+    private static func sample(_ probe: @escaping @Sendable () -> Bool) -> Sampler {
+        let sampler = Sampler()
+        Thread {
+            defer { sampler.ended.signal() }
+            while !sampler.stopped.load(ordering: .acquiring) && !probe() { Thread.sleep(forTimeInterval: 0.01) }
+        }.start()
+        return sampler
+    }
+
+    private final class Sampler: Sendable {
+        let stopped = Atomic(false)
+        let ended = DispatchSemaphore(value: 0)
+        func stop() {
+            stopped.store(true, ordering: .releasing)
+            ended.wait()
+        }
+    }
+
     /// Runs `count` calls of `body` on threads of their own at once; their results in order.
     private static func atOnce<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) throws -> T) -> [Result<T, any Error>] {
         let results = Mutex([Result<T, any Error>?](repeating: nil, count: count))
@@ -45,20 +67,16 @@ import WellsTestSupport
             _ = try store.load(csvAt: Fixtures.sharedData("tn-oilgas-wells.csv"))
             let expected = try store.fetchCount(WellFetchRequest())
             let reader = try WellStore(path: url, mode: .readOnly)
-            let holder = try PostGIS.lockPins(url, database: database, seconds: 3)
+            let holder = try PostGIS.lockPins(url, database: database, seconds: 5)
             // While the three wait: the sessions waiting on the lock, and the pool lending three.
             let seen = Mutex<(waiting: Int, leased: Int)>((0, 0))
-            let sampler = Thread {
-                for _ in 0..<250 {
-                    let waiting = (try? Self.waitingOnLock(database)) ?? 0
-                    let leased = reader.poolStatistics?.leased ?? 0
-                    seen.withLock { $0 = (max($0.waiting, waiting), max($0.leased, leased)) }
-                    if waiting >= 3 && leased >= 3 { return }
-                    Thread.sleep(forTimeInterval: 0.01)
-                }
+            let sampler = Self.sample {
+                let waiting = (try? Self.waitingOnLock(database)) ?? 0
+                let leased = reader.poolStatistics?.leased ?? 0
+                return seen.withLock { $0 = (max($0.waiting, waiting), max($0.leased, leased)); return $0.waiting >= 3 && $0.leased >= 3 }
             }
-            sampler.start()
             let counts = Self.atOnce(3) { _ in try reader.fetchCount(WellFetchRequest()) }
+            sampler.stop()
             _ = holder
             for count in counts { #expect(try count.get() == expected) }
             let (waiting, leased) = seen.withLock { $0 }
@@ -87,17 +105,15 @@ import WellsTestSupport
             let database = String(url.split(separator: "/").last!)
             _ = try WellStore(path: url).load(csvAt: try Fixtures.file("uwi,lat,lon\nA,50,-114\nB,51,-115\n"))
             let reader = try WellStore(path: url + "?max_connections=2", mode: .readOnly)
-            let holder = try PostGIS.lockPins(url, database: database, seconds: 2)
+            let holder = try PostGIS.lockPins(url, database: database, seconds: 5)
             let seen = Mutex(0)
-            let sampler = Thread {
-                for _ in 0..<150 {
-                    let waiting = (try? Self.waitingOnLock(database)) ?? 0
-                    seen.withLock { $0 = max($0, waiting) }
-                    Thread.sleep(forTimeInterval: 0.01)
-                }
+            let sampler = Self.sample {
+                let waiting = (try? Self.waitingOnLock(database)) ?? 0
+                seen.withLock { $0 = max($0, waiting) }
+                return false
             }
-            sampler.start()
             let counts = Self.atOnce(3) { _ in try reader.fetchCount(WellFetchRequest()) }
+            sampler.stop()
             _ = holder
             for count in counts { #expect(try count.get() == 2) }
             #expect(seen.withLock { $0 } == 2, "at most two sessions at once")
