@@ -97,12 +97,12 @@ let package = Package(
             // stands alone, with nothing to find beside it at run time.
             resources: [.embedInCode("Resources/map.html"), .embedInCode("Resources/map.css"), .embedInCode("Resources/map.js")]),
         .executableTarget(name: "wells", dependencies: ["WellsCLI"]),
-        // The benchmarks, with their probes: glibc's heap statistics and a counting malloc, which
-        // only this executable links. No product: `swift run wells-bench` in this package only.
-        .target(name: "CMemoryProbe"),
         // The one way the tests and wells-bench start a child process: swift-subprocess, and `wait4`
         // for the peak memory of a child wells-bench measures. Its own target because both use it.
         .target(name: "ProcessRunner", dependencies: [.product(name: "Subprocess", package: "swift-subprocess")]),
+        // The benchmarks, with their probes: glibc's heap statistics and a counting malloc, which
+        // only this executable links. No product: `swift run wells-bench` in this package only.
+        .target(name: "CMemoryProbe"),
         .target(name: "CAllocationCounter"),
         .executableTarget(
             name: "wells-bench",

@@ -22,7 +22,7 @@ import Glibc
 /// ``run()`` runs the command to its end, reading its standard output and error at once (a child
 /// that fills one pipe while this process waits on the other never stalls); ``start()`` starts one
 /// that the caller keeps (``RunningCommand``). The peak memory `wait4` reports, which
-/// swift-subprocess does not give, is ``Measuring``'s.
+/// swift-subprocess does not give, is ``Measuring``'s, as is ``runAtExit()``.
 package struct Command: Sendable {
     /// The child's standard input.
     package enum Input: Sendable {
@@ -214,9 +214,14 @@ package struct CommandResult: Sendable {
 
     init(_ termination: TerminationStatus, stdout: Data, stderr: Data, seconds: Double) {
         switch termination {
-        case .exited(let code): (status, signal) = (code, nil)
-        case .signaled(let number): (status, signal) = (128 + number, number)
+        case .exited(let code): self.init(status: code, signal: nil, stdout: stdout, stderr: stderr, seconds: seconds)
+        case .signaled(let number): self.init(status: 128 + number, signal: number, stdout: stdout, stderr: stderr, seconds: seconds)
         }
+    }
+
+    init(status: Int32, signal: Int32?, stdout: Data, stderr: Data, seconds: Double) {
+        self.status = status
+        self.signal = signal
         self.stdout = stdout
         self.stderr = stderr
         self.seconds = seconds

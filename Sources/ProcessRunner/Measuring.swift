@@ -149,4 +149,18 @@ package enum Measuring {
         close(file)
     }
 }
+
+extension Command {
+    /// Runs the command to its end as ``Measuring/run(_:_:)`` does, without swift-subprocess: for an
+    /// `atexit` handler (a test cluster stopped when the tests end), which may run after
+    /// swift-subprocess's own handlers have stopped the threads its runs need. Only
+    /// ``executable`` and ``arguments`` count: the input is `/dev/null`, both outputs are captured.
+    ///
+    /// - Throws: a ``CommandError`` when the program cannot start.
+    package func runAtExit() throws -> CommandResult {
+        guard let path = Command.which(executable) else { throw CommandError("\(executable) is not installed or not on PATH") }
+        let run = try Measuring.run(path, arguments)
+        return CommandResult(status: run.status, signal: run.signal, stdout: run.stdout, stderr: Data(run.stderr.utf8), seconds: run.seconds)
+    }
+}
 #endif

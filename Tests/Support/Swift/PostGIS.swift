@@ -40,15 +40,8 @@ package enum PostGIS {
     /// The clusters this process starts (the tests', a standby, the TLS one): see ``stopAtExit(_:)``.
     private static let clusters = Mutex<[String]>([])
     private static let stopsAtExit: Void = {
-        atexit {
-            // On a thread of its own: the thread that exits may be one of Swift's pool, where ``run(_:)`` does not wait.
-            let stopped = DispatchSemaphore(value: 0)
-            Thread.detachNewThread {
-                for directory in PostGIS.clusters.withLock({ $0 }) { _ = PostGIS.run(["bash", PostGIS.script, "stop", directory]) }
-                stopped.signal()
-            }
-            stopped.wait()
-        }
+        // ``Command/runAtExit()``: swift-subprocess stops its own threads at exit, maybe before this runs.
+        atexit { for directory in PostGIS.clusters.withLock({ $0 }) { _ = try? Command("bash", [PostGIS.script, "stop", directory]).runAtExit() } }
     }()
 
     /// Stops the cluster in `directory`, and removes it, when the test process exits; called before
