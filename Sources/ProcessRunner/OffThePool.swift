@@ -59,28 +59,47 @@ package func waitFor<T: Sendable>(_ operation: @escaping @Sendable () async thro
     return try outcome.wait()
 }
 
-/// A value one task sets once and threads wait for.
+/// A value one task sets once, and that threads (``wait()``) or tasks (``value()``) wait for.
 final class Outcome<T: Sendable>: Sendable {
-    private let value = Mutex<Result<T, any Error>?>(nil)
+    private struct State {
+        var result: Result<T, any Error>?
+        var waiters: [CheckedContinuation<T, any Error>] = []
+    }
+    private let state = Mutex(State())
     private let set = DispatchSemaphore(value: 0)
 
     /// Sets the value, if it was not set yet.
     func finish(_ result: Result<T, any Error>) {
-        let first = value.withLock { value in
-            guard value == nil else { return false }
-            value = result
-            return true
+        let waiters: [CheckedContinuation<T, any Error>]? = state.withLock { state in
+            guard state.result == nil else { return nil }
+            state.result = result
+            defer { state.waiters = [] }
+            return state.waiters
         }
-        if first { set.signal() }
+        guard let waiters else { return }
+        set.signal()
+        for waiter in waiters { waiter.resume(with: result) }
     }
 
-    /// Waits for the value.
+    /// Waits for the value, holding the calling thread.
     func wait() throws -> T {
         set.wait()
         set.signal()
-        return try value.withLock { $0! }.get()
+        return try current!.get()
+    }
+
+    /// Waits for the value without holding a thread.
+    func value() async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready: Result<T, any Error>? = state.withLock { state in
+                if let result = state.result { return result }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
     }
 
     /// The value, if it was set.
-    var current: Result<T, any Error>? { value.withLock { $0 } }
+    var current: Result<T, any Error>? { state.withLock { $0.result } }
 }

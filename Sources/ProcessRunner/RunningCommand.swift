@@ -93,10 +93,7 @@ package final class RunningCommand: Sendable {
 
     /// Waits for the child to end: how it ended, with all it wrote.
     package func wait() async throws -> CommandResult {
-        let ended = self.ended
-        return try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try ended.wait() }) }
-        }
+        try await ended.value()
     }
 
     /// ``wait()`` for synchronous code.
