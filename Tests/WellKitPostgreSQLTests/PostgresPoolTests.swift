@@ -71,8 +71,10 @@ import WellsTestSupport
             // While the three wait: the sessions waiting on the lock, and the pool lending three.
             let seen = Mutex<(waiting: Int, leased: Int)>((0, 0))
             let sampler = Self.sample {
+                // The pool's count on both sides of the psql run, which may outlast the lock on a loaded machine.
+                let leasedBefore = reader.poolStatistics?.leased ?? 0
                 let waiting = (try? Self.waitingOnLock(database)) ?? 0
-                let leased = reader.poolStatistics?.leased ?? 0
+                let leased = max(leasedBefore, reader.poolStatistics?.leased ?? 0)
                 return seen.withLock { $0 = (max($0.waiting, waiting), max($0.leased, leased)); return $0.waiting >= 3 && $0.leased >= 3 }
             }
             let counts = Self.atOnce(3) { _ in try reader.fetchCount(WellFetchRequest()) }
