@@ -101,8 +101,28 @@ extension AgencyList {
             public var pointColumn: String
         }
 
+        /// A well as a load should store it: its identifier and every property `wells show` prints
+        /// for it (WellKit's `Well.properties`) but `id`, the source coordinates and a suspect flag:
+        /// `name`, `lat`, `lon`, each detail field with a value (`spud_date`, `total_depth`, …) and
+        /// `extra.COLUMN` for each unmapped column with a value. Values are text: numbers as
+        /// `String(Double)` writes them (`lat` and `lon` to be compared within 1e-6), dates
+        /// `yyyy-mm-dd` (or `yyyy` for a year alone), text as the store keeps it.
+        public struct WellFields: Codable, Sendable, Equatable {
+            public var identifier: String
+            public var fields: [String: String]
+
+            public init(identifier: String, fields: [String: String]) {
+                self.identifier = identifier
+                self.fields = fields
+            }
+        }
+
         /// How the text is written (`export-1252`).
         public var text: TextLayout?
+        /// Every well a load should store, each with every field, in file order; nil for layouts
+        /// whose key checks inferences and flags only. A loader's store must hold exactly these
+        /// wells, and no other property of them (`AnswerKeyTests` checks it).
+        public var wells: [WellFields]?
 
         /// The column naming the state each well lies in (`lost-signs`, `state-plane-feet`).
         public var stateColumn: String?

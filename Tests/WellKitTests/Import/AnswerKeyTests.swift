@@ -49,6 +49,10 @@ import WellsTestSupport
             #expect(inferred["coordinates"]?.column == text.pointColumn)
         }
         if key.stateColumn != nil { #expect(inferred["state"]?.column == key.stateColumn) }
+        if let wells = key.wells {
+            let differences = try Self.fieldDifferences(store, wells)
+            #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")
+        }
 
         // Suspects, rejects and duplicates, line by line.
         #expect(summary.suspects.map { "\($0.line) \($0.reason) \($0.identifier)" }
