@@ -41,6 +41,11 @@ public struct LoadOptions: Sendable {
     var placeColumns: [PlaceColumn] = []
     /// Field name → source column, overriding the automatic mapping (`--map field=Column`).
     public var mapping: [String: String] = [:]
+    /// The format of date columns, by field name (`spud_date`) or source column, overriding the
+    /// format inferred from their values (`--date-format spud_date=%d/%m/%Y`): ``DateFormat``.
+    public var dateFormats: [String: DateFormat] = [:]
+    /// The day two-digit years and Excel serials are judged against; nil for the day of the load (tests set it).
+    package var today: DateFormat.Today?
     /// Which columns hold the position, in which CRS or datum, and whether as DMS text.
     public var coordinates = CoordinateOptions()
     /// The delimiter; detected from the header when nil.

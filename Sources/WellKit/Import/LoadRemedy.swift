@@ -50,6 +50,8 @@ public enum LoadRemedy: Sendable, Hashable {
     case minutesAndSeconds
     /// Read numbers with a decimal comma: ``CoordinateOptions/decimalComma``.
     case decimalComma
+    /// Read a date column in a format, given as `FIELD=FORMAT` (`spud_date=%d/%m/%Y`): ``LoadOptions/dateFormats``.
+    case dateFormat(String)
 
     /// The setting in the API's terms, such as `LoadOptions.onDuplicate = .last`.
     public var apiText: String {
@@ -73,6 +75,8 @@ public enum LoadRemedy: Sendable, Hashable {
         case .longitudes0To360: "CoordinateOptions.longitudes0To360 = true"
         case .minutesAndSeconds: "CoordinateOptions.minutesAndSeconds = .init(latitudeMinutes: \"COLUMN\", longitudeMinutes: \"COLUMN\", …)"
         case .decimalComma: "CoordinateOptions.decimalComma = true"
+        case .dateFormat(let setting):
+            #"LoadOptions.dateFormats["\#(setting.prefix { $0 != "=" })"] = try DateFormat("\#(setting.drop { $0 != "=" }.dropFirst())")"#
         }
     }
 

@@ -49,6 +49,8 @@ public struct LoadSummary: Sendable, Codable {
     public var titleLines = 0
     /// What the loader inferred about the columns, with the evidence for each.
     public var inferences: [Inference] = []
+    /// Each mapped date column: the format its values were read in and how many did not fit it.
+    public var dateColumns: [DateColumnReport] = []
     /// Set when the identifier column turned out not to be a key for this file.
     public var identifierNotKey: IdentifierReport?
     /// Wells whose coordinates look wrong: loaded and flagged, or rejected with `rejectSuspects`.
@@ -73,6 +75,7 @@ extension LoadSummary {
             badValuesByField[field.rawValue, default: 0] += count
         }
         self.badValues = badValuesByField.values.reduce(0, +)
+        for k in dateColumns.indices { dateColumns[k].notFitting = badValuesByField[dateColumns[k].field] ?? 0 }
     }
 }
 

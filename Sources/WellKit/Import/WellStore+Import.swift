@@ -174,6 +174,8 @@ extension WellStore {
         let mapping = try ColumnMapping(header: header.fields, overrides: options.mapping,
                                         requireCoordinates: options.coordinates.xColumn == nil && options.coordinates.pointColumn == nil, file: path)
         try Self.checkCoordinateOptions(options.coordinates, header: header.fields, path: path, describe: options.describeRemedy)
+        var dates = try DateColumns(mapping: mapping, sample: inference.sample, given: options.dateFormats,
+                                    today: options.today ?? .now, file: path)
         var summary = LoadSummary(file: path, sha256: "")
         summary.mapping = Dictionary(uniqueKeysWithValues: mapping.fieldColumns.map { ($0.field, $0.column) })
         summary.extraColumns = mapping.unmappedIndices.map { mapping.header[$0] }
@@ -200,12 +202,19 @@ extension WellStore {
         // The place outlines that the check and the landing after the parse read (`Places.shared`)
         // are read meanwhile on another thread.
         DispatchQueue.global().async { _ = Places.shared }
-        let validator = RecordValidator(mapping: mapping, file: name ?? path, fileTag: RecordValidator.fileTag(header: header.fields, firstRecord: sample.first),
+        var validator = RecordValidator(mapping: mapping, file: name ?? path, fileTag: RecordValidator.fileTag(header: header.fields, firstRecord: sample.first),
                                         coordinates: options.coordinates, describe: options.describeRemedy)
         let part = PartitionedParse.run(file: file, from: data.offset, line: data.line, delimiter: reader.delimiter,
                                         validator: validator, options: options)
         options.progress?(LoadProgress(phase: .reading, done: file.bytes.count, total: file.bytes.count))
         summary.records = part.count
+        // Date columns the sample could not decide are read whole, now that the records are located.
+        dates.settle(part.records, file: file, delimiter: reader.delimiter)
+        validator.dateFormats = dates.formats
+        validator.today = dates.today
+        let dateReports = dates.reports(describe: options.describeRemedy)
+        summary.dateColumns = dateReports.columns
+        summary.warnings += dateReports.warnings
         if let first = part.shortLines.first {
             summary.warnings.append("\(grouped(part.shortLines.count)) record\(part.shortLines.count == 1 ? "" : "s") had fewer fields than the header "
                 + "(the first on line \(first)); their missing trailing fields were read as empty")

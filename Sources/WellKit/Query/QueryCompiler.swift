@@ -305,7 +305,13 @@ package struct QueryCompiler: Sendable {
                 """)
         }
         let key = WellAttribute(sectionKey).key(dialect, qualified: false)
-        let bound = value.map { PredicateValue.text($0).bound(for: WellAttribute(sectionKey), dialect) }
+        let bound = value.map { value -> DatabaseValue in
+            // A section of a year alone (`1904`) is passed by its own key, not by the prefix a year compares as.
+            if sectionKey.kind == .date, value.utf8.count == 4, let year = Int(value) {
+                return dialect == .sqlite ? ValueParsing.yearOnlyDays(year).databaseValue : "\(value)-01-01~".databaseValue
+            }
+            return PredicateValue.text(value).bound(for: WellAttribute(sectionKey), dialect)
+        }
         let condition: BoundSQL = bound.map { ascending ? "\(key) > \($0)" : "\(key) < \($0)" } ?? "\(key) IS NOT NULL"
         let selected = WellAttribute(sectionKey).sql(dialect, qualified: false)
         return CompiledFetch(literal: "SELECT \(selected) FROM details WHERE \(condition) ORDER BY \(key) \(sql: ascending ? "ASC" : "DESC") LIMIT 1")

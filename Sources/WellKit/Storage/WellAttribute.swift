@@ -139,9 +139,15 @@ public struct WellAttribute: Hashable, Sendable, CustomStringConvertible {
     /// The attribute as an SQL expression that sorts and compares as its value but is cheaper to
     /// read, or that an index serves: a SQLite date's day number (the days sort as the dates do;
     /// ``PredicateValue`` binds dates as days for it). Every other attribute is its value (``sql(_:qualified:)``).
+    ///
+    /// A PostgreSQL date is its ISO text, and a year alone its four digits: the key reads a year as
+    /// `yyyy-01-01~`, after its first day and before its second, as a SQLite store's half day
+    /// (``ValueParsing/yearOnlyDays(_:)``) orders, so `spud_date >= 1904-01-01` finds `1904` on both engines.
     func key(_ dialect: SQLDialect, qualified: Bool = true) -> BoundSQL {
-        guard dialect == .sqlite, kind == .date, let field else { return sql(dialect, qualified: qualified) }
-        return BoundSQL(sql: (qualified ? "d." : "") + field.column.quotedDatabaseIdentifier)
+        guard kind == .date, let field else { return sql(dialect, qualified: qualified) }
+        let column = (qualified ? "d." : "") + field.column.quotedDatabaseIdentifier
+        if dialect == .postgres { return BoundSQL(sql: "(CASE WHEN length(\(column)) = 4 THEN \(column) || '-01-01~' ELSE \(column) END)") }
+        return BoundSQL(sql: column)
     }
 
     // MARK: - Fields

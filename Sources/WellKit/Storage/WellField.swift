@@ -67,10 +67,13 @@ public enum WellField: String, CaseIterable, Sendable, Codable {
 
     /// The field's value as SQL reads it back from `column` (its SQL text, such as `d."status"`) of a
     /// SQLite store's compact layout (schema version 3): a code's name from ``lookupTable``, a day
-    /// number (``ValueParsing/days(year:month:day:)``) as `yyyy-mm-dd`; any other field is its column.
+    /// number (``ValueParsing/days(year:month:day:)``) as `yyyy-mm-dd`, a year alone (a REAL day,
+    /// ``ValueParsing/yearOnlyDays(_:)``) as `yyyy`; any other field is its column.
     package func sqliteValue(_ column: String) -> String {
         if let lookupTable { return "(SELECT value FROM \(lookupTable) WHERE code = \(column))" }
-        return kind == .date ? "date(\(column) * 86400, 'unixepoch')" : column
+        guard kind == .date else { return column }
+        // A REAL day number is a year alone (``ValueParsing/yearOnlyDays(_:)``): its first four digits.
+        return "CASE WHEN typeof(\(column)) = 'real' THEN substr(date(\(column) * 86400, 'unixepoch'), 1, 4) ELSE date(\(column) * 86400, 'unixepoch') END"
     }
 
     /// The fields that live in `details`, in column order.

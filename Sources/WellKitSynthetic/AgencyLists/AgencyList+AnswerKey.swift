@@ -117,8 +117,21 @@ extension AgencyList {
             }
         }
 
+        /// A date column and the format a load should read it in (the summary's ``WellKit/DateColumnReport``).
+        public struct DateColumn: Codable, Sendable, Equatable {
+            public var column: String
+            /// The field it maps to, such as `spud_date`.
+            public var field: String
+            /// As the summary names it: `d/m/y`, `DD-MON-YY`, `Excel serial`, `ISO and years`.
+            public var format: String
+            /// Its values that must not load as dates (kept as text in `extra`).
+            public var notFitting: Int
+        }
+
         /// How the text is written (`export-1252`).
         public var text: TextLayout?
+        /// The date columns and how a load should read them (the date layouts).
+        public var dateColumns: [DateColumn]?
         /// Every well a load should store, each with every field, in file order; nil for layouts
         /// whose key checks inferences and flags only. A loader's store must hold exactly these
         /// wells, and no other property of them (`AnswerKeyTests` checks it).

@@ -49,6 +49,14 @@ public struct AgencyList: Sendable {
         case datumSpellings = "datum-spellings"
         /// An export: title lines, `;` with decimal commas, Windows-1252 punctuation, an EWKT point column.
         case export1252 = "export-1252"
+        /// A European list: every date day first (`25/3/1982`), a few written month first and so unreadable.
+        case dayMonthYear = "dates-dmy"
+        /// Oracle's `08-AUG-99` dates, in upper, title and lower case, with two- and four-digit years.
+        case oracleDates = "dates-oracle"
+        /// Excel serial dates (`31110`, `36526.5`), a few of them Excel's 1900-02-29 (serial 60).
+        case excelSerials = "dates-excel"
+        /// Date columns in different formats: `dd.mm.yyyy`, ISO with years alone, and a `d/m/yy` column whose every value fits both orders.
+        case mixedDates = "dates-mixed"
 
         /// Whether a load with no options (or the key's ``AnswerKey/Placement/given`` ones) must stop with the key's fix.
         public var isMisplaced: Bool { self == .lostSigns || self == .statePlaneFeet }
@@ -63,6 +71,10 @@ public struct AgencyList: Sendable {
             case .statePlaneFeet: 0x7374_706C_6665_6574 // "stplfeet"
             case .datumSpellings: 0x6461_7475_6D73_7065 // "datumspe"
             case .export1252: 0x6578_7031_3235_3221 // "exp1252!"
+            case .dayMonthYear: 0x6461_7465_7364_6D79 // "datesdmy"
+            case .oracleDates: 0x6461_7465_736F_7261 // "datesora"
+            case .excelSerials: 0x6461_7465_7378_6C73 // "datesxls"
+            case .mixedDates: 0x6461_7465_736D_6978 // "datesmix"
             }
         }
     }
@@ -104,6 +116,7 @@ public struct AgencyList: Sendable {
         case .statePlaneFeet: key = renderStatePlaneFeet(into: &text)
         case .datumSpellings: key = renderNWIS(into: &text, spellings: true)
         case .export1252: key = renderExport(into: &text)
+        case .dayMonthYear, .oracleDates, .excelSerials, .mixedDates: key = renderDates(into: &text)
         }
         return (text.bytes, key)
     }

@@ -128,6 +128,29 @@ package struct MappingArgument: ExpressibleByArgument, Sendable {
     }
 }
 
+/// A `--date-format COLUMN=FORMAT` pair: a date field or source column and its strftime format (or `excel`).
+package struct DateFormatArgument: ExpressibleByArgument, Sendable {
+    /// The argument as given.
+    package let text: String
+
+    package init(argument: String) { text = argument }
+
+    /// The column and its format.
+    ///
+    /// - Throws: a `ValidationError` (exit 64) when the argument has no `=` or the format a directive WellKit does not read.
+    package func checked() throws -> (column: String, format: DateFormat) {
+        let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+            throw ValidationError("--date-format \"\(text)\" is not COLUMN=FORMAT, for example --date-format spud_date=%d/%m/%Y or --date-format spud_date=excel")
+        }
+        do {
+            return (String(parts[0]), try DateFormat(String(parts[1])))
+        } catch let error as ImportError {
+            throw ValidationError("--date-format \(parts[0])=…: \(error.reason)")
+        }
+    }
+}
+
 /// A `--datum NAME=CRS` pair: a value of the datum column and the CRS it stands for.
 package struct DatumArgument: ExpressibleByArgument, Sendable {
     /// The argument as given.

@@ -24,7 +24,10 @@ extension Wells {
                 Nevada Central (ftUS), EPSG:3422, and no latitude or longitude. datum-spellings is nwis-dms \
                 with its datums written as agencies write them (NAD 27, NAD1927, EPSG:4267, …). export-1252 is an \
                 export from a spreadsheet on European Windows: two title lines, ';' with decimal commas, \
-                Windows-1252 punctuation, CRLF, and both coordinates in one EWKT column.
+                Windows-1252 punctuation, CRLF, and both coordinates in one EWKT column. The date layouts \
+                write spud, completion and plug dates and a key with every field of every well: dates-dmy \
+                day first (25/3/1982), dates-oracle as 08-AUG-99, dates-excel as Excel serial numbers, and \
+                dates-mixed with dd.mm.yyyy, ISO dates among years alone and a d/m/yy column that fits both orders.
                 """)
 
         /// The file layouts `--layout` accepts: `alberta`, the Alberta-like list of ``WellGenerator``,
@@ -74,7 +77,7 @@ extension Wells {
             }
             guard layout.agency != nil else {
                 if key != nil {
-                    throw ValidationError("--key needs an agency layout (--layout nwis-dms, damaged-ids, coordinate-errors, lost-signs, state-plane-feet, datum-spellings or export-1252).")
+                    throw ValidationError("--key needs an agency layout (--layout nwis-dms, damaged-ids, coordinate-errors, lost-signs, state-plane-feet, datum-spellings, export-1252, dates-dmy, dates-oracle, dates-excel or dates-mixed).")
                 }
                 return
             }

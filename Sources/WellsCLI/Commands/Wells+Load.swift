@@ -49,6 +49,11 @@ extension Wells {
         @Option(name: .customLong("map"), help: ArgumentHelp("Map a field to a source column, as field=Column (repeatable).", valueName: "field=Column"))
         var mappings: [MappingArgument] = []
 
+        @Option(name: .customLong("date-format"), help: ArgumentHelp(
+            "Read a date column in a format, as COLUMN=FORMAT with strftime's %d %m %b %Y %y (%d/%m/%Y, %Y%m%d, %d-%b-%y, %Y), or excel for serial numbers (repeatable; COLUMN is a field such as spud_date or its source column; default: inferred from the values).",
+            valueName: "column=format"))
+        var dateFormats: [DateFormatArgument] = []
+
         @Option(help: ArgumentHelp("The CRS of the coordinate columns, such as EPSG:26916 or EPSG:4267 (default: EPSG:4326).", valueName: "crs"))
         var crs: String?
 
@@ -166,6 +171,7 @@ extension Wells {
         func validate() throws {
             for mapping in mappings { _ = try mapping.checked() }
             for datum in datums { _ = try datum.checked() }
+            for format in dateFormats { _ = try format.checked() }
             let coordinates = coordinateOptions
             if let problem = coordinates.inconsistency ?? coordinates.degreeOptionsOnProjectedValues(describe: Terminal.flag(for:)) {
                 throw ValidationError(Terminal.describe(problem))
@@ -189,6 +195,10 @@ extension Wells {
             for mapping in mappings {
                 let (field, column) = try mapping.checked()
                 options.mapping[field] = column
+            }
+            for format in dateFormats {
+                let (column, dateFormat) = try format.checked()
+                options.dateFormats[column] = dateFormat
             }
             options.delimiter = delimiter?.byte
             options.coordinates = coordinateOptions

@@ -64,6 +64,10 @@ struct LoadReport {
             let fields = summary.badValuesByField.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             lines.append("  bad values kept as text \(grouped(summary.badValues)) (\(fields)); in details.extra")
         }
+        if !summary.dateColumns.isEmpty {
+            lines.append("  date columns")
+            for column in summary.dateColumns { lines.append("    \(column)") }
+        }
         if summary.crs != "EPSG:4326" || !summary.transformations.isEmpty {
             lines.append("  coordinates            \(summary.crs)")
             for transformation in summary.transformations { lines.append("    \(transformation)") }

@@ -49,6 +49,11 @@ import WellsTestSupport
             #expect(inferred["coordinates"]?.column == text.pointColumn)
         }
         if key.stateColumn != nil { #expect(inferred["state"]?.column == key.stateColumn) }
+        if let dates = key.dateColumns {
+            // Each date column read in its format, and exactly its unreadable values kept as text.
+            #expect(summary.dateColumns.map { "\($0.column) → \($0.field): \($0.format), \($0.notFitting) not fitting" }
+                    == dates.map { "\($0.column) → \($0.field): \($0.format), \($0.notFitting) not fitting" })
+        }
         if let wells = key.wells {
             let differences = try Self.fieldDifferences(store, wells)
             #expect(differences.isEmpty, "\(differences.joined(separator: "\n"))")

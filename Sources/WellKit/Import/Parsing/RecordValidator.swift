@@ -17,6 +17,11 @@ struct RecordValidator: Sendable {
     /// Eight hex digits that tell this file's contents from another's of the same name (``fileTag(header:firstRecord:)``).
     let fileTag: String
     let detailSlots: [(field: WellField, index: Int?)]
+    /// Per detail slot, the format of a date field's column (``DateColumns``, decided once per
+    /// load); nil for other fields. Until decided, the unambiguous forms only.
+    var dateFormats: [DateFormat?] = WellField.detailValueFields.map { $0.kind == .date ? .unambiguous : nil }
+    /// The day of the load, for two-digit years.
+    var today = DateFormat.Today.now
     let extraIndices: [Int]
     let latIndex: Int, lonIndex: Int
     /// The column with both coordinates (``CoordinateOptions/pointColumn``); `latIndex` and `lonIndex` are it too.

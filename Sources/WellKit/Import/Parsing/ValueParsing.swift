@@ -119,13 +119,16 @@ package enum ValueParsing {
         case nil: return nil
         case .iso: return text
         case .some(.other(let year, let month, let day)): return iso(year: year, month: month, day: day)
+        case .some(.year(let year)): return String(year)
         }
     }
 
-    /// A date that parsed: already `yyyy-mm-dd` as written, or another form to rewrite.
-    enum ParsedDate: Equatable {
+    /// A date that parsed: already `yyyy-mm-dd` as written, another form to rewrite, or a year
+    /// alone (``DateFormat``), which a store keeps as a year (``yearOnlyDays(_:)``).
+    package enum ParsedDate: Equatable {
         case iso
         case other(year: Int, month: Int, day: Int)
+        case year(Int)
     }
 
     /// Parses a date from the bytes of its UTF-8 text, as ``date(_:)-(String)`` does.
@@ -182,6 +185,28 @@ package enum ValueParsing {
         return Int64(era * 146_097 + dayOfEra - 719_468)
     }
 
+    /// The date of a day number (``days(year:month:day:)``), proleptic Gregorian.
+    package static func civil(days: Int64) -> (year: Int, month: Int, day: Int) {
+        // Howard Hinnant's civil_from_days.
+        let z = Int(days) + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    /// How a SQLite store keeps a year alone (`1904`): half a day after its first day, a REAL among
+    /// the INTEGER day numbers. It sorts after 1904-01-01 and before 1904-01-02, so it is found
+    /// by `spud_date >= 1904-01-01` and `spud_date >= 1904` alike but equals no day; SQL reads it
+    /// back as `1904` (``WellField/sqliteValue(_:)``: a REAL day is a year).
+    package static func yearOnlyDays(_ year: Int) -> Double {
+        Double(days(year: year, month: 1, day: 1)) + 0.5
+    }
+
     /// The days of an ISO `yyyy-mm-dd` date (UTF-8, already checked by ``date(_:)-(UnsafeBufferPointer<UInt8>)``).
     static func days(iso bytes: UnsafeBufferPointer<UInt8>) -> Int64 {
         func number(_ range: Range<Int>) -> Int { range.reduce(0) { $0 * 10 + Int(bytes[$1] - 48) } }
@@ -206,7 +231,7 @@ package enum ValueParsing {
         return value
     }
 
-    private static func daysIn(month: Int, year: Int) -> Int {
+    static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: 30

@@ -64,13 +64,18 @@ package final class RowBuilder: @unchecked Sendable {
             case .real:
                 cell = (validator.decimalComma ? fields.withBytes(index, ValueParsing.decimalComma) : fields.withBytes(index, ValueParsing.number)).map(Cell.real)
             case .date:
-                switch fields.withBytes(index, ValueParsing.date) {
+                // The column's format, decided once per load; the value's bytes read with a switch.
+                switch fields.withBytes(index, { validator.dateFormats[slot]!.read($0, today: validator.today) }) {
                 case .iso where compact != nil: cell = .integer(fields.withBytes(index, ValueParsing.days(iso:)))
                 case .iso: cell = text(fields, index, batch)
                 case .other(let year, let month, let day) where compact != nil: cell = .integer(ValueParsing.days(year: year, month: month, day: day))
                 case .other(let year, let month, let day):
                     var iso = ValueParsing.iso(year: year, month: month, day: day)
                     cell = iso.withUTF8 { batch.arenaText($0) }
+                case .year(let year) where compact != nil: cell = .real(ValueParsing.yearOnlyDays(year))
+                case .year(let year):
+                    var text = String(year)
+                    cell = text.withUTF8 { batch.arenaText($0) }
                 case nil: cell = nil
                 }
             case .text, .integer:

@@ -75,8 +75,10 @@ extension SQLiteEngine {
             ]
         }
         guard field.kind == .date else { return [] }
-        return [.init(check: "dates", problem: { "\($0) details have a \(field.rawValue) that is not a day number" },
-                      sql: BoundSQL(sql: "SELECT count(*) FROM details WHERE typeof(\(column)) NOT IN ('integer', 'null')"))]
+        // A day number, or a year alone: half a day after a day number (``ValueParsing/yearOnlyDays(_:)``).
+        return [.init(check: "dates", problem: { "\($0) details have a \(field.rawValue) that is not a day number or a year" },
+                      sql: BoundSQL(sql: "SELECT count(*) FROM details WHERE typeof(\(column)) NOT IN ('integer', 'null') "
+                                      + "AND NOT (typeof(\(column)) = 'real' AND \(column) - 0.5 = CAST(\(column) - 0.5 AS INTEGER))"))]
     } + [
         .init(check: "extras", problem: { "\($0) details have extra values that are not a JSON array" },
               sql: "SELECT count(*) FROM details WHERE \"extra\" IS NOT NULL AND CASE WHEN json_valid(\"extra\") THEN json_type(\"extra\") <> 'array' ELSE 1 END"),
