@@ -7,7 +7,9 @@ package enum QueryRunner {
     @discardableResult
     package static func run(store: WellStore, request: WellFetchRequest, options: QueryOptions, distanceFrom center: Coordinate? = nil) throws -> Int {
         let fields = try options.fieldList(in: store)
-        let columns = fields.map { QueryOutput.Column(name: $0.name, kind: $0.kind) } + (center == nil ? [] : [.init(name: "distance_m", kind: .real)])
+        let yearsAlone = options.format == .gpkg ? try Self.datesWithYearsAlone(fields, store: store, request: request) : []
+        let columns = fields.map { QueryOutput.Column(name: $0.name, kind: yearsAlone.contains($0.name) ? .text : $0.kind) }
+            + (center == nil ? [] : [.init(name: "distance_m", kind: .real)])
         return try QueryOutput.write(options: options, columns: columns, store: store.path) { output in
             var rows = 0
             try store.forEachRow(request, fields: fields, distanceFrom: center) { row in
@@ -20,6 +22,23 @@ package enum QueryRunner {
             }
             return rows
         }
+    }
+}
+
+extension QueryRunner {
+    /// The date fields among `fields` of which some well of `request` holds a year alone (`1904`):
+    /// a GeoPackage's DATE holds full dates only (GDAL drops another value with a warning), so such
+    /// a column is written as TEXT, every value as `show` prints it. One pass over those columns.
+    static func datesWithYearsAlone(_ fields: [WellAttribute], store: WellStore, request: WellFetchRequest) throws -> Set<String> {
+        let dates = fields.filter { $0.kind == .date }
+        guard !dates.isEmpty else { return [] }
+        var found: Set<String> = []
+        try store.forEachRow(request, fields: dates) { row in
+            for (k, field) in dates.enumerated() where !found.contains(field.name) {
+                if let text = row.values[k].description, text.utf8.count == 4 { found.insert(field.name) }
+            }
+        }
+        return found
     }
 }
 

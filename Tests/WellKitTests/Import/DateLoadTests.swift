@@ -61,7 +61,7 @@ import WellsTestSupport
             let (py, pm, pd) = ValueParsing.civil(days: plug)
             let monthFirst = sd > 12 && n % 100 == 7
             if monthFirst { swappedOnes += 1 }
-            let fields = keep.map { row[$0] }.map { $0.contains(",") ? "\"\($0)\"" : $0 }
+            let fields = keep.map { row[$0] }.map { $0.contains(",") || $0.contains("\"") ? "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : $0 }
             let serial = plug - ValueParsing.days(year: 1899, month: 12, day: 30)
             text += fields.joined(separator: ",") + "," + (monthFirst ? "\(sm)/\(sd)/\(sy)" : "\(sd)/\(sm)/\(sy)")
                 + ",\(cd < 10 ? "0" : "")\(cd)-\(months[cm - 1])-\(cy % 100 < 10 ? "0" : "")\(cy % 100),\(serial)\n"
@@ -108,7 +108,7 @@ import WellsTestSupport
         #expect(warning.contains(#"LoadOptions.dateFormats["spud_date"] = try DateFormat("%d/%m/%Y")"#), "\(warning)")
         #expect(try store.well(identifier: "A")?.detail.values[.spudDate]?.description == "1982-03-07")
 
-        let following = "uwi,lat,lon,Spud,Plugged\nA,50,-114,3/7/1982,25/12/1999\nB,51,-114,12/1/1990,1/2/2000\n"
+        let following = "uwi,lat,lon,Spud,Plug Date\nA,50,-114,3/7/1982,25/12/1999\nB,51,-114,12/1/1990,1/2/2000\n"
         let other = try Fixtures.makeStore()
         let followed = try other.load(csvAt: try Fixtures.file(following, name: "follow.csv"))
         #expect(followed.warnings.isEmpty, "\(followed.warnings)")
