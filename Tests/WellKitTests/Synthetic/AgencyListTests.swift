@@ -177,7 +177,9 @@ import WellsTestSupport
             .datumSpellings: ["layout", "records", "commentLines", "delimiter", "identifier", "latitude", "longitude",
                               "datumColumn", "datums", "rejects", "suspects"],
             .export1252: ["layout", "records", "identifier", "rejects", "suspects", "stateColumn", "text"],
-        ]
+        ].merging([AgencyList.Layout.dayMonthYear, .oracleDates, .excelSerials, .mixedDates].map {
+            ($0, ["layout", "records", "identifier", "rejects", "suspects", "dateColumns", "wells"])
+        }, uniquingKeysWith: { a, _ in a })
         for layout in AgencyList.Layout.allCases {
             let key = AgencyList(layout: layout, count: 500, seed: 2).renderBytes().key
             let data = try key.jsonData()
