@@ -18,6 +18,8 @@ import Foundation
 ///   records are byte-for-byte copies of an earlier one.
 /// - ``Layout/coordinateErrors``: a comma CSV with LF and a unique `API Number`; about 1% of the rows
 ///   carry one coordinate error each, in ``AnswerKey/Suspect/Reason`` rotation.
+/// - ``Layout/antimeridian``: a list across ±180°, its wells elsewhere than the conterminous US
+///   (``renderAntimeridian(into:)``), every field of every well in ``AnswerKey/wells``.
 ///
 /// The output depends only on `layout`, `count` and `seed`: the rows come from ``WellGenerator``'s
 /// platform-independent stream, every other choice from the same kind of generator seeded with
@@ -49,6 +51,8 @@ public struct AgencyList: Sendable {
         case datumSpellings = "datum-spellings"
         /// An export: title lines, `;` with decimal commas, Windows-1252 punctuation, an EWKT point column.
         case export1252 = "export-1252"
+        /// A list across the antimeridian: an Alaska-like state with an island chain on both sides of ±180°, every field in the key.
+        case antimeridian = "antimeridian"
 
         /// Whether a load with no options (or the key's ``AnswerKey/Placement/given`` ones) must stop with the key's fix.
         public var isMisplaced: Bool { self == .lostSigns || self == .statePlaneFeet }
@@ -63,6 +67,7 @@ public struct AgencyList: Sendable {
             case .statePlaneFeet: 0x7374_706C_6665_6574 // "stplfeet"
             case .datumSpellings: 0x6461_7475_6D73_7065 // "datumspe"
             case .export1252: 0x6578_7031_3235_3221 // "exp1252!"
+            case .antimeridian: 0x616E_7469_6D65_7269 // "antimeri"
             }
         }
     }
@@ -104,6 +109,7 @@ public struct AgencyList: Sendable {
         case .statePlaneFeet: key = renderStatePlaneFeet(into: &text)
         case .datumSpellings: key = renderNWIS(into: &text, spellings: true)
         case .export1252: key = renderExport(into: &text)
+        case .antimeridian: key = renderAntimeridian(into: &text)
         }
         return (text.bytes, key)
     }

@@ -24,7 +24,9 @@ extension Wells {
                 Nevada Central (ftUS), EPSG:3422, and no latitude or longitude. datum-spellings is nwis-dms \
                 with its datums written as agencies write them (NAD 27, NAD1927, EPSG:4267, …). export-1252 is an \
                 export from a spreadsheet on European Windows: two title lines, ';' with decimal commas, \
-                Windows-1252 punctuation, CRLF, and both coordinates in one EWKT column.
+                Windows-1252 punctuation, CRLF, and both coordinates in one EWKT column. antimeridian is a \
+                list across ±180°: an Alaska-like state (lat 55-66, lon -160 to -150) with 1.5% of its wells \
+                on an island chain from 175°E to 175°W, none of them wrong, and a key with every field of every well.
                 """)
 
         /// The file layouts `--layout` accepts: `alberta`, the Alberta-like list of ``WellGenerator``,
