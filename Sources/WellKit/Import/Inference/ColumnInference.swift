@@ -178,7 +178,10 @@ struct ColumnInference {
         let latCandidates = ([named.indices[.latitude]].compactMap { $0 } + latWords + yWords).uniqued()
         let lonCandidates = ([named.indices[.longitude]].compactMap { $0 } + lonWords + xWords).uniqued()
         let lat = latCandidates.compactMap { i in format(ofColumn: i, limit: 90).map { (i, $0) } }.first
-        let lon = lonCandidates.compactMap { i in format(ofColumn: i, limit: 180).map { (i, $0) } }.first
+        // Longitudes from 0 to 360 (given as such) are a longitude column too, so that what follows it
+        // (the datum column, the hemisphere) is inferred as for any: NWIS's Pacific list so written lost its datums.
+        let lonLimit = options.coordinates.longitudes0To360 ? 360.0 : 180
+        let lon = lonCandidates.compactMap { i in format(ofColumn: i, limit: lonLimit).map { (i, $0) } }.first
         guard let (latIndex, latFormat) = lat, let (lonIndex, lonFormat) = lon else {
             if named.indices[.latitude] == nil || named.indices[.longitude] == nil {
                 if try inferPointColumn(&options) { return }
