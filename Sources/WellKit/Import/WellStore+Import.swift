@@ -224,6 +224,10 @@ extension WellStore {
         var scan = ScannedFile(summary: summary, file: file, validator: validator, delimiter: reader.delimiter,
                                records: part.records, rejects: part.rejects, mapping: mapping)
         try scan.settleDuplicates(rule: options.onDuplicate, identifierIsKey: identifierGiven)
+        if let stop = scan.longitudes0To360Stop() {
+            guard !options.checkLocations else { throw stop }
+            scan.summary.warnings.append(stop.reason + " Loaded anyway (\(options.describeRemedy(.noLocationCheck))): the rows out of range are rejected.")
+        }
         let placeFindings = try scan.checkPlaces(options)
         scan.describeLanding(options)
         let suspectsStart = ContinuousClock.now

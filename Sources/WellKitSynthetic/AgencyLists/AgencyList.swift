@@ -18,6 +18,8 @@ import Foundation
 ///   records are byte-for-byte copies of an earlier one.
 /// - ``Layout/coordinateErrors``: a comma CSV with LF and a unique `API Number`; about 1% of the rows
 ///   carry one coordinate error each, in ``AnswerKey/Suspect/Reason`` rotation.
+/// - ``Layout/antimeridian``: a list across ±180°, its wells elsewhere than the conterminous US
+///   (``renderAntimeridian(into:)``), every field of every well in ``AnswerKey/wells``.
 ///
 /// The output depends only on `layout`, `count` and `seed`: the rows come from ``WellGenerator``'s
 /// platform-independent stream, every other choice from the same kind of generator seeded with
@@ -57,6 +59,8 @@ public struct AgencyList: Sendable {
         case excelSerials = "dates-excel"
         /// Date columns in different formats: `dd.mm.yyyy`, ISO with years alone, and a `d/m/yy` column whose every value fits both orders.
         case mixedDates = "dates-mixed"
+        /// A list across the antimeridian: an Alaska-like state with an island chain on both sides of ±180°, every field in the key.
+        case antimeridian = "antimeridian"
 
         /// Whether a load with no options (or the key's ``AnswerKey/Placement/given`` ones) must stop with the key's fix.
         public var isMisplaced: Bool { self == .lostSigns || self == .statePlaneFeet }
@@ -75,6 +79,7 @@ public struct AgencyList: Sendable {
             case .oracleDates: 0x6461_7465_736F_7261 // "datesora"
             case .excelSerials: 0x6461_7465_7378_6C73 // "datesxls"
             case .mixedDates: 0x6461_7465_736D_6978 // "datesmix"
+            case .antimeridian: 0x616E_7469_6D65_7269 // "antimeri"
             }
         }
     }
@@ -117,6 +122,7 @@ public struct AgencyList: Sendable {
         case .datumSpellings: key = renderNWIS(into: &text, spellings: true)
         case .export1252: key = renderExport(into: &text)
         case .dayMonthYear, .oracleDates, .excelSerials, .mixedDates: key = renderDates(into: &text)
+        case .antimeridian: key = renderAntimeridian(into: &text)
         }
         return (text.bytes, key)
     }

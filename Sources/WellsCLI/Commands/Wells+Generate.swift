@@ -27,7 +27,9 @@ extension Wells {
                 Windows-1252 punctuation, CRLF, and both coordinates in one EWKT column. The date layouts \
                 write spud, completion and plug dates and a key with every field of every well: dates-dmy \
                 day first (25/3/1982), dates-oracle as 08-AUG-99, dates-excel as Excel serial numbers, and \
-                dates-mixed with dd.mm.yyyy, ISO dates among years alone and a d/m/yy column that fits both orders.
+                dates-mixed with dd.mm.yyyy, ISO dates among years alone and a d/m/yy column that fits both orders. antimeridian is a \
+                list across ±180°: an Alaska-like state (lat 55-66, lon -160 to -150) with 1.5% of its wells \
+                on an island chain from 175°E to 175°W, none of them wrong, and a key with every field of every well.
                 """)
 
         /// The file layouts `--layout` accepts: `alberta`, the Alberta-like list of ``WellGenerator``,

@@ -72,7 +72,7 @@ extension Wells {
         @Flag(help: "Read coordinates as degrees-minutes-seconds, compact (875013.67) or with symbols (36°54'1.2\"N).")
         var dms = false
 
-        @Flag(name: .customLong("implied-west"), help: "Treat longitudes without a sign as west (negated): DMS as US lists write them, or decimal degrees that lost their minus sign (not projected --x/--y).")
+        @Flag(name: .customLong("implied-west"), help: "Treat longitudes without a sign as west (negated): DMS as US lists write them, or decimal degrees that lost their minus sign (not projected --x/--y); a well whose row's state, county, country or API number holds it as written, east (Alaska's Attu), is kept east, and the summary says so.")
         var impliedWest = false
 
         @Flag(name: .customLong("implied-east"), help: "With DMS coordinates, treat unsigned longitudes as east.")
@@ -97,7 +97,7 @@ extension Wells {
         @Flag(name: .customLong("decimal-comma"), help: "Numbers are written with a decimal comma (36,469556), quoted in a comma-separated file (default: inferred when the delimiter is not a comma).")
         var decimalComma = false
 
-        @Flag(name: .customLong("longitudes-0-360"), help: "Longitudes run from 0 to 360 east: one over 180 is read as that less 360 (274.74 → -85.26).")
+        @Flag(name: .customLong("longitudes-0-360"), help: "Longitudes run from 0 to 360 east: one over 180 is read as that less 360 (274.74 → -85.26). A load whose rows are mostly over 180 stops and offers it.")
         var longitudes0To360 = false
 
         @Option(help: ArgumentHelp("The identifier column, taken as a key (repeats are rejected), or none for generated FILE@TAG:LINE identifiers.", valueName: "column|none"))

@@ -56,10 +56,15 @@ extension Terminal {
         case .giveCRS(let candidates) where candidates.isEmpty:
             message = error.reason + " If a column holds decimal degrees or DMS, name it with --map lat=COLUMN --map lon=COLUMN;"
                 + " if the file has projected x/y, give their CRS with --crs EPSG:CODE --x COLUMN --y COLUMN"
+                + " (for a column of points, --crs EPSG:CODE alone); a column naming each row's state, county or country"
+                + " (such as State) lets the load judge candidates and offer them"
         case .giveCRS(let candidates):
+            // A column of points (x and y the same column) needs only its CRS: the column is inferred again.
             message = error.reason + " The file has projected x/y columns; candidate CRSs:" + candidates.map {
-                "\n  \($0.crs) for \($0.xColumn)/\($0.yColumn): \($0.evidence)\n    "
-                    + "wells load \(shellQuoted(file)) --crs \($0.crs) --x \(shellQuoted($0.xColumn)) --y \(shellQuoted($0.yColumn))"
+                $0.xColumn == $0.yColumn
+                    ? "\n  \($0.crs) for the points of \($0.xColumn): \($0.evidence)\n    wells load \(shellQuoted(file)) --crs \($0.crs)"
+                    : "\n  \($0.crs) for \($0.xColumn)/\($0.yColumn): \($0.evidence)\n    "
+                        + "wells load \(shellQuoted(file)) --crs \($0.crs) --x \(shellQuoted($0.xColumn)) --y \(shellQuoted($0.yColumn))"
             }.joined()
         case .crsForXY:
             message = "--x and --y need --crs, the CRS of those columns, such as --crs EPSG:26916 for UTM zone 16N metres"
@@ -86,7 +91,10 @@ extension Terminal {
         case .relocate(let fix):
             message = error.reason
                 + (fix.map { "\n  load with: " + loadCommand(applying: $0) } ?? "")
-                + (error.code == .misplaced ? "\n  or load them as they are, each flagged as a suspect: " + loadCommand(adding: ["--no-location-check"]) : "")
+                + (error.code != .misplaced ? ""
+                   : fix?.longitudes0To360 == true
+                   ? "\n  or load the rows whose longitudes are in range as they are, rejecting the others: " + loadCommand(adding: ["--no-location-check"])
+                   : "\n  or load them as they are, each flagged as a suspect: " + loadCommand(adding: ["--no-location-check"]))
         }
         var location = error.file ?? ""
         if let line = error.line { location += ":\(line)" }

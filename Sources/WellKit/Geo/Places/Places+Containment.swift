@@ -138,7 +138,7 @@ extension Places {
         if contains(any: indices, longitude: longitude, latitude: latitude) { return 0 }
         let mx = 111_320 * cos(latitude * .pi / 180), my = 110_574.0
         func boxDistance(_ p: Place) -> Double {
-            let dx = max(p.west - longitude, 0, longitude - p.east) * mx, dy = max(p.south - latitude, 0, latitude - p.north) * my
+            let dx = Longitude.outside(longitude, west: p.west, east: p.east) * mx, dy = max(p.south - latitude, 0, latitude - p.north) * my
             return (dx * dx + dy * dy).squareRoot()
         }
         var best = Double.infinity
@@ -150,8 +150,9 @@ extension Places {
             vertices.withUnsafeBufferPointer { v in
                 for ring in place.rings where ring.count > 1 {
                     for k in ring.start..<(ring.start + ring.count - 1) {
-                        let ax = (Double(v[2 * k]) - longitude) * mx, ay = (Double(v[2 * k + 1]) - latitude) * my
-                        let bx = (Double(v[2 * k + 2]) - longitude) * mx, by = (Double(v[2 * k + 3]) - latitude) * my
+                        // The shorter way round: an Aleutian vertex at 179.9°E is 0.2° from a point at 179.9°W.
+                        let ax = Longitude.difference(Double(v[2 * k]), longitude) * mx, ay = (Double(v[2 * k + 1]) - latitude) * my
+                        let bx = Longitude.difference(Double(v[2 * k + 2]), longitude) * mx, by = (Double(v[2 * k + 3]) - latitude) * my
                         let dx = bx - ax, dy = by - ay, length = dx * dx + dy * dy
                         let t = length == 0 ? 0 : max(0, min(1, -(ax * dx + ay * dy) / length))
                         let px = ax + t * dx, py = ay + t * dy
@@ -162,11 +163,14 @@ extension Places {
         }
         guard best > 100_000 else { return best }
         // Far away the flat approximation fails: the great-circle distance to the nearest place's box instead, a lower bound.
-        return indices.map { index in
+        let bound = indices.map { index in
             let p = places[index]
             return Geodesic.distance(fromLatitude: latitude, longitude: longitude,
-                                     toLatitude: min(max(latitude, p.south), p.north), longitude: min(max(longitude, p.west), p.east))
+                                     toLatitude: min(max(latitude, p.south), p.north), longitude: Longitude.clamp(longitude, west: p.west, east: p.east))
         }.min() ?? best
+        // Inside the box of a place that crosses ±180° (Alaska's runs from 179°W to 179°E), or far
+        // inside any box, the bound says nothing (0 for Magadan against Alaska): the edges' distance then.
+        return bound >= 100_000 ? bound : best
     }
 
     /// The box around `indices`.

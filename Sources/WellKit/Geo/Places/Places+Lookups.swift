@@ -73,7 +73,8 @@ extension Places {
         let reach = metres / 110_574, reachLongitude = metres / (111_320 * max(0.01, cos(latitude * .pi / 180)))
         return countries.filter {
             let p = places[$0]
-            return latitude >= p.south - reach && latitude <= p.north + reach && longitude >= p.west - reachLongitude && longitude <= p.east + reachLongitude
+            return latitude >= p.south - reach && latitude <= p.north + reach
+                && Longitude.outside(longitude, west: p.west, east: p.east) <= reachLongitude
         }.map { ($0, distance(to: [$0], longitude: longitude, latitude: latitude)) }.filter { $0.1 <= metres }.min { $0.1 < $1.1 }?.0
     }
 

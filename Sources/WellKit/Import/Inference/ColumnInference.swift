@@ -178,10 +178,13 @@ struct ColumnInference {
         let latCandidates = ([named.indices[.latitude]].compactMap { $0 } + latWords + yWords).uniqued()
         let lonCandidates = ([named.indices[.longitude]].compactMap { $0 } + lonWords + xWords).uniqued()
         let lat = latCandidates.compactMap { i in format(ofColumn: i, limit: 90).map { (i, $0) } }.first
-        let lon = lonCandidates.compactMap { i in format(ofColumn: i, limit: 180).map { (i, $0) } }.first
+        // Longitudes from 0 to 360 (given as such) are a longitude column too, so that what follows it
+        // (the datum column, the hemisphere) is inferred as for any: NWIS's Pacific list so written lost its datums.
+        let lonLimit = options.coordinates.longitudes0To360 ? 360.0 : 180
+        let lon = lonCandidates.compactMap { i in format(ofColumn: i, limit: lonLimit).map { (i, $0) } }.first
         guard let (latIndex, latFormat) = lat, let (lonIndex, lonFormat) = lon else {
             if named.indices[.latitude] == nil || named.indices[.longitude] == nil {
-                if inferPointColumn(&options) { return }
+                if try inferPointColumn(&options) { return }
                 throw ProjectedCandidates(header: header, sample: sample, file: file, placeColumns: options.placeColumns).error()
             }
             return  // named columns whose values read as nothing: the loader rejects each row with its reason
@@ -223,14 +226,24 @@ struct ColumnInference {
     }
 
     /// Finds a column whose sampled values are at least 90% points (``PointText``), for a file without latitude and longitude columns.
-    private mutating func inferPointColumn(_ options: inout LoadOptions) -> Bool {
+    ///
+    /// - Throws: For WKT points of projected values (metres or feet, not degrees: an ArcGIS export's
+    ///   `geometry`) whose CRS neither the file (an EWKT SRID) nor the options give, the candidate
+    ///   search of x/y columns (``ProjectedCandidates``), judged by the file's place columns.
+    private mutating func inferPointColumn(_ options: inout LoadOptions) throws -> Bool {
         for index in header.indices {
             let values = sample.map { $0[index] }.filter { !$0.isEmpty }
             guard !values.isEmpty else { continue }
-            let parsed = values.count { PointText.parse($0, decimalComma: decimalComma) != nil }
-            guard parsed * 10 >= values.count * 9 else { continue }
+            let points = values.compactMap { PointText.parse($0, decimalComma: decimalComma) }
+            guard points.count * 10 >= values.count * 9 else { continue }
+            let parsed = points.count
+            let srids = Set(points.compactMap(\.srid))
+            if options.coordinates.crs == nil, srids.isEmpty, points.allSatisfy({ $0.form == .wkt }),
+               points.count(where: { abs($0.x) > 180 || abs($0.y) > 90 }) * 2 > points.count {
+                throw ProjectedCandidates.ofPoints(index, header: header, sample: sample, file: file, placeColumns: options.placeColumns,
+                                                   decimalComma: decimalComma).error()
+            }
             options.coordinates.pointColumn = header[index]
-            let srids = Set(values.compactMap { PointText.parse($0, decimalComma: decimalComma)?.srid })
             if options.coordinates.crs == nil, srids.count == 1, let srid = srids.first, srid != 4326 {
                 options.coordinates.crs = "EPSG:\(srid)"
             }

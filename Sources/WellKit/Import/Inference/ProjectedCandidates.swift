@@ -15,6 +15,23 @@ struct ProjectedCandidates {
     /// The columns naming each row's state or country: candidates are ranked by how many sampled
     /// wells they put inside their rows' places, and one that puts most outside is never offered.
     var placeColumns: [PlaceColumn] = []
+    /// The column of WKT points the candidates are for (``ofPoints(_:header:sample:file:placeColumns:decimalComma:)``),
+    /// when the file has no x/y columns: its points' x and y are the last two columns of ``header``.
+    var pointColumn: String?
+
+    /// The candidates for a column of WKT points of projected values (an ArcGIS export's
+    /// `geometry` in UTM metres): the same search as for x/y columns, on the points' x and y as
+    /// two more columns, `COLUMN:x` and `COLUMN:y`, judged by the same place columns.
+    static func ofPoints(_ index: Int, header: [String], sample: [[String]], file: String, placeColumns: [PlaceColumn],
+                        decimalComma: Bool) -> ProjectedCandidates {
+        let name = header[index]
+        let rows = sample.map { row -> [String] in
+            let point = index < row.count ? PointText.parse(row[index], decimalComma: decimalComma) : nil
+            return row + [point.map { "\($0.x)" } ?? "", point.map { "\($0.y)" } ?? ""]
+        }
+        return ProjectedCandidates(header: header + [name + ":x", name + ":y"], sample: rows, file: file, placeColumns: placeColumns,
+                                   pointColumn: name)
+    }
 
     struct Candidate: Equatable {
         var crs: String
@@ -148,17 +165,35 @@ struct ProjectedCandidates {
                                             evidence: "values look like UTM metres, but nothing in the file names the zone ZZ (NAD83; EPSG:326ZZ for WGS 84)"))
             }
         }
+        // Web Mercator's reading alone, with no other pair that agrees and no place column to judge
+        // it, is no evidence: state-plane feet fall in its range too (Colorado's, in Sudan).
+        if utm.isEmpty && placeColumns.isEmpty { return [] }
         return utm + candidates
     }
 
     /// The error for a file without latitude/longitude columns: the candidates and the exact commands.
+    ///
+    /// A candidate is offered only with evidence that judges it: the places the rows name, or two
+    /// pairs of columns that agree (UTM and Web Mercator). Without any, no candidate is offered and
+    /// the reason says why: Web Mercator's reading of state-plane feet, the one candidate the values
+    /// alone gave, put Colorado's wells in Sudan, and pasted it loaded them there with exit 0.
     func error() -> ImportError {
         let candidates = find()
-        return ImportError(.noCoordinateColumns, "no latitude/longitude columns among: \(ImportError.listing(header)).",
+        let columns = pointColumn.map { [$0] } ?? Array(header)
+        var reason = pointColumn.map { "no latitude/longitude columns among: \(ImportError.listing(columns)); the points of \($0) are projected x/y, not degrees, in a CRS the file does not name." }
+            ?? "no latitude/longitude columns among: \(ImportError.listing(header))."
+        // No candidate, or only the UTM placeholder whose zone is for the user to name (EPSG:269ZZ).
+        if candidates.allSatisfy({ $0.crs.hasSuffix("ZZ") }), !pairs().isEmpty {
+            reason += " Nothing in the file judges which CRS its x/y are in (no column names each row's state, county, country or API number,"
+                + " and the file names no CRS), so none is offered: one read wrongly puts the wells on another continent."
+                + " Give the CRS the values are in, or a column naming each row's place, against which candidates are judged."
+        }
+        return ImportError(.noCoordinateColumns, reason,
                            remedy: .giveCRS(candidates: candidates.map {
-                               ImportError.CRSCandidate(crs: $0.crs, xColumn: $0.xColumn, yColumn: $0.yColumn, evidence: $0.evidence)
+                               let x = pointColumn ?? $0.xColumn, y = pointColumn ?? $0.yColumn
+                               return ImportError.CRSCandidate(crs: $0.crs, xColumn: x, yColumn: y, evidence: $0.evidence)
                            }),
-                           header: header, file: file)
+                           header: columns, file: file)
     }
 
     private func rows(_ pair: (x: Int, y: Int)) -> [(x: Double, y: Double)] {

@@ -136,6 +136,15 @@ package struct RecordList: RandomAccessCollection, Sendable {
         return (packed.lat, packed.lon)
     }
 
+    /// Moves the record at `position`: a longitude that ``CoordinateOptions/impliedWest`` read west and
+    /// its row's place holds east (``ScannedFile/keepEastWhereRowsSay(_:regions:regionOf:places:options:)``).
+    package mutating func setCoordinates(_ position: Int, lat: Double, lon: Double) {
+        precondition(position >= 0 && position < count, "a record list's index out of range")
+        makeUnique()
+        storage.segments[position >> Self.shift].unsafelyUnwrapped[position & Self.mask].lat = lat
+        storage.segments[position >> Self.shift].unsafelyUnwrapped[position & Self.mask].lon = lon
+    }
+
     /// The CRS the record's coordinates were converted from (an index into ``RecordValidator/crsNames``);
     /// nil when they were read in EPSG:4326.
     @inline(__always) package func sourceCRS(_ position: Int) -> Int? {

@@ -154,8 +154,8 @@ extension ScannedFile {
     /// The error that stops a misplaced load: where the wells landed, where the file says they should be, and the fix.
     func misplacement(checked: [Int], far: Int, what: String, regions: [ExpectedRegion], regionOf: [Int32],
                               places: Places, fix: PlacementFix?, said: String?) -> ImportError {
-        let lats = checked.map { records[$0].lat }.sorted(), lons = checked.map { records[$0].lon }.sorted()
-        let lat = lats[lats.count / 2], lon = lons[lons.count / 2]
+        let lats = checked.map { records[$0].lat }.sorted()
+        let lat = lats[lats.count / 2], lon = Longitude.median(checked.map { records[$0].lon })
         let (country, state) = places.location(longitude: lon, latitude: lat)
         var named = Dictionary(checked.map { (regions[Int(regionOf[$0])].listed ?? regions[Int(regionOf[$0])].name, 1) }, uniquingKeysWith: +)
             .sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(3).map { "\($0.key) \(grouped($0.value))" }

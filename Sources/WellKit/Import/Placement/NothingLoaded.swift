@@ -26,6 +26,23 @@ extension ScannedFile {
             remedy: fix.map { .relocate($0) }, file: summary.file, line: example.line, column: example.column)
     }
 
+    /// The stop for a file most of whose rows were rejected with longitudes from 180 to 360, though
+    /// some were in range: longitudes written 0–360 east, as climate and ocean data write them, of a
+    /// list whose few wells between 0° and 180°E loaded while the rest (99.98% of one such list)
+    /// were rejected with exit 0 and no word of ``CoordinateOptions/longitudes0To360``, which
+    /// ``nothingLoaded()`` offers only when every row is rejected. nil when it is not such a file.
+    func longitudes0To360Stop() -> ImportError? {
+        let outOfRange = rejects.count { $0.kind == .longitudeOutOfRange }
+        guard !records.isEmpty, outOfRange * 2 > summary.records, var fix = scaledDegreesFix(), fix.longitudes0To360 else { return nil }
+        fix.slip = fix.slip.replacingOccurrences(of: "sampled rows are in range",
+                                                 with: "sampled rows rejected as out of range are in range")
+        return ImportError(
+            .misplaced,
+            "\(grouped(outOfRange)) of \(grouped(summary.records)) records have a longitude over 180 (\(grouped(records.count)) loaded, in range): "
+                + "it looks as if \(fix.slip).",
+            remedy: .relocate(fix), file: summary.file)
+    }
+
     /// For a file whose rows were rejected with a latitude or longitude out of range: the reading that
     /// puts at least 90% of a sample of them in range, if one does: longitudes from 0 to 360, or
     /// degrees written as whole numbers (fixed-point, as some databases keep them), divided by the

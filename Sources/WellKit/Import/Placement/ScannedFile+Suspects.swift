@@ -8,7 +8,10 @@ extension ScannedFile {
     mutating func flagSuspects(reject: Bool, placeFindings: [SuspectCoordinates.Finding] = []) {
         // A well outside its row's place keeps the slip that would put it back; one that no slip explains
         // keeps the neighbours' reason (such as "far from the others") when they have one, with the place's detail.
-        var byIndex = Dictionary(SuspectCoordinates.find(records.indices.map { records.coordinates($0) }).map { ($0.index, $0) }, uniquingKeysWith: { a, _ in a })
+        let places = Places.shared
+        let countryOf = places.map { places in { (lat: Double, lon: Double) in places.country(containing: lon, latitude: lat) } }
+        var byIndex = Dictionary(SuspectCoordinates.find(records.indices.map { records.coordinates($0) }, countryOf: countryOf).map { ($0.index, $0) },
+                                 uniquingKeysWith: { a, _ in a })
         for finding in placeFindings {
             if finding.reason == SuspectCoordinates.outsidePlace, var other = byIndex[finding.index] {
                 other.detail = finding.detail + "; " + other.detail

@@ -15,7 +15,10 @@
 ///    percentile) fit in 60° of longitude and 40° of latitude, and the well is more than 1,000 km,
 ///    and more than that box's diagonal, outside it. A far well is flagged with the slip that brings
 ///    it inside the box widened by a quarter on each side, preferably next to another well (in sparse
-///    country rule 2 asks too much), and as `far from the others` when none does.
+///    country rule 2 asks too much), and as `far from the others` when none does, unless it lies on
+///    land in the country of most of the file's wells. Longitudes are on a circle: the box is the
+///    narrowest that holds the wells' longitudes, across ±180° when they cross it (Alaska with the
+///    Aleutians), and distances are measured the short way round.
 ///
 /// A well among many others is never flagged, and a file that legitimately spans oceans (the Pacific
 /// NWIS list: Hawaii, Guam, Samoa, on both sides of the antimeridian) is never "far": its extent
@@ -39,7 +42,11 @@ enum SuspectCoordinates {
     }
 
     /// The suspects among `points` (latitude, longitude), by index.
-    static func find(_ points: [(lat: Double, lon: Double)]) -> [Finding] {
+    ///
+    /// - Parameter countryOf: The country whose land holds a point, if any (``Places/country(containing:latitude:)``):
+    ///   a far well that no slip explains, on land in the country of most of the others, is no
+    ///   suspect (Alaska's wells on Attu, 1,700 km west of the rest across ±180°; Hawaii's in a US list).
+    static func find(_ points: [(lat: Double, lon: Double)], countryOf: ((_ lat: Double, _ lon: Double) -> Int?)? = nil) -> [Finding] {
         guard points.count >= minimumWells else { return [] }
         // A dense grid over the rows the wells span, every column of the globe wide so that it wraps
         // at the antimeridian (a few megabytes of counts for a world-wide list): a dictionary of
@@ -99,13 +106,27 @@ enum SuspectCoordinates {
         }
         if !unexplained.isEmpty, let core = coreExtent(points) {
             // Inside: within the percentile box widened by a quarter on each side, since a list's edges are sparse.
-            let padLat = max(0.5, (core.north - core.south) / 4), padLon = max(0.5, (core.east - core.west) / 4)
+            // Longitudes on the circle: the box may cross ±180° (Alaska with the Aleutians west of it).
+            let padLat = max(0.5, (core.north - core.south) / 4), padLon = max(0.5, core.width / 4)
             func inside(_ lat: Double, _ lon: Double) -> Bool {
-                (core.south - padLat...core.north + padLat).contains(lat) && (core.west - padLon...core.east + padLon).contains(lon)
+                (core.south - padLat...core.north + padLat).contains(lat)
+                    && Longitude.outside(lon, west: Longitude.wrapped(core.west), east: Longitude.wrapped(core.west + core.width)) <= padLon
+            }
+            // The country of most of the wells, from about a hundred of them, when a far well needs it.
+            var home: Int??
+            func homeCountry() -> Int? {
+                if let home { return home }
+                let step = max(1, points.count / 100)
+                let counts = Dictionary(stride(from: 0, to: points.count, by: step).compactMap { countryOf?(points[$0].lat, points[$0].lon) }.map { ($0, 1) },
+                                        uniquingKeysWith: +)
+                let found = counts.max { ($0.value, $1.key) < ($1.value, $0.key) }.flatMap { $0.value * 2 > (points.count + step - 1) / step ? $0.key : nil }
+                home = .some(found)
+                return found
             }
             for index in unexplained {
                 let p = points[index]
-                let lat = min(max(p.lat, core.south), core.north), lon = min(max(p.lon, core.west), core.east)
+                let lat = min(max(p.lat, core.south), core.north)
+                let lon = Longitude.clamp(p.lon, west: Longitude.wrapped(core.west), east: Longitude.wrapped(core.west + core.width))
                 let distance = Geodesic.distance(fromLatitude: p.lat, longitude: p.lon, toLatitude: lat, longitude: lon)
                 guard distance > max(1_000_000, core.diagonal) else { continue }
                 // Far away, a slip that brings the well inside the others' extent explains it, best next to one
@@ -116,6 +137,8 @@ enum SuspectCoordinates {
                         index: index, reason: reason,
                         detail: "\(Int(distance / 1000)) km outside the extent of the file's other wells; at \(format(lat)), \(format(lon)) "
                             + "it would be inside it, with \(neighbours(lat, lon, excluding: p)) within about 20 km"))
+                } else if let countryOf, let country = countryOf(p.lat, p.lon), country == homeCountry() {
+                    continue
                 } else {
                     findings.append(Finding(index: index, reason: "far from the others",
                                             detail: "\(Int(distance / 1000)) km outside the extent of the file's other wells"))
@@ -159,9 +182,11 @@ enum SuspectCoordinates {
     }
 
     /// The 1st–99th percentile box of the wells (of a sample of at most about 20,000), when it is
-    /// compact enough to judge "far". Suspects are few, so the percentiles leave them out.
-    private static func coreExtent(_ points: [(lat: Double, lon: Double)])
-        -> (south: Double, north: Double, west: Double, east: Double, diagonal: Double)? {
+    /// compact enough to judge "far". Suspects are few, so the percentiles leave them out. The
+    /// longitudes' percentiles are taken on the narrowest arc that holds them (``Longitude/unwrapped(sorted:)``):
+    /// the box runs `width` degrees east from `west`, across ±180° for a list that crosses it.
+    static func coreExtent(_ points: [(lat: Double, lon: Double)])
+        -> (south: Double, north: Double, west: Double, width: Double, diagonal: Double)? {
         let stride = max(1, points.count / 20_000)
         var lats: [Double] = [], lons: [Double] = []
         for index in Swift.stride(from: 0, to: points.count, by: stride) {
@@ -170,11 +195,12 @@ enum SuspectCoordinates {
         }
         guard lats.count >= minimumWells else { return nil }
         lats.sort()
-        lons.sort()
+        lons = Longitude.unwrapped(sorted: lons.sorted())
         let lo = lats.count / 100, hi = lats.count - 1 - lats.count / 100
         let (south, north, west, east) = (lats[lo], lats[hi], lons[lo], lons[hi])
         guard north - south <= 40, east - west <= 60 else { return nil }
-        return (south, north, west, east, Geodesic.distance(fromLatitude: south, longitude: west, toLatitude: north, longitude: east))
+        return (south, north, west, east - west,
+                Geodesic.distance(fromLatitude: south, longitude: Longitude.wrapped(west), toLatitude: north, longitude: Longitude.wrapped(east)))
     }
 
     private static func format(_ degrees: Double) -> String { degrees.projDecimal(6) }
