@@ -13,8 +13,9 @@ import WellsTestSupport
             #expect(try HardeningTests.wells(["load", csv, "--db", store]).status == 0)
             let counted = try HardeningTests.wells(["count", "--grid", "0.1", "--db", store, "--format", "csv"])
             #expect(counted.status == 0, "\(counted.err)")
-            let rows = counted.out.split(separator: "\n").dropFirst().map { $0.split(separator: ",").prefix(3).joined(separator: ",") }.sorted()
-            #expect(rows == ["-1143,518,2", "-1144,517,1"], "\(counted.out)")
+            // column,row,x,y,count: the cell's south-west corner on the decimal lines.
+            let rows = counted.out.split(separator: "\n").dropFirst().map(String.init).sorted()
+            #expect(rows == ["-1143,518,-114.3,51.8,2", "-1144,517,-114.4,51.7,1"], "\(counted.out)")
         }
     }
 }

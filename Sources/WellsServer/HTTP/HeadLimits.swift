@@ -51,11 +51,14 @@ final class HeadProblemHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var problem: (status: HTTPResponse.Status, detail: String)?
 
     func handlerAdded(context: ChannelHandlerContext) {
-        try? context.pipeline.syncOperations.addHandler(tracker, position: .first)
+        try? context.pipeline.syncOperations.addHandler(tracker, position: .first)   // before NIO's decoder
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head = unwrapInboundIn(data) { pending += 1 }
+        if case .head = unwrapInboundIn(data) {
+            pending += 1
+            tracker.headDecoded()
+        }
         context.fireChannelRead(data)
     }
 
@@ -70,7 +73,8 @@ final class HeadProblemHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let parse = error as? HTTPParserError, problem == nil else { return context.fireErrorCaught(error) }
-        if case .headerOverflow = parse, tracker.inRequestLine {
+        // NIO counts the target alone; the line adds the method and the version.
+        if case .headerOverflow = parse, tracker.lengthOfHeadBeingDecoded > HeadLimits.maximumTarget {
             problem = (HTTPResponse.Status(code: 414, reasonPhrase: "URI Too Long"),
                        "the request's target (path and query) is longer than the server's limit of \(HeadLimits.maximumTarget) bytes; "
                        + "a filter of up to \(CQL2Filter.maximumLength) characters fits, percent-encoded, when it is ASCII: shorten the filter or the parameters")
@@ -103,18 +107,29 @@ final class HeadProblemHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 }
 
-/// Follows the raw bytes of a connection before NIO's decoder, to tell whether the head being
-/// read is still in its request line: the first line of the connection, and each first line
-/// after a blank line ends a head. Only ``HeadProblemHandler`` reads it, once, on an error; a
-/// body with blank lines in it could mislead it (a `431` for a `414`), and this server takes no
-/// bodies.
+/// Follows the raw bytes of a connection before NIO's decoder, to tell how long the request line
+/// of the head being decoded is: the first line of the connection, and each first line after a
+/// blank line ends a head. It reads each buffer before the decoder does, so it may be ahead by
+/// whole heads: it keeps the length of each request line seen whose head the decoder has not
+/// delivered (``headDecoded()``), oldest first. Only ``HeadProblemHandler`` reads it, on an error;
+/// a body with blank lines in it could mislead it (a `431` for a `414`), and this server takes no bodies.
 final class RequestLineTracker: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
-    private(set) var inRequestLine = true
+    /// The request lines (in bytes, without the line break) of the heads not yet decoded.
+    private var lengths: [Int] = []
+    private var inRequestLine = true
     /// Bytes of the current line read so far.
     private var lineLength = 0
+
+    /// The request line of the head the decoder is in: complete, or as far as it was read.
+    var lengthOfHeadBeingDecoded: Int { lengths.first ?? (inRequestLine ? lineLength : 0) }
+
+    /// The decoder delivered the oldest head.
+    func headDecoded() {
+        if !lengths.isEmpty { lengths.removeFirst() }
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
@@ -123,6 +138,7 @@ final class RequestLineTracker: ChannelInboundHandler, RemovableChannelHandler {
             while let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
                 let length = lineLength + newline - start
                 if inRequestLine {
+                    lengths.append(length)
                     inRequestLine = false
                 } else if length <= 1 {
                     inRequestLine = true   // "\r\n" alone: the head ended

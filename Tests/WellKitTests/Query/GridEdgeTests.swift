@@ -25,8 +25,8 @@ import WellsTestSupport
         let latitudeLines = 89 * scale / size.steps, longitudeLines = 179 * scale / size.steps
         var csv = "uwi,lat,lon\n", cells: [[Int64]: Int] = [:]
         for k in 0..<240 {
-            // Lines spread over the globe, both signs, 0 included (k = 120).
-            let row = (k - 120) * latitudeLines / 120, column = (k - 120) * longitudeLines / 120
+            // Lines spread over the globe, both signs, 0 included (but not 0, 0, which a load rejects).
+            let row = (k - 119) * latitudeLines / 121, column = (k - 120) * longitudeLines / 120
             let lat = decimal(row * size.steps, size.decimals), lon = decimal(column * size.steps, size.decimals)
             csv += "L\(k),\(lat),\(lon)\n"
             cells[[Int64(column), Int64(row)], default: 0] += 1
