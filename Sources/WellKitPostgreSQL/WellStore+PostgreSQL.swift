@@ -31,4 +31,8 @@ struct PostgresProvider: StoreEngineProvider {
     func displayName(of location: String) -> String {
         (try? PostgresLocation(url: location, environment: [:]))?.description ?? PostgresLocation.redacted(location)
     }
+
+    func publicName(of location: String) -> String {
+        (try? PostgresLocation(url: location))?.database ?? "a PostgreSQL database"
+    }
 }

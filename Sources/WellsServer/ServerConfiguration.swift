@@ -5,11 +5,11 @@ import WellKit
 package struct ServerConfiguration: Sendable {
     /// The store file, opened read-only.
     package var storePath: String
-    /// The store as documents name it: a file's name, or a database's name, never a password.
-    package var storeName: String {
-        let shown = WellStore.displayName(of: storePath)
-        return shown == storePath ? (storePath as NSString).lastPathComponent : shown
-    }
+    /// The store as documents, problems and metrics name it: ``name`` when the operator gave one,
+    /// else a file's name (no directory) or a database's name (no user, host or port).
+    package var storeName: String { name ?? WellStore.publicName(of: storePath) }
+    /// The name the operator gives the store (`wells serve --name`), shown instead of its file's or database's.
+    package var name: String?
     /// The address to bind: the loopback interface unless told otherwise (the server has no
     /// authentication; ``isLoopback(_:)`` tells whether an address is only this machine's).
     package var host = "127.0.0.1"

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 import WellKit
 
@@ -10,8 +11,11 @@ import WellKit
 /// Each connection has a thread of its own that takes the next piece of work from the line as soon
 /// as it is done with the last (it sleeps only when the line is empty). So unbounded work never
 /// runs on the async threads that answer the other requests, and a slow query delays only the
-/// requests that need a connection; small work that finds a connection idle and no one waiting
-/// runs at once on its caller's thread, saving two thread hops.
+/// requests that need a connection; a file's small work that finds a connection idle and no one
+/// waiting runs at once on its caller's thread, saving two thread hops.
+/// A request's deadline counts from its arrival (``newDeadline``): waiting for the token, in the
+/// line or for a PostgreSQL connection counts, and the watchdog answers work still in line at its
+/// deadline (``expireOverdue(now:)``), so a lock or a stopped server holds no request past it.
 /// Deadlines sit in a table that one watchdog thread scans; the change token is read from memory,
 /// or through a connection of its own (``Opening/tokenStore``), with the request's deadline too.
 /// A store file replaced by another at its path (an atomic `mv`) is opened anew (``Opening``),
@@ -28,6 +32,9 @@ final class StoreReaders: Sendable {
     private let timeout: Duration
     /// The store as given: a file's path, or a `postgresql://` URL.
     private let path: String
+    /// The store as clients may see it named (``ServerConfiguration/storeName``): no directory,
+    /// user, host or port, which the 503s of a store gone or replaced would otherwise tell.
+    private let name: String
     /// Whether `path` is a file, whose identity each fresh token read checks (see ``version(fresh:until:)``).
     private let watchesFile: Bool
     /// The connections in use, the change token's reader and the last version read (see ``Watch``).
@@ -38,10 +45,15 @@ final class StoreReaders: Sendable {
     /// Distinguishes this run's tokens from another run's, whose data_version may repeat.
     let runID: String
 
+    /// Where what clients are not told goes (the path and cause of a file that is not a store):
+    /// standard error, for the operator.
+    private static let logger = Logger(label: "wells serve")
+
     /// The most pieces of work of each kind that may wait in ``line``: one more is refused at once.
     private let maximumWaiting: Int
 
-    init(path: String, count: Int, timeout: Duration, maximumWaiting: Int = 256) throws {
+    init(path: String, name: String? = nil, count: Int, timeout: Duration, maximumWaiting: Int = 256) throws {
+        self.name = name ?? WellStore.publicName(of: path)
         self.maximumWaiting = max(1, maximumWaiting)
         let count = max(1, count)
         let identity = FileIdentity(path: path)
@@ -78,12 +90,71 @@ final class StoreReaders: Sendable {
         try version(fresh: true, until: deadline)
     }
 
-    /// The deadline of a request that starts now: its version read (``changeToken(until:)``) and
-    /// its work (``withLease(small:deadline:_:)``) share it.
-    var newDeadline: ContinuousClock.Instant { .now + timeout }
+    /// The deadline of the request being answered: its arrival (``arrival``, which
+    /// ``OperationsResponder`` sets) plus the timeout, or now plus the timeout outside a request.
+    /// Its version read (``changeToken(until:)``) and its work (``withLease(small:deadline:_:)``)
+    /// share it, so waiting for either counts against `--timeout`.
+    var newDeadline: ContinuousClock.Instant { (Self.arrival ?? .now) + timeout }
+
+    /// When the request being answered arrived: set around the whole responder, so that time
+    /// spent before a handler asks for its deadline counts too.
+    @TaskLocal static var arrival: ContinuousClock.Instant?
 
     /// How the 503 of a version read that outlasted its deadline begins.
     static let notAnswering = "the store did not answer within the server's limit"
+
+    /// ``changeToken(until:)`` (or, `fresh`, ``currentChangeToken(until:)``) without blocking the
+    /// caller's thread on a PostgreSQL server: a read that must reach the server runs on
+    /// ``tokenQueue`` while the caller's task waits suspended (``sharedVersion(fresh:until:askedAt:)``).
+    /// A server that stopped answering then holds the token's own thread, not one of Swift's
+    /// cooperative threads, which answer every other request (on two cores, two blocked threads
+    /// held every request past its deadline). A file's token is read from memory, on the caller's thread.
+    func tag(fresh: Bool, until deadline: ContinuousClock.Instant) async throws -> StoreVersion? {
+        if watchesFile { return try version(fresh: fresh, until: deadline) }
+        let asked = ContinuousClock.now
+        if !fresh, let reused = watch.withLock({ watch -> StoreVersion?? in
+            asked - watch.read < Self.tokenReuse && watch.failure == nil ? .some(watch.version) : nil
+        }) {
+            return reused
+        }
+        return try await withCheckedThrowingContinuation { continuation in
+            tokenQueue.async { continuation.resume(with: Result { try self.sharedVersion(fresh: fresh, until: deadline, askedAt: asked) }) }
+        }
+    }
+
+    /// A PostgreSQL store's version, on ``tokenQueue``, one read at a time, with ``watch`` unlocked
+    /// while the server is asked (a PostgreSQL store is never reopened, so nothing else changes it).
+    /// A read that ended after this request `asked` answers it: its version (for a fresh read, one
+    /// that began after), or its failure, so that the requests in line behind a server that does
+    /// not answer get their 503 with the first, not each a deadline later.
+    private func sharedVersion(fresh: Bool, until deadline: ContinuousClock.Instant, askedAt asked: ContinuousClock.Instant) throws -> StoreVersion? {
+        let (opening, changes, answer) = try watch.withLock { watch throws(Problem) -> (Opening, ChangeTokens?, StoreVersion??) in
+            if watch.readEnd >= asked, let failure = watch.failure { throw failure }
+            guard let opening = watch.opening else { throw watch.problem ?? Problem(.serviceUnavailable, "the store cannot be read") }
+            let answered = fresh ? watch.read >= asked : watch.readEnd >= asked || asked - watch.read < Self.tokenReuse
+            return (opening, watch.changes, answered ? .some(watch.version) : nil)
+        }
+        if let answer { return answer }
+        let started = ContinuousClock.now
+        var version: StoreVersion?, failure: Problem?
+        if let changes, let tokenStore = opening.tokenStore {
+            do {
+                version = StoreVersion(opening: opening.number, file: "", token: try run(tokenStore, deadline: deadline) { _ in try changes.current() })
+            } catch is Problem {
+                failure = Problem(.serviceUnavailable, Self.notAnswering + " of \(timeout); try again", retryAfter: 1)
+            } catch {
+                // A token that cannot be read: responses carry no ETag.
+            }
+        }
+        watch.withLock { watch in
+            (watch.version, watch.failure, watch.read, watch.readEnd) = (version, failure, started, ContinuousClock.now)
+        }
+        if let failure { throw failure }
+        return version
+    }
+
+    /// Where PostgreSQL's token is read (see ``tag(fresh:until:)``).
+    private let tokenQueue = DispatchQueue(label: "wells serve change token")
 
     /// The version, read anew when `fresh` or when the last read is older than ``tokenReuse``: then
     /// a file store's identity (`stat`: device and inode) is checked first, and when another file
@@ -110,7 +181,7 @@ final class StoreReaders: Sendable {
                         let token = try run(tokenStore, deadline: deadline) { _ in try changes.current() }
                         watch.version = StoreVersion(opening: opening.number, file: opening.identity?.text ?? "", token: token)
                     } catch is Problem {
-                        throw Problem(.serviceUnavailable, Self.notAnswering + " of \(timeout); try again")
+                        throw Problem(.serviceUnavailable, Self.notAnswering + " of \(timeout); try again", retryAfter: 1)
                     } catch {
                         // A token that cannot be read: responses carry no ETag.
                     }
@@ -131,7 +202,6 @@ final class StoreReaders: Sendable {
         let identity = FileIdentity(path: path)
         if let identity, identity == watch.opening?.identity { return }
         let missing = identity == nil ? String(cString: strerror(errno)) : ""
-        let name = WellStore.displayName(of: path)
         watch.opening = nil
         watch.changes = nil  // the old file's token reader goes first: see version(fresh:until:)
         guard let identity else {
@@ -149,7 +219,10 @@ final class StoreReaders: Sendable {
             watch.openings += 1
             (watch.opening, watch.changes, watch.problem) = (opening, changes, nil)
         } catch {
-            watch.problem = Problem(.serviceUnavailable, "the file now at \(name) is not a WellKit store the server can read (\(error)); the server answers again once a store is there (`wells load` makes one; replace the file with `mv`)")
+            // The error names the file's path: the operator's log has it, a client gets its kind.
+            Self.logger.warning("the file now at \(WellStore.displayName(of: path)) is not a WellKit store the server can read: \(error)")
+            let kind = (error as? StoreError).map { " (\($0.code))" } ?? ""
+            watch.problem = Problem(.serviceUnavailable, "the file now at \(name) is not a WellKit store the server can read\(kind); the server answers again once a store is there (`wells load` makes one; replace the file with `mv`)")
         }
     }
 
@@ -172,8 +245,9 @@ final class StoreReaders: Sendable {
     /// request's (``newDeadline``): work still waiting for a connection at its deadline answers 503
     /// without running, and a statement of `body` that runs past it is interrupted, with a 503 too.
     ///
-    /// - Parameter small: Work whose cost the request bounds, such as a box's first page: when a
-    ///   connection is idle and no one is in line, it runs at once on the caller's thread instead.
+    /// - Parameter small: Work whose cost the request bounds, such as a box's first page: on a
+    ///   store file, when a connection is idle and no one is in line, it runs at once on the
+    ///   caller's thread instead (never on PostgreSQL, whose query may wait on a lock).
     ///   The hop to a connection's thread and back would cost the uncached city boxes much of
     ///   their rate (Benchmarks/README.md's "Serving"); work of unbounded cost (a sort of the whole
     ///   store) always takes the line, since on the caller's thread it would hold an async thread
@@ -188,15 +262,18 @@ final class StoreReaders: Sendable {
             guard let opening = watch.opening else { throw watch.problem ?? Problem(.serviceUnavailable, "the store cannot be read") }
             return opening
         }
-        if small, let index = line.withLock({ $0.isEmpty ? $0.idle.popLast() : nil }) {
+        guard ContinuousClock.now < deadline else { throw busy }
+        // Only a file's small work runs on the caller's thread: a PostgreSQL query may wait on
+        // another session's lock or a server that stopped answering until its deadline, and the
+        // caller's thread is one of Swift's few cooperative threads, which every request needs.
+        if small, watchesFile, let index = line.withLock({ $0.isEmpty ? $0.idle.popLast() : nil }) {
             defer { resume(index) }
             return try body(Lease(readers: self, store: opening.stores[index], deadline: deadline))
         }
         return try await withCheckedThrowingContinuation { continuation in
             let work = Work(deadline: deadline, opening: opening) { lease in
                 guard let lease else {
-                    continuation.resume(throwing: Problem(.serviceUnavailable, "the server was busy with other queries for longer than its limit of \(self.timeout); try again",
-                                                          retryAfter: 1))
+                    continuation.resume(throwing: self.busy)
                     return
                 }
                 continuation.resume(with: Result { try body(lease) })
@@ -220,6 +297,26 @@ final class StoreReaders: Sendable {
             }
             if let wake = admitted.wake { lanes[wake].queue.async { self.drain(wake) } }
         }
+    }
+
+    /// The 503 of work whose deadline came before a connection did.
+    private var busy: Problem {
+        Problem(.serviceUnavailable, "the server was busy with other queries for longer than its limit of \(timeout); try again", retryAfter: 1)
+    }
+
+    /// Answers the work still waiting for a connection at its deadline with ``busy``, from the
+    /// watchdog, so that no request waits past its deadline even while every connection is held
+    /// (by queries the watchdog interrupts too, which free them only once the engine lets go).
+    /// The line is in arrival order and every deadline is its arrival plus the same timeout, so
+    /// the overdue work is at its front.
+    private func expireOverdue(now: ContinuousClock.Instant) {
+        let overdue = line.withLock { state -> [Work] in
+            var overdue: [Work] = []
+            while let work = state.small.first, work.deadline <= now { overdue.append(state.small.popFirst()!) }
+            while let work = state.large.first, work.deadline <= now { overdue.append(state.large.popFirst()!) }
+            return overdue
+        }
+        for work in overdue { work.run(nil) }
     }
 
     /// After work that ran on its caller's thread: connection `index` serves the line if anyone joined it meanwhile.
@@ -281,6 +378,8 @@ final class StoreReaders: Sendable {
 
         mutating func append(_ work: Work) { items.append(work) }
 
+        var first: Work? { next < items.count ? items[next] : nil }
+
         mutating func popFirst() -> Work? {
             guard next < items.count else { return nil }
             let work = items[next]
@@ -330,7 +429,8 @@ final class StoreReaders: Sendable {
         } catch where inFlight.withLock({ $0.reads[id].map { $0.timedOut || $0.deadline <= .now } ?? false }) {
             // Interrupted by the watchdog, or stopped by PostgreSQL's statement_timeout, which
             // counts from the statement's start and so ends after the request's deadline.
-            throw Problem(.serviceUnavailable, "the query ran longer than the server's limit of \(timeout) and was stopped; ask for a smaller box or fewer wells")
+            throw Problem(.serviceUnavailable, "the query ran longer than the server's limit of \(timeout) and was stopped; ask for a smaller box or fewer wells",
+                          retryAfter: 1)
         }
     }
 
@@ -342,6 +442,7 @@ final class StoreReaders: Sendable {
     /// at the next scan.
     private func interruptOverdue() {
         let now = ContinuousClock.now
+        expireOverdue(now: now)
         inFlight.withLock { state in
             for (id, read) in state.reads where read.deadline < now {
                 state.reads[id]?.timedOut = true
@@ -361,70 +462,6 @@ private final class Lane: Sendable {
     }
 }
 
-/// The connections to the store as opened once: at the start, and again each time another file
-/// takes the store's path. Work holds the opening it started with until it ends, then the old
-/// connections close.
-final class Opening: Sendable {
-    /// Counts the openings of this run, from 0.
-    let number: Int
-    /// The file the connections read; nil for a PostgreSQL store.
-    let identity: FileIdentity?
-    /// Connection `k` serves lane `k`.
-    let stores: [WellStore]
-    /// The connection the change token is read through (PostgreSQL's token is a query): not a
-    /// lane's, so that the watchdog's interrupt of an overdue token read stops no lane's query.
-    /// Nil when it cannot be opened: responses then carry no ETag.
-    let tokenStore: WellStore?
-
-    /// - Throws: ``StoreError`` when `path` is missing or holds no WellKit store.
-    init(number: Int, path: String, count: Int, timeout: Duration, identity: FileIdentity?) throws {
-        self.number = number
-        self.identity = identity
-        // The watchdog's interrupt stops a PostgreSQL query by closing its connection; the
-        // server's statement_timeout stops the statement there too, which the closed connection's
-        // backend would otherwise run to its end.
-        func open() throws -> WellStore {
-            let store = try WellStore(path: path, mode: .readOnly)
-            try store.stopStatements(after: timeout)
-            return store
-        }
-        stores = try (0..<count).map { _ in try open() }
-        tokenStore = try? open()
-    }
-}
-
-/// A file as `stat` identifies it, whatever its name: its device and inode. A store replaced by
-/// `mv` has another inode at the same path.
-struct FileIdentity: Hashable, Sendable {
-    let device: UInt64
-    let inode: UInt64
-
-    /// The identity of the file at `path` (following links), or nil when there is none (`errno` says why).
-    init?(path: String) {
-        var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
-        device = UInt64(status.st_dev)
-        inode = UInt64(status.st_ino)
-    }
-
-    /// `device.inode` in base 36, as ETags carry it.
-    var text: String { String(device, radix: 36) + "." + String(inode, radix: 36) }
-}
-
-/// What a response is made from: one opening of the store (its file, for a file store) and the
-/// change token read from it. ETags and the ``ResponseCache`` are made of all three, because a
-/// token alone (SQLite's `data_version`) may repeat on the file that replaced the store.
-struct StoreVersion: Hashable, Sendable {
-    /// ``Opening/number``.
-    let opening: Int
-    /// ``FileIdentity/text``, or empty for a PostgreSQL store.
-    let file: String
-    let token: Int64
-
-    /// `opening.device.inode-token` (`opening-token` for PostgreSQL), for ETags.
-    var tag: String { file.isEmpty ? "\(opening)-\(token)" : "\(opening).\(file)-\(token)" }
-}
-
 /// The state that a version read checks and updates (see ``StoreReaders/version(fresh:until:)``).
 private struct Watch: Sendable {
     /// The connections new work gets; nil while the store's path holds no store.
@@ -438,6 +475,11 @@ private struct Watch: Sendable {
     /// The last version read and when.
     var version: StoreVersion?
     var read: ContinuousClock.Instant = .now - .seconds(1)
+    /// When the last read of a PostgreSQL store's token ended, and its 503 when it outlasted its
+    /// deadline, which the requests in line behind it on the token queue answer with at once
+    /// rather than each waiting as long again (``StoreReaders/sharedVersion(fresh:until:askedAt:)``).
+    var readEnd: ContinuousClock.Instant = .now - .seconds(1)
+    var failure: Problem?
 
     init(opening: Opening, changes: ChangeTokens?, openings: Int) {
         self.opening = opening

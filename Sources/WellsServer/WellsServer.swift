@@ -35,8 +35,8 @@ package struct WellsServer: Sendable {
     /// - Throws: ``StoreError`` when the store is missing or not a WellKit store.
     package init(configuration: ServerConfiguration) throws {
         self.configuration = configuration
-        readers = try StoreReaders(path: configuration.storePath, count: configuration.readers, timeout: configuration.requestTimeout,
-                                   maximumWaiting: configuration.maximumWaiting)
+        readers = try StoreReaders(path: configuration.storePath, name: configuration.storeName, count: configuration.readers,
+                                   timeout: configuration.requestTimeout, maximumWaiting: configuration.maximumWaiting)
         api = FeaturesAPI(configuration: configuration)
         tiles = TileService(configuration: configuration)
         cache = ResponseCache(budget: configuration.cacheBytes)
@@ -68,7 +68,10 @@ package struct WellsServer: Sendable {
         let host = configuration.host
         return Application(
             responder: OperationsResponder(base: HeadResponder(base: buildRouter().buildResponder()), metrics: metrics, logger: logger),
-            server: .http1(configuration: .init(idleTimeout: .seconds(Int64(configuration.idleTimeout.components.seconds)))),
+            // Heads as long as the documented limits admit, and a problem document for one that is not (HeadLimits).
+            server: .http1(configuration: .init(additionalChannelHandlers: [HeadProblemHandler()],
+                                                idleTimeout: .seconds(Int64(configuration.idleTimeout.components.seconds)),
+                                                httpDecoderConfiguration: HeadLimits.decoder)),
             configuration: .init(address: .hostname(host, port: configuration.port), serverName: "wells serve"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
@@ -113,24 +116,24 @@ package struct WellsServer: Sendable {
         // Each path comes from the route table (Route), which /api describes.
         router.get(.init(Route.landing.path)) { request, _ in
             if try Self.wantsJSON(request) {
-                return try respond(request, contentType: "application/json", variant: "json") { _ in api.landing(request) }
+                return try await respond(request, contentType: "application/json", variant: "json") { _ in api.landing(request) }
             }
-            return try respond(request, contentType: "text/html; charset=utf-8", variant: "html") { _ in MapPage.html }
+            return try await respond(request, contentType: "text/html; charset=utf-8", variant: "html") { _ in MapPage.html }
         }
         router.get(.init(Route.mapAsset.path)) { request, context in
             let name = context.parameters.get("name") ?? ""
             guard let asset = MapPage.assets[name] else { throw Problem(.notFound, "no file '\(FeatureQuery.shown(name))' in /assets/map/") }
-            return try respond(request, contentType: asset.contentType, variant: name) { _ in asset.bytes }
+            return try await respond(request, contentType: asset.contentType, variant: name) { _ in asset.bytes }
         }
         // Every route reads its query through FeaturesAPI.parameters, which refuses a repeated
         // parameter; those that take none of their own read it for that alone.
         router.get(.init(Route.conformance.path)) { request, _ in
             _ = try FeaturesAPI.parameters(request)
-            return try respond(request, contentType: "application/json") { _ in api.conformanceDocument() }
+            return try await respond(request, contentType: "application/json") { _ in api.conformanceDocument() }
         }
         router.get(.init(Route.api.path)) { request, _ in
             _ = try FeaturesAPI.parameters(request)
-            return try respond(request, contentType: FeaturesAPI.openAPI) { _ in api.apiDocument() }
+            return try await respond(request, contentType: FeaturesAPI.openAPI) { _ in api.apiDocument() }
         }
         router.get(.init(Route.collections.path)) { request, _ in
             _ = try FeaturesAPI.parameters(request)
@@ -144,7 +147,7 @@ package struct WellsServer: Sendable {
         router.get(.init(Route.queryables.path)) { request, context in
             try Self.checkCollection(context)
             _ = try FeaturesAPI.parameters(request)
-            return try respond(request, contentType: FeaturesAPI.schemaJSON) { _ in api.queryables(request) }
+            return try await respond(request, contentType: FeaturesAPI.schemaJSON) { _ in api.queryables(request) }
         }
         router.get(.init(Route.items.path)) { request, context in
             try Self.checkCollection(context)
@@ -190,10 +193,10 @@ package struct WellsServer: Sendable {
     /// load, a delete, a store file replaced or a restart changes it. For documents that read
     /// nothing of the store: while the store cannot be read they are answered without an ETag
     /// (and a read that outlasts the timeout, a PostgreSQL server that stopped answering, is a 503).
-    private func respond(_ request: Request, contentType: String, variant: String = "", _ body: (StoreVersion?) throws -> [UInt8]) throws -> Response {
+    private func respond(_ request: Request, contentType: String, variant: String = "", _ body: (StoreVersion?) throws -> [UInt8]) async throws -> Response {
         let token: StoreVersion?
         do {
-            token = try self.token(for: request, until: readers.newDeadline)
+            token = try await self.token(for: request, until: readers.newDeadline)
         } catch let problem as Problem where problem.detail.hasPrefix(StoreReaders.notAnswering) {
             throw problem
         } catch {
@@ -251,7 +254,7 @@ package struct WellsServer: Sendable {
     private func respondReading(_ request: Request, contentType: String, variant: String = "", small: Bool = false, cachedAs key: String? = nil,
                                 _ body: @escaping @Sendable (StoreVersion?, StoreReaders.Lease) throws -> [UInt8]) async throws -> Response {
         let deadline = readers.newDeadline
-        let token = try token(for: request, until: deadline)
+        let token = try await token(for: request, until: deadline)
         let coding = ContentCoding.negotiate(request, contentType: contentType)
         var coded: Coded?
         if etag(token, variant, coding).map({ !Self.request(request, holds: $0) }) ?? true {
@@ -311,8 +314,8 @@ package struct WellsServer: Sendable {
     /// query would.
     ///
     /// - Throws: ``Problem`` 503 while the store's path holds no store, or when the read outlasts `deadline`.
-    private func token(for request: Request, until deadline: ContinuousClock.Instant) throws -> StoreVersion? {
-        try request.headers[.ifNoneMatch] == nil ? readers.changeToken(until: deadline) : readers.currentChangeToken(until: deadline)
+    private func token(for request: Request, until deadline: ContinuousClock.Instant) async throws -> StoreVersion? {
+        try await readers.tag(fresh: request.headers[.ifNoneMatch] != nil, until: deadline)
     }
 
     /// Whether `/` should answer the JSON landing page: `f=json`, or an Accept header that does not

@@ -165,7 +165,7 @@ package struct QueryCompiler: Sendable {
         let keyColumns: [BoundSQL] = keys.enumerated().map { k, key in
             switch key {
             case .field(let field): "\(storedKeys ? field.storedExtra(dialect) ?? field.sql(dialect) : field.sql(dialect)) AS k\(sql: String(k))"
-            case .cell(let longitude, let size): "floor(\(sql: longitude ? "p.lon" : "p.lat") / \(size)) AS k\(sql: String(k))"
+            case .cell(let longitude, let lines): "\(lines.sql(longitude ? "p.lon" : "p.lat")) AS k\(sql: String(k))"
             }
         }
         let measureColumns: [BoundSQL] = measures.enumerated().map { m, measure in
@@ -449,10 +449,10 @@ package struct QueryCompiler: Sendable {
 }
 
 /// What ``QueryCompiler/aggregate(_:keys:measures:)`` groups by: a field or unmapped column, or the
-/// column (longitude) or row (latitude) of a grid of `size` degrees, `floor(p.lon / size)`.
+/// column (longitude) or row (latitude) of a grid in degrees, counted by ``GridLines/sql(_:)``.
 package enum AggregateKey: Sendable {
     case field(WellAttribute)
-    case cell(longitude: Bool, size: Double)
+    case cell(longitude: Bool, lines: GridLines)
 }
 
 /// A compiled query: SQL text that carries its own arguments (``BoundSQL``).

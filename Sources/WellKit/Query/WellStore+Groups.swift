@@ -11,7 +11,9 @@ public enum WellGrouping: Sendable, Equatable {
     /// One group per cell of a square grid of `size`: degrees of EPSG:4326 when `crs` is nil, else
     /// the units of `crs` (metres of a projected CRS such as EPSG:5070). Cells are aligned on
     /// multiples of `size` from the CRS's origin; a well on a cell's west or south edge is in that
-    /// cell, on its east or north edge in the next. Only cells holding wells are returned.
+    /// cell, on its east or north edge in the next. The edges are the decimal multiples (51.8 is
+    /// on a line of a 0.1° grid, and a well read from 51.8 is in the cell north of it), compared
+    /// exactly (``GridLines``), so both engines agree. Only cells holding wells are returned.
     case grid(size: Double, crs: String? = nil)
 }
 
@@ -101,9 +103,10 @@ extension WellStore {
             guard (1e-9...360).contains(size) else {
                 throw QueryError(.outOfRange, "the grid's cell size \(size)° is outside 0.000000001° (about 0.1 mm) to 360°", subject: .distance)
             }
-            return try engine.aggregate(request, keys: [.cell(longitude: true, size: size), .cell(longitude: false, size: size)], measures: measures).map { row in
+            let lines = GridLines(size: size)
+            return try engine.aggregate(request, keys: [.cell(longitude: true, lines: lines), .cell(longitude: false, lines: lines)], measures: measures).map { row in
                 let column = row[0].double ?? 0, gridRow = row[1].double ?? 0
-                let cell = try Area(rings: [[Self.square(west: column * size, south: gridRow * size, size: size).map { ($0.x, Swift.min(90, Swift.max(-90, $0.y))) }]])
+                let cell = try Area(rings: [[Self.square(lines, column: column, row: gridRow).map { ($0.x, Swift.min(90, Swift.max(-90, $0.y))) }]])
                 return WellGroup(key: [.integer(Int64(column)), .integer(Int64(gridRow))], outline: cell,
                                  count: Int(row[2].int64 ?? 0), measures: Array(row[3...]))
             }
@@ -113,6 +116,7 @@ extension WellStore {
     /// A grid in `crs`: every well's position transformed and binned here, as the rows stream.
     private func projectedGrid(_ request: WellFetchRequest, size: Double, crs: String, measures: [WellMeasure]) throws -> [WellGroup] {
         let transformer = try TransformCache.shared.transformer(from: "EPSG:4326", to: crs)
+        let lines = GridLines(size: size)
         struct Cell { var count = 0; var sums: [Double]; var counts: [Int]; var mins: [Double]; var maxs: [Double] }
         var cells: [[Int64]: Cell] = [:]
         let fields = [WellAttribute.longitude, .latitude] + measures.map { WellAttribute($0.field) }
@@ -123,7 +127,7 @@ extension WellStore {
             for k in lons.indices {
                 // A cell's number must be an integer (Int64's conversion traps on one past 2^63, or on NaN): a size
                 // of 1e-300 metres, or a position the CRS cannot express, is an error, not a crash.
-                let column = (lons[k] / size).rounded(.down), row = (lats[k] / size).rounded(.down)
+                let column = lines.cell(of: lons[k]), row = lines.cell(of: lats[k])
                 guard abs(column) < 1e15, abs(row) < 1e15 else {
                     throw QueryError(.outOfRange, "the grid's cell size \(size) is too small for the wells' positions in \(crs) "
                                      + "(x \(lons[k]), y \(lats[k]) would be cell \(column), \(row)); use a larger size", subject: .distance)
@@ -154,7 +158,7 @@ extension WellStore {
         return try cells.keys.sorted { ($0[1], $0[0]) < ($1[1], $1[0]) }.map { key in
             let cell = cells[key]!
             // The cell's edges, 16 points each, back to EPSG:4326.
-            var ring = Self.square(west: Double(key[0]) * size, south: Double(key[1]) * size, size: size, pointsPerEdge: 16)
+            var ring = Self.square(lines, column: Double(key[0]), row: Double(key[1]), pointsPerEdge: 16)
             try transformer.transform(&ring, inverse: true)
             let results: [WellValue] = measures.indices.map { m in
                 guard cell.counts[m] > 0 else { return .null }
@@ -169,11 +173,13 @@ extension WellStore {
         }
     }
 
-    /// A closed square ring, counter-clockwise from its south-west corner, `pointsPerEdge` points per edge.
-    private static func square(west: Double, south: Double, size: Double, pointsPerEdge: Int = 1) -> [(x: Double, y: Double)] {
-        let steps = (0..<pointsPerEdge).map { Double($0) / Double(pointsPerEdge) * size }
-        let ring = steps.map { (west + $0, south) } + steps.map { (west + size, south + $0) }
-            + steps.map { (west + size - $0, south + size) } + steps.map { (west, south + size - $0) }
+    /// The closed ring of cell (`column`, `row`) between its grid lines, counter-clockwise from its
+    /// south-west corner, `pointsPerEdge` points per edge.
+    private static func square(_ lines: GridLines, column: Double, row: Double, pointsPerEdge: Int = 1) -> [(x: Double, y: Double)] {
+        let (west, east, south, north) = (lines.line(column), lines.line(column + 1), lines.line(row), lines.line(row + 1))
+        let steps = (0..<pointsPerEdge).map { Double($0) / Double(pointsPerEdge) }
+        let ring = steps.map { (west + $0 * (east - west), south) } + steps.map { (east, south + $0 * (north - south)) }
+            + steps.map { (east - $0 * (east - west), north) } + steps.map { (west, north - $0 * (north - south)) }
         return ring + [ring[0]]
     }
 }

@@ -141,8 +141,11 @@ package protocol StoreEngineProvider: Sendable {
     func claims(_ location: String) -> Bool
     /// Opens the store at `location`: its engine and the name to show for it (never a password).
     func open(_ location: String, mode: WellStore.OpenMode, trace: (@Sendable (String) -> Void)?) throws -> (engine: any StorageEngine, name: String)
-    /// How `location` is shown in messages, logs and documents: never its password.
+    /// How `location` is shown in messages and logs: never its password.
     func displayName(of location: String) -> String
+    /// How `location` is named to clients of a server: nothing of the host (no user, host or
+    /// port), such as the database's name.
+    func publicName(of location: String) -> String
 }
 
 /// The engines registered beside the SQLite engine, which is always there.

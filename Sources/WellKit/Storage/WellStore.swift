@@ -351,4 +351,12 @@ extension WellStore {
         if let provider = StoreEngines.provider(for: location) { return provider.displayName(of: location) }
         return StoreEngines.isServerURL(location) ? StoreEngines.redacted(location) : location
     }
+
+    /// How a store is named to anyone who is not its operator (`wells serve`'s documents and
+    /// answers): a file by its file name, with no directory; a PostgreSQL store by its database's
+    /// name, with no user, host or port.
+    package static func publicName(of location: String) -> String {
+        if let provider = StoreEngines.provider(for: location) { return provider.publicName(of: location) }
+        return StoreEngines.isServerURL(location) ? "a database" : (location as NSString).lastPathComponent
+    }
 }

@@ -111,7 +111,9 @@ extension Wells {
                     values = keyColumns.map { group.outline?.property($0) ?? .null }
                 case .grid(let size, _):
                     let column = group.key[0].int64 ?? 0, row = group.key[1].int64 ?? 0
-                    values = group.key + [.real(Double(column) * size), .real(Double(row) * size)]
+                    // The cell's south-west corner on the decimal grid lines (51.8, not 51.800000000000004).
+                    let lines = GridLines(size: size)
+                    values = group.key + [.real(lines.line(Double(column))), .real(lines.line(Double(row)))]
                 default:
                     values = group.key
                 }

@@ -64,10 +64,10 @@ extension Wells {
         @Flag(help: "Corrupt about 1% of the rows of the alberta layout, leave a quote unclosed at the end, and print the counts on standard error.")
         var dirty = false
 
-        @Option(help: "The output file; standard output when omitted. An existing file is replaced only if it is a list this layout writes (its header), or with --force.")
+        @Option(help: "The output file; standard output when omitted. An existing file is replaced only if it is a list this layout writes (its comment lines and header), or with --force.")
         var out: String?
 
-        @Option(help: ArgumentHelp("The file to write the answer key to as JSON, for a layout other than alberta.", valueName: "key.json"))
+        @Option(help: ArgumentHelp("The file to write the answer key to as JSON, for a layout other than alberta. An existing file is replaced only if it is an answer key, or with --force.", valueName: "key.json"))
         var key: String?
 
         @Flag(help: "Replace an existing --out or --key file whatever it holds.")
@@ -92,15 +92,17 @@ extension Wells {
         }
 
         func run() throws {
-            // A list is replaced only by another of its layout (their first line says which); an
-            // answer key by another key; anything else only with --force.
+            // A list is replaced only by another of its layout (its opening says which: the
+            // header, and the comment lines before it that name WellKit); an answer key only by
+            // another key (its fields say so, not a first `{` that every JSON object has);
+            // anything else only with --force.
             if let out {
                 try OutputPaths.refuseToReplace(out, option: "--out", force: force, kind: "a list of layout \(layout.rawValue) that wells generate wrote",
-                                                firstLine: firstLine())
+                                                recognized: { path in try Self.starts(path, with: opening()) })
             }
             if let key {
                 try OutputPaths.refuseToReplace(key, option: "--key", force: force, kind: "an answer key wells generate wrote",
-                                                firstLine: "{")
+                                                recognized: Self.isAnswerKey(atPath:))
             }
             do {
                 try write()
@@ -111,15 +113,41 @@ extension Wells {
             }
         }
 
-        /// The first line this layout writes: the alberta header, or an agency list's first line
-        /// (written for one record into a temporary file: the layouts' openings differ).
-        private func firstLine() throws -> String {
-            guard let agency = layout.agency else { return WellGenerator.header.joined(separator: ",") }
+        /// How every list of this layout begins, as bytes: its comment lines (`#`), which for an
+        /// RDB layout say WellKit wrote it, then its header line with the line break. The alberta
+        /// header, or an agency list's opening (written for one record into a temporary file: the
+        /// layouts' openings differ). A real agency file with the same header but its own comment
+        /// lines is not one of them.
+        private func opening() throws -> Data {
+            guard let agency = layout.agency else { return Data((WellGenerator.header.joined(separator: ",") + "\n").utf8) }
             let probe = FileManager.default.temporaryDirectory.appendingPathComponent("wells-generate-\(getpid()).probe").path
             defer { try? FileManager.default.removeItem(atPath: probe) }
             _ = try AgencyList(layout: agency, count: 1, seed: seed).write(toFileAt: probe)
-            let text = try String(contentsOfFile: probe, encoding: .isoLatin1)
-            return String(text.prefix { $0 != "\n" && $0 != "\r" })
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: probe))
+            var end = bytes.startIndex
+            while end < bytes.endIndex {
+                let lineEnd = (bytes[end...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex - 1) + 1
+                defer { end = lineEnd }
+                if bytes[end] != UInt8(ascii: "#") { break }
+            }
+            return bytes[..<end]
+        }
+
+        /// Whether the file at `path` begins with `opening`.
+        static func starts(_ path: String, with opening: Data) throws -> Bool {
+            guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+            defer { try? handle.close() }
+            return (try handle.read(upToCount: opening.count) ?? Data()) == opening
+        }
+
+        /// Whether the file at `path` is an answer key as `wells generate --key` writes them: a
+        /// JSON object with a key's fields (the layout, the records, the identifier column, the
+        /// rejects and the suspects), whatever else later versions add.
+        static func isAnswerKey(atPath path: String) -> Bool {
+            guard let data = FileManager.default.contents(atPath: path),
+                  let key = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return false }
+            return (key["layout"] as? String).flatMap(AgencyList.Layout.init(rawValue:)) != nil && key["records"] is NSNumber
+                && key["identifier"] is [String: Any] && key["rejects"] is [Any] && key["suspects"] is [Any]
         }
 
         /// Runs `write` on a temporary path beside `target`, then renames it over `target`.

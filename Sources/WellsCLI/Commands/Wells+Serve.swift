@@ -96,6 +96,9 @@ extension Wells {
                 help: ArgumentHelp("Requests of each kind (a box's page; a sort of the whole store, ids, tiles) that may wait for a connection; one more answers 503 with Retry-After.", valueName: "n"))
         var maximumWaiting = 256
 
+        @Option(help: ArgumentHelp("The store's name in the server's documents and answers, instead of its file's name or its database's name.", valueName: "name"))
+        var name: String?
+
         @Flag(name: .customLong("exit-with-stdin"), help: ArgumentHelp("Stop when standard input closes, so that a test harness's server dies with it.", visibility: .hidden))
         var exitWithStandardInput = false
 
@@ -112,6 +115,9 @@ extension Wells {
             guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got '\(port)'") }
             guard (1...1_000_000).contains(maximumLimit) else { throw ValidationError("--max-limit must be 1 to 1,000,000, got '\(maximumLimit)'") }
             guard timeout.isFinite, timeout > 0, timeout <= 3_600 else { throw ValidationError("--timeout must be more than 0 and at most 3600 seconds, got '\(timeout)'") }
+            if let name, name.isEmpty || name.count > 200 || name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                throw ValidationError("--name must be 1 to 200 characters with no control characters, got \(SafeText.quoted(name))")
+            }
             guard (0...TileID.maximumZoom + 1).contains(clusterBelowZoom) else {
                 throw ValidationError("--cluster-below-zoom must be 0 to \(TileID.maximumZoom + 1), got '\(clusterBelowZoom)'")
             }
@@ -155,6 +161,7 @@ extension Wells {
             configuration.basemapPath = basemap
             configuration.cacheBytes = cacheMegabytes << 20
             configuration.maximumWaiting = maximumWaiting
+            configuration.name = name
             let server = try WellsServer(configuration: configuration)
             if !FileManager.default.fileExists(atPath: leaflet + "/leaflet.js") {
                 Terminal.error("wells serve: warning: no leaflet.js in \(leaflet); the map page needs it (apt install libjs-leaflet, or --leaflet DIR); the API works without it")

@@ -111,7 +111,8 @@ struct OperationsResponder<Base: HTTPResponder>: HTTPResponder where Base.Contex
         metrics.inFlight.increment()
         var response: Response
         do {
-            response = try await base.respond(to: request, context: context)
+            // The request's deadline counts from here (``StoreReaders/newDeadline``).
+            response = try await StoreReaders.$arrival.withValue(start) { try await base.respond(to: request, context: context) }
         } catch let error as any HTTPResponseError {
             response = try error.response(from: request, context: context)
         } catch {
@@ -160,7 +161,7 @@ extension WellsServer {
             Self.status("up")
         }
         router.get(.init(Route.ready.path)) { _, _ in
-            _ = try readers.currentChangeToken(until: readers.newDeadline)
+            _ = try await readers.tag(fresh: true, until: readers.newDeadline)
             return Self.status("ready")
         }
         router.get(.init(Route.metrics.path)) { _, _ in

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import WellKit
 
 /// An error answered as an RFC 9457 problem document (`application/problem+json`): the status,
@@ -41,8 +42,11 @@ struct Problem: HTTPResponseError {
 /// Answers a path no route serves with a 404 problem document, and any error that is not already
 /// an HTTP answer (a store that is damaged, unreadable or whose server went away) with a problem
 /// document that says what happened (500, or 503 when trying again may help), never an empty 500.
-/// ``StoreError``s name the store without its password.
+/// A ``StoreError``'s reason names the store's path, or its server's host, port and user: the
+/// client gets what kind of failure it was, the operator's log the reason.
 struct NotFoundMiddleware<Context: RequestContext>: RouterMiddleware {
+    private static var logger: Logger { Logger(label: "wells serve") }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
@@ -51,13 +55,16 @@ struct NotFoundMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as any HTTPResponseError {
             throw error
         } catch let error as StoreError {
+            Self.logger.warning("\(request.method) \(AccessLog.shown(request.uri.description)): \(error.reason)")
             switch error.code {
-            case .busy, .connectionFailed, .connectionLost:
-                throw Problem(.serviceUnavailable, "the store cannot answer now: \(error.reason); try again")
+            case .busy:
+                throw Problem(.serviceUnavailable, "the store is busy; try again", retryAfter: 1)
+            case .connectionFailed, .connectionLost:
+                throw Problem(.serviceUnavailable, "the store cannot answer now: the server cannot reach its database; try again", retryAfter: 1)
             case .damaged:
                 throw Problem(.internalServerError, "the store is damaged: the server's operator can see where with `wells check`")
             default:
-                throw Problem(.internalServerError, "the store failed: \(error.reason)")
+                throw Problem(.internalServerError, "the store failed (\(error.code)); the server's log says why")
             }
         } catch {
             throw Problem(.internalServerError, "the server failed on this request (\(type(of: error)))")

@@ -3,10 +3,12 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The `wells` executable the tests run: the one built next to the test bundle.
+/// The `wells` executable the tests run: the one built next to the test bundle, or
+/// `$WELLS_UNDER_TEST` (to show that a test fails on another build, such as a release of the base commit).
 package enum WellsExecutable {
     package static var path: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wells").path
+        ProcessInfo.processInfo.environment["WELLS_UNDER_TEST"]
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wells").path
     }
 }
 
