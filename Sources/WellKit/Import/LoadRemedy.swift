@@ -51,6 +51,10 @@ public enum LoadRemedy: Sendable, Hashable {
     /// Read numbers with a decimal comma: ``CoordinateOptions/decimalComma``.
     case decimalComma
 
+    /// Load this sheet of a workbook (nil: any, `NAME`): ``LoadOptions/sheet``.
+    case sheet(String?)
+    /// Load this member of an archive (nil: any, `NAME`): ``LoadOptions/member``.
+    case member(String?)
     /// The setting in the API's terms, such as `LoadOptions.onDuplicate = .last`.
     public var apiText: String {
         switch self {
@@ -73,6 +77,8 @@ public enum LoadRemedy: Sendable, Hashable {
         case .longitudes0To360: "CoordinateOptions.longitudes0To360 = true"
         case .minutesAndSeconds: "CoordinateOptions.minutesAndSeconds = .init(latitudeMinutes: \"COLUMN\", longitudeMinutes: \"COLUMN\", …)"
         case .decimalComma: "CoordinateOptions.decimalComma = true"
+        case .sheet(let name): #"LoadOptions.sheet = "\#(name ?? "NAME")""#
+        case .member(let name): #"LoadOptions.member = "\#(name ?? "NAME")""#
         }
     }
 

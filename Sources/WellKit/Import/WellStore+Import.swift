@@ -113,6 +113,10 @@ extension WellStore {
         var options = options
         let path = file.path
         let head = Array(file.bytes.prefix(TextEncoding.sniffLength))
+        if let kind = ContainerKind.detect(head, name: name ?? path) {
+            // A workbook, an archive, gzip, GeoJSON, KML or a shapefile: read through a temporary CSV (Reading/Containers/).
+            return try scanContainer(kind, path: path, options: options, label: name ?? path)
+        }
         if case .utf16(let bigEndian) = try TextEncoding.classify(head, file: path) {
             // UTF-16 (Excel's "Unicode text") is rewritten as UTF-8 once, then mapped like any file.
             let label = name ?? path

@@ -181,6 +181,8 @@ extension Terminal {
         case .longitudes0To360: "--longitudes-0-360"
         case .minutesAndSeconds: "--minutes LAT,LON (and --seconds LAT,LON)"
         case .decimalComma: "--decimal-comma"
+        case .sheet(let name): "--sheet " + (name.map(shellQuoted) ?? "NAME")
+        case .member(let name): "--member " + (name.map(shellQuoted) ?? "NAME")
         }
     }
 }
