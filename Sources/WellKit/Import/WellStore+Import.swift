@@ -180,7 +180,7 @@ extension WellStore {
         try Self.checkCoordinateOptions(options.coordinates, header: header.fields, path: path, describe: options.describeRemedy)
         var summary = LoadSummary(file: path, sha256: "")
         summary.mapping = Dictionary(uniqueKeysWithValues: mapping.fieldColumns.map { ($0.field, $0.column) })
-        summary.extraColumns = mapping.unmappedIndices.map { mapping.header[$0] }
+        summary.extraColumns = mapping.unmappedIndices.map { mapping.header[$0] }.filter { !options.coordinates.generatedColumns.contains($0) }
         summary.commentLines = commentLines
         summary.inferences = Self.textInferences(file, sampleEnd: reader.offset, delimiter: reader.delimiter, decimalMark: decimalMark,
                                                  options: options) + inference.inferences

@@ -72,6 +72,7 @@ struct FeatureTable {
             if options.coordinates.crs == nil { options.coordinates.crs = crs }
             options.coordinates.xColumn = point.x
             options.coordinates.yColumn = point.y
+            options.coordinates.generatedColumns = [point.x, point.y]
         } else {
             options.mapping[WellField.latitude.rawValue] = point.y
             options.mapping[WellField.longitude.rawValue] = point.x

@@ -23,9 +23,10 @@ enum Gzip {
         var written = 0
         while true {
             let n = buffer.withUnsafeMutableBytes { gzread(input, $0.baseAddress, UInt32($0.count)) }
-            if n < 0 {
-                var code: Int32 = 0
-                let message = gzerror(input, &code).map { String(cString: $0) } ?? "unknown error"
+            // A stream cut short ends as if it were whole, with Z_BUF_ERROR ("unexpected end of file") left in gzerror.
+            var code: Int32 = Z_OK
+            let message = gzerror(input, &code).map { String(cString: $0) } ?? "unknown error"
+            if n < 0 || code != Z_OK {
                 throw ImportError(.notText, "the gzip data is damaged or cut short after \(written) bytes (\(message)); "
                     + "download it again, or check it with gzip -t", file: label)
             }

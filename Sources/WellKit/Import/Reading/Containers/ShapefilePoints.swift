@@ -29,7 +29,12 @@ extension FeatureTable {
             do {
                 try db.execute(literal: "CREATE VIRTUAL TABLE shape USING VirtualShape(\(sql: base.quotedDatabaseValueLiteral), \(sql: encoding.quotedDatabaseValueLiteral), 4326, 0, 'samecase')")
             } catch {
-                throw ImportError(.notText, "the shapefile cannot be read (\(error)); export it again, for example with ogr2ogr -f 'ESRI Shapefile'", file: label)
+                // VirtualShape names its own columns PKUID and Geometry: an attribute of either name (any case) makes its table invalid.
+                let reserved = "\(error)".contains("invalid SQL statement")
+                throw ImportError(.notText, reserved
+                    ? "the shapefile has an attribute named Geometry or PKUID (in some case), names SpatiaLite's reader keeps for its own; "
+                        + "rename it, for example with ogr2ogr -sql \"SELECT *, geometry AS geometry_text FROM …\", or export the layer as GeoJSON"
+                    : "the shapefile cannot be read (\(error)); export it again, for example with ogr2ogr -f 'ESRI Shapefile'", file: label)
             }
             let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(shape)").map { $0["name"] as String }
                 .filter { !["PKUID", "Geometry"].contains($0) }
