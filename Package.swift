@@ -38,6 +38,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
         // Child processes in the tests and wells-bench (ProcessRunner), never in the library or `wells`.
         .package(url: "https://github.com/swiftlang/swift-subprocess", exact: "1.0.2"),
+        // The ZIP containers a load reads as they come: `.xlsx` workbooks and `.zip` archives.
+        .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
     ],
     targets: [
         .systemLibrary(
@@ -54,6 +56,7 @@ let package = Package(
                 "CProj",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             // The outlines of US counties and the world's countries that loads check wells against
             // (`Data/boundaries/make_places.py` makes them from `Data/boundaries`).

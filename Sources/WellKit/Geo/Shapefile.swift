@@ -173,7 +173,7 @@ extension Shapefile {
 
 extension String {
     /// The string as an SQL literal, `'it''s'`: for the arguments of `CREATE VIRTUAL TABLE`, which SQLite cannot bind.
-    fileprivate var quotedDatabaseValueLiteral: String {
+    var quotedDatabaseValueLiteral: String {
         "'" + replacingOccurrences(of: "'", with: "''") + "'"
     }
 }

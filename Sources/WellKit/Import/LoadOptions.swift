@@ -52,6 +52,12 @@ public struct LoadOptions: Sendable {
     public var delimiter: UInt8?
     public var onDuplicate: DuplicateRule = .first
     public var onMissingIdentifier: MissingIdentifierRule = .generate
+    /// The sheet of a workbook to load (`--sheet`); nil loads every sheet that has wells (a
+    /// header whose columns hold coordinates). An archive's workbooks are read the same way.
+    public var sheet: String?
+    /// The member of a `.zip` archive to load (`--member`), by its path in the archive or its file
+    /// name; nil loads every member that is delimited text or a workbook.
+    public var member: String?
     /// Validate and report without writing anything.
     public var dryRun = false
     /// How many parsed records a dry run shows.

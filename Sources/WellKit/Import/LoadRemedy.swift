@@ -53,6 +53,10 @@ public enum LoadRemedy: Sendable, Hashable {
     /// Read a date column in a format, given as `FIELD=FORMAT` (`spud_date=%d/%m/%Y`): ``LoadOptions/dateFormats``.
     case dateFormat(String)
 
+    /// Load this sheet of a workbook (nil: any, `NAME`): ``LoadOptions/sheet``.
+    case sheet(String?)
+    /// Load this member of an archive (nil: any, `NAME`): ``LoadOptions/member``.
+    case member(String?)
     /// The setting in the API's terms, such as `LoadOptions.onDuplicate = .last`.
     public var apiText: String {
         switch self {
@@ -77,6 +81,8 @@ public enum LoadRemedy: Sendable, Hashable {
         case .decimalComma: "CoordinateOptions.decimalComma = true"
         case .dateFormat(let setting):
             #"LoadOptions.dateFormats["\#(setting.prefix { $0 != "=" })"] = try DateFormat("\#(setting.drop { $0 != "=" }.dropFirst())")"#
+        case .sheet(let name): #"LoadOptions.sheet = "\#(name ?? "NAME")""#
+        case .member(let name): #"LoadOptions.member = "\#(name ?? "NAME")""#
         }
     }
 

@@ -47,6 +47,9 @@ public struct LoadSummary: Sendable, Codable {
     public var commentLines = 0
     /// Title lines before the header that were skipped (`Oklahoma Corporation Commission - Well Data Export`).
     public var titleLines = 0
+    /// The sheets of a workbook, the members of an archive, or the features of a GeoJSON, KML or
+    /// shapefile input, with what the load took from each; empty for a delimited text file.
+    public var sources: [LoadSource] = []
     /// What the loader inferred about the columns, with the evidence for each.
     public var inferences: [Inference] = []
     /// Each mapped date column: the format its values were read in and how many did not fit it.
@@ -76,6 +79,32 @@ extension LoadSummary {
         }
         self.badValues = badValuesByField.values.reduce(0, +)
         for k in dateColumns.indices { dateColumns[k].notFitting = badValuesByField[dateColumns[k].field] ?? 0 }
+    }
+}
+
+/// A sheet, an archive member or a file of features, and what a load took from it.
+public struct LoadSource: Sendable, Codable, Equatable {
+    /// `sheet`, `member`, `feature` (GeoJSON), `placemark` (KML) or `record` (a shapefile).
+    public var kind: String
+    /// The sheet's or member's name (`Wells`, `wells.csv`); nil for a file of features.
+    public var name: String?
+    /// The archive member that holds the sheet, for a workbook inside an archive.
+    public var member: String?
+    /// Records read from it, below its header.
+    public var records = 0
+    /// Of them, records that are wells of this load (before duplicates of other records are settled).
+    public var wells = 0
+    /// Of them, records rejected, each in ``LoadSummary`` rejects with its sheet and row.
+    public var rejected = 0
+    /// Rows that repeat a well of an earlier sheet or member (the same identifier, no value that
+    /// differs) and were merged into it: one well, with the values of both.
+    public var merged = 0
+    /// Why no record was taken from it (a sheet with no coordinate columns); nil when it was read.
+    public var skipped: String?
+
+    /// `sheet "Wells"`, `member "wells.csv"`, or `features`.
+    public var title: String {
+        (member.map { "member \"\($0)\" " } ?? "") + (name.map { "\(kind) \"\($0)\"" } ?? kind + "s")
     }
 }
 

@@ -113,6 +113,10 @@ extension WellStore {
         var options = options
         let path = file.path
         let head = Array(file.bytes.prefix(TextEncoding.sniffLength))
+        if let kind = ContainerKind.detect(head, name: name ?? path) {
+            // A workbook, an archive, gzip, GeoJSON, KML or a shapefile: read through a temporary CSV (Reading/Containers/).
+            return try scanContainer(kind, path: path, options: options, label: name ?? path)
+        }
         if case .utf16(let bigEndian) = try TextEncoding.classify(head, file: path) {
             // UTF-16 (Excel's "Unicode text") is rewritten as UTF-8 once, then mapped like any file.
             let label = name ?? path
@@ -178,7 +182,7 @@ extension WellStore {
                                     today: options.today ?? .now, file: path)
         var summary = LoadSummary(file: path, sha256: "")
         summary.mapping = Dictionary(uniqueKeysWithValues: mapping.fieldColumns.map { ($0.field, $0.column) })
-        summary.extraColumns = mapping.unmappedIndices.map { mapping.header[$0] }
+        summary.extraColumns = mapping.unmappedIndices.map { mapping.header[$0] }.filter { !options.coordinates.generatedColumns.contains($0) }
         summary.commentLines = commentLines
         summary.inferences = Self.textInferences(file, sampleEnd: reader.offset, delimiter: reader.delimiter, decimalMark: decimalMark,
                                                  options: options) + inference.inferences

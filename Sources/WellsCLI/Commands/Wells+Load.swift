@@ -9,7 +9,7 @@ extension Wells {
     struct Load: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "load",
-            abstract: "Load a well list (CSV, TSV or other delimited text) into a store, in one transaction.",
+            abstract: "Load a well list (CSV, TSV, an .xlsx workbook, a .zip or .gz of them, GeoJSON, KML or a point shapefile) into a store, in one transaction.",
             discussion: """
                 Columns are inferred from their names and values: the identifier (Well API, UWI, site_no, …, the most \
                 unique), the coordinates (decimal degrees, compact DMS such as 344512.3, DMS text, or degrees, minutes \
@@ -33,12 +33,21 @@ extension Wells {
                 look wrong (a lost sign or digit, swapped, far from the rest, or put by --implied-west or --implied-south in the open sea \
                 where read east they lie on land) load and are flagged in the suspects table. Loading the same file again updates the wells it loaded before.
 
+                The kind of file is told by its first bytes, not its name: an .xlsx workbook loads every sheet whose header \
+                has coordinate columns (or --sheet NAME), its sheets' columns matched by the field each maps to, and a well \
+                listed on two sheets (the same identifier) is one well; a .zip loads every .csv, .tsv, .txt or .xlsx member \
+                as one list (or --member NAME); gzip is decompressed; GeoJSON features, KML placemarks and shapefile records \
+                load with their attributes as columns and their point as the position, in the CRS of GeoJSON's crs member \
+                or the shapefile's .prj. Rejects name the sheet and row, member and line, or feature.
+
                 Examples:
                   wells load tn-oilgas-wells.csv --db wells.sqlite
                   wells load wells.csv --map operator=Licensee --rejects rejects.csv
                   wells load wells.tsv --dry-run
                   wells load nwis-sites.rdb --reject-suspects --format json
                   wells load damaged-api.csv --id none
+                  wells load fl-orphan-wells.xlsx --sheet Sheet1
+                  wells load wells.zip --member wells-2024.csv
                 """)
 
         @Argument(help: "The well list to load, or - for standard input.")
@@ -112,6 +121,14 @@ extension Wells {
 
         @Flag(name: .customLong("reject-suspects"), help: "Reject wells whose coordinates look wrong instead of loading and flagging them.")
         var rejectSuspects = false
+
+        @Option(help: ArgumentHelp("The sheet of an .xlsx workbook to load (default: every sheet whose header has coordinate columns).",
+                                   valueName: "name"))
+        var sheet: String?
+
+        @Option(help: ArgumentHelp("The member of a .zip archive to load, by its path or file name (default: every .csv, .tsv, .txt or .xlsx member, as one list).",
+                                   valueName: "name"))
+        var member: String?
 
         @Option(help: "The delimiter: comma, tab, semicolon or pipe (default: detected from the header).")
         var delimiter: Delimiter?
@@ -212,6 +229,8 @@ extension Wells {
             }
             options.onDuplicate = onDuplicate
             options.onMissingIdentifier = onMissingID
+            options.sheet = sheet
+            options.member = member
             options.dryRun = dryRun
             let bar = !quiet && Terminal.stderrIsTerminal ? ProgressBar() : nil
             if let bar {

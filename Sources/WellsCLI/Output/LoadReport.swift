@@ -28,6 +28,15 @@ struct LoadReport {
             lines.append("Loaded \(file) into \(store) in \(String(format: "%.2f", summary.seconds)) s (load \(summary.loadID ?? 0)).")
         }
         lines.append("  records read           \(grouped(summary.records))")
+        for source in summary.sources {
+            // Each sheet of a workbook, member of an archive or file of features, and what it gave.
+            if let skipped = source.skipped {
+                lines.append("    \(source.title): \(grouped(source.records)) rows, not loaded: \(skipped)")
+                continue
+            }
+            lines.append("    \(source.title): \(grouped(source.records)) \(source.kind == "sheet" ? "rows" : "records"), \(grouped(source.wells)) wells, "
+                + "\(grouped(source.rejected)) rejected" + (source.merged > 0 ? ", \(grouped(source.merged)) merged into the same wells listed before" : ""))
+        }
         lines.append(dryRun ? "  would load             \(grouped(summary.inserted))" : "  inserted               \(grouped(summary.inserted))")
         if !dryRun { lines.append("  updated                \(grouped(summary.updated))") }
         lines.append("  rejected               \(grouped(summary.rejected))")

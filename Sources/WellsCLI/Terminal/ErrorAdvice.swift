@@ -190,6 +190,8 @@ extension Terminal {
         case .minutesAndSeconds: "--minutes LAT,LON (and --seconds LAT,LON)"
         case .decimalComma: "--decimal-comma"
         case .dateFormat(let setting): "--date-format \(setting)"
+        case .sheet(let name): "--sheet " + (name.map(shellQuoted) ?? "NAME")
+        case .member(let name): "--member " + (name.map(shellQuoted) ?? "NAME")
         }
     }
 }

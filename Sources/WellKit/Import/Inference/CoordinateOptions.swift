@@ -53,6 +53,9 @@ public struct CoordinateOptions: Sendable, Equatable {
     /// Numbers are written with a decimal comma (`36,020983`), as in `;`-separated European files:
     /// coordinates and numeric fields are read so. Inferred from the values when the delimiter is not a comma.
     public var decimalComma = false
+    /// Columns the load made itself (the point of a GeoJSON feature, a placemark or a shapefile
+    /// record, as `x`/`y`): read as the position, never kept in `details.extra` beside `source_x`/`source_y`.
+    var generatedColumns: Set<String> = []
 
     public init(crs: String? = nil, xColumn: String? = nil, yColumn: String? = nil, datumColumn: String? = nil, dms: Bool = false,
                 impliedWest: Bool = false, impliedEast: Bool = false, impliedSouth: Bool = false) {

@@ -54,7 +54,7 @@ struct RecordValidator: Sendable {
         self.header = mapping.header
         self.fileLabel = file.split(separator: "/").last.map(String.init) ?? file
         detailSlots = WellField.detailValueFields.map { ($0, mapping.indices[$0]) }
-        extraIndices = mapping.unmappedIndices
+        extraIndices = mapping.unmappedIndices.filter { !coordinates.generatedColumns.contains(mapping.header[$0]) }
         // --x/--y name the coordinate columns directly; otherwise the mapped lat/lon columns.
         pointIndex = coordinates.pointColumn.flatMap { mapping.header.firstIndex(of: $0) }
         latIndex = pointIndex ?? coordinates.yColumn.flatMap { mapping.header.firstIndex(of: $0) } ?? mapping.indices[.latitude]!

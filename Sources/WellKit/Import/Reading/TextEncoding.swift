@@ -1,8 +1,9 @@
 import Foundation
 
 /// What a file's first bytes say it is: UTF-8 text (with or without a byte order mark), UTF-16
-/// text with a byte order mark (as Excel writes "Unicode text"), or something that is not a
-/// delimited text file at all (gzip, ZIP or an `.xlsx` workbook, other binary data).
+/// text with a byte order mark (as Excel writes "Unicode text"), or binary data that is no text
+/// at all. Workbooks, archives, gzip, GeoJSON, KML and shapefiles never get here: the load tells
+/// them by their first bytes first (``ContainerKind``) and reads them through a temporary CSV.
 ///
 /// For example:
 ///
@@ -23,16 +24,10 @@ enum TextEncoding: Equatable {
     static func classify(_ head: [UInt8], file: String) throws -> TextEncoding {
         if head.starts(with: [0xFF, 0xFE]) { return .utf16(bigEndian: false) }
         if head.starts(with: [0xFE, 0xFF]) { return .utf16(bigEndian: true) }
-        if head.starts(with: [0x1F, 0x8B]) {
-            throw ImportError(.notText, "the file is gzip-compressed, not text", remedy: .decompress, file: file)
-        }
-        if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
-            throw ImportError(.notText, "the file is a ZIP archive (an .xlsx workbook is one), not delimited text; "
-                + "unzip it, or save the sheet as CSV (UTF-8), then load the CSV", file: file)
-        }
         if let nul = head.firstIndex(of: 0) {
             throw ImportError(.notText, "the file is not text: it has a NUL byte at offset \(nul); "
-                + "expected CSV or TSV in UTF-8, Latin-1 or UTF-16 with a byte order mark", file: file)
+                + "expected CSV or TSV in UTF-8, Latin-1 or UTF-16 with a byte order mark, an .xlsx workbook, a .zip or gzip archive "
+                + "of them, GeoJSON, KML or a point shapefile (.shp)", file: file)
         }
         return .utf8
     }

@@ -1,0 +1,185 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import ZIPFoundation
+
+/// An Office Open XML workbook (`.xlsx`), read part by part from its ZIP with ZIPFoundation and
+/// FoundationXML's streaming `XMLParser`: the sheets' names and parts (`xl/workbook.xml` and its
+/// relationships), the shared strings, which cell styles are dates (`xl/styles.xml`), then each
+/// sheet's rows, written to a ``CSVSpool`` as they are parsed. No part is held as a tree: a sheet
+/// costs its row, the shared strings their text.
+struct Workbook {
+    struct Sheet {
+        var name: String
+        /// The part in the archive, such as `xl/worksheets/sheet1.xml`.
+        var part: String
+    }
+
+    let archive: Archive
+    /// The workbook as the user named it, for messages.
+    let label: String
+    private(set) var sheets: [Sheet] = []
+    private(set) var sharedStrings: [String] = []
+    /// Per cell format (`s` of a cell, an index of `cellXfs`): whether it shows a date.
+    private(set) var dateStyles: [Bool] = []
+    /// The workbook counts days from 1904 (old Mac Excel), not 1900.
+    private(set) var date1904 = false
+
+    /// Opens the workbook at `path` (or an archive's member spooled there).
+    init(archive: Archive, label: String) throws {
+        self.archive = archive
+        self.label = label
+        guard let book = try parse("xl/workbook.xml", WorkbookParts()) else {
+            throw ImportError(.notText, "the file is a ZIP archive without xl/workbook.xml, so not an .xlsx workbook", file: label)
+        }
+        date1904 = book.date1904
+        let targets = try parse("xl/_rels/workbook.xml.rels", Relationships())?.targets ?? [:]
+        sheets = book.sheets.compactMap { name, id in
+            guard let target = targets[id] else { return nil }
+            let part = target.hasPrefix("/") ? String(target.dropFirst()) : "xl/" + target
+            return Sheet(name: name, part: part)
+        }
+        sharedStrings = try parse("xl/sharedStrings.xml", SharedStrings())?.strings ?? []
+        dateStyles = try parse("xl/styles.xml", Styles())?.dateStyles ?? []
+    }
+
+    /// Parses the part `path` with `delegate`; nil when the archive has no such part.
+    private func parse<D: XMLParserDelegate & PartParser>(_ path: String, _ delegate: D) throws -> D? {
+        guard let entry = archive[path] else { return nil }
+        try ZipMembers.withExtracted(entry, from: archive, label: label) { file in
+            guard let stream = InputStream(fileAtPath: file) else {
+                throw ImportError(.cannotOpen, "cannot read the workbook's \(path)", file: label)
+            }
+            let parser = XMLParser(stream: stream)
+            parser.delegate = delegate
+            parser.shouldProcessNamespaces = false
+            guard parser.parse(), delegate.failure == nil else {
+                let reason = delegate.failure ?? parser.parserError.map { "\($0.localizedDescription)" } ?? "unreadable XML"
+                throw ImportError(.notText, "the workbook's \(path) cannot be read (line \(parser.lineNumber)): \(reason); "
+                    + "the file is damaged: save it again from the spreadsheet, or export the sheet as CSV (UTF-8)", file: label)
+            }
+        }
+        return delegate
+    }
+
+    /// Writes the rows of `sheet` to `spool` as records of `unit`; returns how many rows it wrote.
+    func write(_ sheet: Sheet, to spool: CSVSpool, unit: Int) throws -> Int {
+        let rows = SheetRows(book: self, spool: spool, unit: unit)
+        guard try parse(sheet.part, rows) != nil else {
+            throw ImportError(.notText, "the workbook names sheet \"\(sheet.name)\" in \(sheet.part), which the archive does not hold; "
+                + "the file is damaged: save it again from the spreadsheet", file: label)
+        }
+        if let error = rows.writeError { throw error }
+        return rows.written
+    }
+}
+
+/// A delegate that can say why it gave up (a write to the spool that failed, a bad index).
+protocol PartParser: AnyObject {
+    var failure: String? { get }
+}
+
+/// `xl/workbook.xml`: the sheets in order, each with its relationship id, and the date system.
+private final class WorkbookParts: NSObject, XMLParserDelegate, PartParser {
+    var sheets: [(name: String, id: String)] = []
+    var date1904 = false
+    var failure: String?
+
+    func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String] = [:]) {
+        switch element {
+        case "sheet":
+            if let name = attributes["name"], let id = attributes["r:id"] ?? attributes.first(where: { $0.key.hasSuffix(":id") })?.value {
+                sheets.append((name, id))
+            }
+        case "workbookPr":
+            date1904 = ["1", "true"].contains(attributes["date1904"] ?? "")
+        default: break
+        }
+    }
+}
+
+/// `xl/_rels/workbook.xml.rels`: relationship id → part, relative to `xl/`.
+private final class Relationships: NSObject, XMLParserDelegate, PartParser {
+    var targets: [String: String] = [:]
+    var failure: String?
+
+    func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String] = [:]) {
+        if element == "Relationship", let id = attributes["Id"], let target = attributes["Target"] { targets[id] = target }
+    }
+}
+
+/// `xl/sharedStrings.xml`: each `si`'s text, its rich-text runs joined, phonetic runs (`rPh`) left out.
+private final class SharedStrings: NSObject, XMLParserDelegate, PartParser {
+    var strings: [String] = []
+    var failure: String?
+    private var text = "", inText = false, phonetic = 0
+
+    func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String] = [:]) {
+        switch element {
+        case "si": text = ""
+        case "t": inText = phonetic == 0
+        case "rPh": phonetic += 1
+        default: break
+        }
+    }
+
+    func parser(_ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?) {
+        switch element {
+        case "si": strings.append(text)
+        case "t": inText = false
+        case "rPh": phonetic -= 1
+        default: break
+        }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        if inText { text += string }
+    }
+}
+
+/// `xl/styles.xml`: which cell formats (`cellXfs`) show dates, from their number format: the
+/// built-in date and time formats (ids 14–22 and 45–47) or a custom code with a day, month or
+/// year token outside quotes, brackets and escapes (`m/d/yyyy`, `dd-mmm-yy`, `yyyy-mm-dd hh:mm`).
+private final class Styles: NSObject, XMLParserDelegate, PartParser {
+    var dateStyles: [Bool] = []
+    var failure: String?
+    private var customDates: [Int: Bool] = [:]
+    private var inCellXfs = false
+
+    func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String] = [:]) {
+        switch element {
+        case "numFmt":
+            if let id = attributes["numFmtId"].flatMap(Int.init), let code = attributes["formatCode"] { customDates[id] = Self.isDate(code: code) }
+        case "cellXfs": inCellXfs = true
+        case "xf" where inCellXfs:
+            let id = attributes["numFmtId"].flatMap(Int.init) ?? 0
+            dateStyles.append((14...22).contains(id) || (45...47).contains(id) || customDates[id] == true)
+        default: break
+        }
+    }
+
+    func parser(_ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?) {
+        if element == "cellXfs" { inCellXfs = false }
+    }
+
+    /// Whether a number format code shows a date: a `d`, `y` or `m` token outside `"…"`, `[…]` and `\x` escapes.
+    static func isDate(code: String) -> Bool {
+        var quoted = false, bracket = false, escape = false
+        for c in code.lowercased() {
+            if escape { escape = false; continue }
+            switch c {
+            case "\\": escape = true
+            case "\"": quoted.toggle()
+            case "[" where !quoted: bracket = true
+            case "]" where !quoted: bracket = false
+            default: if !quoted && !bracket && (c == "d" || c == "m" || c == "y") { return true }
+            }
+        }
+        return false
+    }
+}
