@@ -50,6 +50,8 @@ public enum LoadRemedy: Sendable, Hashable {
     case minutesAndSeconds
     /// Read numbers with a decimal comma: ``CoordinateOptions/decimalComma``.
     case decimalComma
+    /// Name the unit of the depth (`depth`) or elevation (`elevation`) columns: ``LoadOptions/depthUnit``, ``LoadOptions/elevationUnit``.
+    case lengthUnit(String)
 
     /// The setting in the API's terms, such as `LoadOptions.onDuplicate = .last`.
     public var apiText: String {
@@ -73,6 +75,7 @@ public enum LoadRemedy: Sendable, Hashable {
         case .longitudes0To360: "CoordinateOptions.longitudes0To360 = true"
         case .minutesAndSeconds: "CoordinateOptions.minutesAndSeconds = .init(latitudeMinutes: \"COLUMN\", longitudeMinutes: \"COLUMN\", …)"
         case .decimalComma: "CoordinateOptions.decimalComma = true"
+        case .lengthUnit(let what): "LoadOptions.\(what)Unit = .feet or .metres"
         }
     }
 

@@ -18,6 +18,9 @@ import Foundation
 ///   records are byte-for-byte copies of an earlier one.
 /// - ``Layout/coordinateErrors``: a comma CSV with LF and a unique `API Number`; about 1% of the rows
 ///   carry one coordinate error each, in ``AnswerKey/Suspect/Reason`` rotation.
+/// - ``Layout/blankHeaders``, ``Layout/excelGuarded``, ``Layout/depthsFeet``, ``Layout/depthsMetres``
+///   (AgencyList+Headers.swift): headers as workbooks save them, Excel's `="…"` and units in the
+///   names; their keys carry every well's every field (``AnswerKey/wells``).
 ///
 /// The output depends only on `layout`, `count` and `seed`: the rows come from ``WellGenerator``'s
 /// platform-independent stream, every other choice from the same kind of generator seeded with
@@ -49,6 +52,14 @@ public struct AgencyList: Sendable {
         case datumSpellings = "datum-spellings"
         /// An export: title lines, `;` with decimal commas, Windows-1252 punctuation, an EWKT point column.
         case export1252 = "export-1252"
+        /// A side table under blank header cells and repeated names (`Remarks`, `Status`), as a workbook saved as CSV.
+        case blankHeaders = "blank-headers"
+        /// An Excel export with identifiers and permits guarded as `="00000012"`.
+        case excelGuarded = "excel-guarded"
+        /// Depths and elevations in feet, the unit in the names (`Well Depth (ft)`).
+        case depthsFeet = "depths-feet"
+        /// Depths and elevations in metres, the unit in the names (`Total Depth (m)`).
+        case depthsMetres = "depths-metres"
 
         /// Whether a load with no options (or the key's ``AnswerKey/Placement/given`` ones) must stop with the key's fix.
         public var isMisplaced: Bool { self == .lostSigns || self == .statePlaneFeet }
@@ -63,6 +74,10 @@ public struct AgencyList: Sendable {
             case .statePlaneFeet: 0x7374_706C_6665_6574 // "stplfeet"
             case .datumSpellings: 0x6461_7475_6D73_7065 // "datumspe"
             case .export1252: 0x6578_7031_3235_3221 // "exp1252!"
+            case .blankHeaders: 0x626C_616E_6B68_6472 // "blankhdr"
+            case .excelGuarded: 0x3D22_6775_6172_6422 // "=\"guard\""
+            case .depthsFeet: 0x6465_7074_6866_6565 // "depthfee"
+            case .depthsMetres: 0x6465_7074_686D_6574 // "depthmet"
             }
         }
     }
@@ -104,6 +119,10 @@ public struct AgencyList: Sendable {
         case .statePlaneFeet: key = renderStatePlaneFeet(into: &text)
         case .datumSpellings: key = renderNWIS(into: &text, spellings: true)
         case .export1252: key = renderExport(into: &text)
+        case .blankHeaders: key = renderBlankHeaders(into: &text)
+        case .excelGuarded: key = renderExcelGuarded(into: &text)
+        case .depthsFeet: key = renderDepths(into: &text, metres: false)
+        case .depthsMetres: key = renderDepths(into: &text, metres: true)
         }
         return (text.bytes, key)
     }

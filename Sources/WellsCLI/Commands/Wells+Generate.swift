@@ -24,7 +24,11 @@ extension Wells {
                 Nevada Central (ftUS), EPSG:3422, and no latitude or longitude. datum-spellings is nwis-dms \
                 with its datums written as agencies write them (NAD 27, NAD1927, EPSG:4267, …). export-1252 is an \
                 export from a spreadsheet on European Windows: two title lines, ';' with decimal commas, \
-                Windows-1252 punctuation, CRLF, and both coordinates in one EWKT column.
+                Windows-1252 punctuation, CRLF, and both coordinates in one EWKT column. blank-headers has a side \
+                table under blank header cells and repeated names (Remarks, Status), as a workbook saved as CSV; \
+                excel-guarded writes identifiers and permits as Excel's ="00000012"; depths-feet and depths-metres \
+                have depths and elevations with the unit in the column names (Well Depth (ft), Total Depth (m)). \
+                Their keys list every well with every field as a store should hold it (depths in metres).
                 """)
 
         /// The file layouts `--layout` accepts: `alberta`, the Alberta-like list of ``WellGenerator``,
@@ -74,7 +78,7 @@ extension Wells {
             }
             guard layout.agency != nil else {
                 if key != nil {
-                    throw ValidationError("--key needs an agency layout (--layout nwis-dms, damaged-ids, coordinate-errors, lost-signs, state-plane-feet, datum-spellings or export-1252).")
+                    throw ValidationError("--key needs an agency layout (--layout \(AgencyList.Layout.allCases.map(\.rawValue).joined(separator: ", "))).")
                 }
                 return
             }

@@ -181,6 +181,7 @@ extension Terminal {
         case .longitudes0To360: "--longitudes-0-360"
         case .minutesAndSeconds: "--minutes LAT,LON (and --seconds LAT,LON)"
         case .decimalComma: "--decimal-comma"
+        case .lengthUnit(let what): "--units \(what)=ft (or m)"
         }
     }
 }

@@ -177,6 +177,10 @@ import WellsTestSupport
             .datumSpellings: ["layout", "records", "commentLines", "delimiter", "identifier", "latitude", "longitude",
                               "datumColumn", "datums", "rejects", "suspects"],
             .export1252: ["layout", "records", "identifier", "rejects", "suspects", "stateColumn", "text"],
+            .blankHeaders: ["layout", "records", "identifier", "rejects", "suspects", "wells"],
+            .excelGuarded: ["layout", "records", "identifier", "rejects", "suspects", "wells"],
+            .depthsFeet: ["layout", "records", "identifier", "rejects", "suspects", "wells"],
+            .depthsMetres: ["layout", "records", "identifier", "rejects", "suspects", "wells"],
         ]
         for layout in AgencyList.Layout.allCases {
             let key = AgencyList(layout: layout, count: 500, seed: 2).renderBytes().key

@@ -210,25 +210,37 @@ struct ColumnInference {
     }
 
     /// `--map lat=COLUMN` (and `lon`) onto one column whose values are points: that column is the point column.
+    ///
+    /// What the user says wins: the column is the point column when more of its values are points
+    /// than plain numbers, however many cannot be read (Alaska's `unknown` and legal descriptions);
+    /// those rows are rejected, each with its own reason, and the mapping stands.
     private mutating func mapPointColumn(_ options: inout LoadOptions) {
         let given = Set([options.mapping["lat"], options.mapping["lon"]].compactMap { $0 })
-        guard given.count == 1, let column = given.first, let index = header.firstIndex(of: column) else { return }
+        guard given.count == 1, let column = given.first,
+              let index = header.firstIndex(of: column) ?? header.firstIndex(where: { ColumnMapping.normalize($0) == ColumnMapping.normalize(column) })
+        else { return }
         let values = sample.map { $0[index] }.filter { !$0.isEmpty }
-        guard !values.isEmpty, values.count(where: { PointText.parse($0, decimalComma: decimalComma) != nil }) * 10 >= values.count * 9 else { return }
+        let points = values.count { PointText.parse($0, decimalComma: decimalComma) != nil }
+        let numbers = values.count { (decimalComma ? ValueParsing.decimalComma($0) : ValueParsing.number($0)) != nil }
+        guard points > 0, points > numbers else { return }
         options.mapping["lat"] = nil
         options.mapping["lon"] = nil
-        options.coordinates.pointColumn = column
-        inferences.append(Inference(subject: "coordinates", column: column, value: describePoints(values),
-                                    evidence: "mapped to lat/lon; its values are points", override: ""))
+        options.coordinates.pointColumn = header[index]
+        inferences.append(Inference(subject: "coordinates", column: header[index], value: describePoints(values),
+                                    evidence: "mapped to lat/lon; \(grouped(points)) of \(grouped(values.count)) sampled values are points"
+                                        + (points < values.count ? "; rows whose value is not a point are rejected, each with its reason" : ""),
+                                    override: ""))
     }
 
-    /// Finds a column whose sampled values are at least 90% points (``PointText``), for a file without latitude and longitude columns.
+    /// Finds a column whose sampled values are mostly points (``PointText``), for a file without
+    /// latitude and longitude columns: more than half of them, so that a list whose pairs are
+    /// interleaved with `unknown` and legal descriptions (Alaska's) loads the rows it can.
     private mutating func inferPointColumn(_ options: inout LoadOptions) -> Bool {
         for index in header.indices {
             let values = sample.map { $0[index] }.filter { !$0.isEmpty }
             guard !values.isEmpty else { continue }
             let parsed = values.count { PointText.parse($0, decimalComma: decimalComma) != nil }
-            guard parsed * 10 >= values.count * 9 else { continue }
+            guard parsed * 2 > values.count else { continue }
             options.coordinates.pointColumn = header[index]
             let srids = Set(values.compactMap { PointText.parse($0, decimalComma: decimalComma)?.srid })
             if options.coordinates.crs == nil, srids.count == 1, let srid = srids.first, srid != 4326 {
@@ -237,7 +249,8 @@ struct ColumnInference {
             inferences.append(Inference(
                 subject: "coordinates", column: header[index], value: describePoints(values),
                 evidence: "\(grouped(parsed)) of \(grouped(values.count)) sampled values are points"
-                    + (srids.isEmpty ? "" : "; SRID \(srids.sorted().map(String.init).joined(separator: ", "))"),
+                    + (srids.isEmpty ? "" : "; SRID \(srids.sorted().map(String.init).joined(separator: ", "))")
+                    + (parsed < values.count ? "; rows whose value is not a point are rejected, each with its reason" : ""),
                 override: options.describeRemedy(.mapField("lat"))))
             return true
         }
