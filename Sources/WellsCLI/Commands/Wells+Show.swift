@@ -32,11 +32,12 @@ extension Wells {
             }
             var pairs = well.properties(suspect: flag)
             // The source units of the load that wrote the well: its depths and elevations are in metres.
-            if let loadID = well.loadID {
-                let units = try wellStore.sourceUnits(loadID: loadID)
+            if let loadID = well.detail.loadID {
+                let units: [String: String] = try wellStore.sourceUnits(loadID: loadID)
                 if !units.isEmpty {
-                    pairs.append(("source_units", .text(units.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-                        + " (load \(loadID)); stored in metres")))
+                    let listed: String = units.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                    let text: String = listed + " (load \(loadID)); stored in metres"
+                    pairs.append((name: "source_units", value: WellValue.text(text)))
                 }
             }
             if format == .table {

@@ -12,7 +12,8 @@ python3 -m venv /tmp/venv && /tmp/venv/bin/pip install openpyxl; then /tmp/venv/
 - co-location-pair.csv: Colorado's first 40 wells as `LocationID,Location`, the location a quoted
   "lat, lon" pair (a two-column file).
 - co-excel-guarded.csv: Colorado's first 60 wells as an Excel export guards its API numbers, with
-  the state code and the suffix: ="05-125-11325-00-00"; every eighth LocationID guarded too.
+  the state code and the suffix: ="05-125-11325-00-00" (empty where Colorado's list has none);
+  every eighth LocationID, the identifier, guarded too (="310932").
 - co-api-scientific.csv: the same 60 wells whose 14-digit API a spreadsheet turned into a number
   and shows in scientific notation (5.12511E+12), without LocationID.
 - nwis-pa-depths-ft.tsv: the first 60 sites of NWIS's Pennsylvania site file, its comment lines,
@@ -65,7 +66,8 @@ with open(os.path.join(here, "co-excel-guarded.csv"), "w", newline="", encoding=
         project = r[col["Project"]]
         project = f'"{project}"' if "," in project or '"' in project else project
         location = f'="{r[col["LocationID"]]}"' if k % 8 == 0 else r[col["LocationID"]]
-        f.write(f'{r[col["Latitude"]]},{r[col["Longitude"]]},{project},{r[col["Status"]]},{location},="{api14(r[col["API"]])}"\r\n')
+        guarded_api = '="' + api14(r[col["API"]]) + '"' if r[col["API"]] else ""
+        f.write(f'{r[col["Latitude"]]},{r[col["Longitude"]]},{project},{r[col["Status"]]},{location},{guarded_api}\r\n')
 
 def scientific(api):
     # Excel's General format shows a 14-digit number in a narrow column with 6 significant digits: 5.12511E+12
@@ -174,7 +176,8 @@ json.dump(pair, open(os.path.join(here, "co-location-pair.key.json"), "w"), inde
 
 # Excel's ="…" is its text: the key reads it as a spreadsheet shows it.
 guarded = [[re.sub(r'^="(.*)"$', r"\1", c) for c in r] for r in csv.reader(open(os.path.join(here, "co-excel-guarded.csv"), encoding="utf-8"))]
-key("co-excel-guarded.key.json", guarded, {"Latitude": "lat", "Longitude": "lon", "Status": "status"}, "API", numbers=("lat", "lon"))
+# Some wells have no API number, so LocationID (unique) is the identifier.
+key("co-excel-guarded.key.json", guarded, {"Latitude": "lat", "Longitude": "lon", "Status": "status"}, "LocationID", numbers=("lat", "lon"))
 
 feet = lambda v: repr(float(v) * 0.3048)
 nwis = [l.split("\t") for l in open(os.path.join(here, "nwis-pa-depths-ft.tsv"), encoding="utf-8").read().split("\n") if l and not l.startswith("#")]
