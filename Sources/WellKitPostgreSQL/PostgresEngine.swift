@@ -302,6 +302,10 @@ final class PostgresEngine: StorageEngine {
         try bridge.wait { try await all(compiler.extraColumnNames().literal) { try $0.requiredString() } }
     }
 
+    func loadInferences(id: Int64) throws -> String? {
+        try bridge.wait { try await all(compiler.loadInferences(id: id).literal) { try $0.string() }.first ?? nil }
+    }
+
     // MARK: - Sort indexes
 
     func sortIndex(for sortDescriptors: [WellSortDescriptor]) throws -> String? {

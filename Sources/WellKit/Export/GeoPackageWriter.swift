@@ -84,15 +84,20 @@ package final class GeoPackageWriter {
     ///
     /// - Parameters:
     ///   - layer: The table name: letters, digits and `_`, starting with a letter (see ``layerName(forFileAt:)``).
-    ///   - columns: The attribute columns; names as `layer`'s, and none called `fid` or `geom`.
+    ///   - columns: The attribute columns: any names without control characters (quoted), none repeated
+    ///     (ignoring case, as SQLite compares them) and none called `fid` or `geom`.
     ///   - crs: The CRS of the points `body` gives, such as `EPSG:4326` (longitude, latitude) or `EPSG:32616`.
     /// - Throws: ``StoreError`` (`invalidArgument`) for a name that is not allowed, ``CRSError`` for a CRS
     ///   PROJ does not know, `DatabaseError` when SQLite fails, ``StoreError`` (`ioError`) when the rename fails, or what `body` throws.
     @discardableResult
     package static func write<R>(to path: String, layer: String, columns: [Column], crs: String,
                                  _ body: (GeoPackageWriter) throws -> R) throws -> R {
-        for name in [layer] + columns.map(\.name) where !isAllowedName(name) {
-            throw StoreError(.invalidArgument, "\"\(name)\" cannot name a GeoPackage table or column: use letters, digits and _, starting with a letter")
+        if !isAllowedName(layer) {
+            throw StoreError(.invalidArgument, "\"\(layer)\" cannot name a GeoPackage layer: use letters, digits and _, starting with a letter")
+        }
+        for name in columns.map(\.name) where !isAllowedColumnName(name) {
+            throw StoreError(.invalidArgument, "\(SafeText.quoted(name)) cannot name a GeoPackage column: a column needs a name of 1 to 255 "
+                + "characters without control characters; rename it in the source list")
         }
         let names = columns.map { $0.name.lowercased() }
         if let clash = names.first(where: { $0 == "fid" || $0 == "geom" }) ?? names.first(where: { name in names.count { $0 == name } > 1 }) {
@@ -181,12 +186,13 @@ package final class GeoPackageWriter {
                     """, arguments: [srs.name, srs.id, srs.organization, srs.code, srs.wkt])
             }
         }
-        let definitions = (["fid INTEGER PRIMARY KEY AUTOINCREMENT"] + columns.map { "\"\($0.name)\" \($0.sqlType)" }).joined(separator: ", ")
+        // Column names are the source's (`extra.Well Depth (ft)`), checked by `isAllowedColumnName` and quoted as SQL identifiers.
+        let definitions = (["fid INTEGER PRIMARY KEY AUTOINCREMENT"] + columns.map { "\($0.name.quotedDatabaseIdentifier) \($0.sqlType)" }).joined(separator: ", ")
         try db.execute(sql: "CREATE TABLE \"\(layer)\" (\(definitions))")
         try db.execute(sql: "INSERT INTO gpkg_contents (table_name, data_type, identifier, srs_id) VALUES (?, 'features', ?, ?)",
                        arguments: [layer, layer, srs.id])
         try db.execute(sql: "SELECT gpkgAddGeometryColumn(?, 'geom', 'POINT', 0, 0, ?)", arguments: [layer, srs.id])
-        let names = (columns.map { "\"\($0.name)\"" } + ["geom"]).joined(separator: ", ")
+        let names = (columns.map(\.name.quotedDatabaseIdentifier) + ["geom"]).joined(separator: ", ")
         let values = (Array(repeating: "?", count: columns.count) + ["gpkgMakePoint(?, ?, \(srs.id))"]).joined(separator: ", ")
         let statement = try db.makeStatement(sql: "INSERT INTO \"\(layer)\" (\(names)) VALUES (\(values))")
         return GeoPackageWriter(statement: statement)
@@ -206,6 +212,13 @@ package final class GeoPackageWriter {
             UPDATE gpkg_contents SET min_x = ?, min_y = ?, max_x = ?, max_y = ?,
                 last_change = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE table_name = ?
             """, arguments: StatementArguments(box + [layer.databaseValue]))
+    }
+
+    /// A column's name as a GeoPackage field: the unmapped columns of a list (`extra.Well Depth (ft)`,
+    /// `extra.column_15`) keep their names, as GDAL keeps a CSV's; quoted where it is used, and of 1
+    /// to 255 characters without control characters (which no reader shows).
+    private static func isAllowedColumnName(_ name: String) -> Bool {
+        !name.isEmpty && name.unicodeScalars.count <= 255 && !name.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
     /// Letters, digits and `_`, starting with a letter, at most 64 characters: a name that needs no escaping.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An error that stops a load, with the file, line and column it concerns and how to fix it.
 ///
 /// For example:
@@ -181,4 +183,9 @@ extension ImportError.Code {
     public static func ~= (code: Self, error: any Error) -> Bool {
         (error as? ImportError)?.code == code
     }
+}
+
+/// `localizedDescription` says what ``ImportError/description`` says (never `(WellKit.ImportError error 1.)`).
+extension ImportError: LocalizedError {
+    public var errorDescription: String? { description }
 }

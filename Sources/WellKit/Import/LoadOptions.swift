@@ -27,6 +27,18 @@ public struct LoadOptions: Sendable {
         case none
     }
 
+    /// A unit of length, of the depth and elevation columns.
+    public enum LengthUnit: String, Sendable, CaseIterable {
+        case feet = "ft"
+        case metres = "m"
+    }
+
+    /// The unit of the total depth column (`--units depth=ft`); nil to read it from the column's name
+    /// (`Well Depth (ft)`, `total_depth_m`, NWIS's `well_depth_va` in feet). Depths in feet are stored in metres.
+    public var depthUnit: LengthUnit?
+    /// The unit of the ground and KB elevation columns (`--units elevation=ft`); nil to read it from their names.
+    public var elevationUnit: LengthUnit?
+
     /// Which column identifies a well (`--id`).
     public var identifier: IdentifierChoice = .automatic
     /// Infer coordinate columns, their format, hemisphere and datum from the values (`--no-infer` turns it off).

@@ -52,6 +52,8 @@ public enum LoadRemedy: Sendable, Hashable {
     case decimalComma
     /// Read a date column in a format, given as `FIELD=FORMAT` (`spud_date=%d/%m/%Y`): ``LoadOptions/dateFormats``.
     case dateFormat(String)
+    /// Name the unit of the depth (`depth`) or elevation (`elevation`) columns: ``LoadOptions/depthUnit``, ``LoadOptions/elevationUnit``.
+    case lengthUnit(String)
 
     /// Load this sheet of a workbook (nil: any, `NAME`): ``LoadOptions/sheet``.
     case sheet(String?)
@@ -83,6 +85,7 @@ public enum LoadRemedy: Sendable, Hashable {
             #"LoadOptions.dateFormats["\#(setting.prefix { $0 != "=" })"] = try DateFormat("\#(setting.drop { $0 != "=" }.dropFirst())")"#
         case .sheet(let name): #"LoadOptions.sheet = "\#(name ?? "NAME")""#
         case .member(let name): #"LoadOptions.member = "\#(name ?? "NAME")""#
+        case .lengthUnit(let what): "LoadOptions.\(what)Unit = .feet or .metres"
         }
     }
 

@@ -54,6 +54,13 @@ public struct LoadSummary: Sendable, Codable {
     public var inferences: [Inference] = []
     /// Each mapped date column: the format its values were read in and how many did not fit it.
     public var dateColumns: [DateColumnReport] = []
+    /// The first of the title lines skipped (cut at 200 characters), which the summary shows; nil when none were.
+    public var firstTitleLine: String?
+    /// Per depth or elevation field (`total_depth`, `ground_elevation`, `kb_elevation`), the unit its
+    /// source column was in (`ft` or `m`); the store holds every such value in metres.
+    public var units: [String: String] = [:]
+    /// Identifiers in scientific notation (`5.12511E+12`), which a spreadsheet rounded; a warning names the column.
+    public var scientificIdentifiers = 0
     /// Set when the identifier column turned out not to be a key for this file.
     public var identifierNotKey: IdentifierReport?
     /// Wells whose coordinates look wrong: loaded and flagged, or rejected with `rejectSuspects`.

@@ -23,6 +23,8 @@ public enum RejectKind: String, Sendable, CaseIterable, Codable {
     case missingIdentifier = "missing identifier"
     case missingCoordinates = "missing coordinates"
     case coordinateNotANumber = "coordinate not a number"
+    /// A PLSS legal description (`Section 11, T6S, R24W, SM`) where the coordinates should be.
+    case legalDescription = "legal description, not coordinates"
     case duplicateIdentifier = "duplicate identifier"
     case duplicateWell = "duplicate well"
     /// ``LoadOptions/rejectSuspects``: the longitude's sign looks flipped.

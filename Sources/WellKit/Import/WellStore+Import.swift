@@ -138,7 +138,7 @@ extension WellStore {
             reader = try CSVReader(source: MappedSource(file, from: titles.headerOffset), delimiter: options.delimiter, chunkSize: 1 << 16,
                                    firstLine: reader.line + titles.count, baseOffset: titles.headerOffset)
         }
-        guard let header = try reader.next() else {
+        guard var header = try reader.next() else {
             throw ImportError(.emptyFile, "the file is empty; expected a header line and data records", file: path)
         }
         if let issue = header.issue {
@@ -150,6 +150,10 @@ extension WellStore {
                                 + "keep the columns you need, for example with `cut -d, -f1-50`, and load that",
                               file: path, line: header.line)
         }
+        // Blank and repeated header cells get names of their own (`column_15`, `County_2`): no value is dropped.
+        let published = header.fields
+        let headerNames = HeaderNames(published)
+        header.fields = headerNames.names
         var data = (offset: reader.offset, line: reader.line)
         var sample: [[String]] = []
         var formatLine = false
@@ -180,14 +184,18 @@ extension WellStore {
         try Self.checkCoordinateOptions(options.coordinates, header: header.fields, path: path, describe: options.describeRemedy)
         var dates = try DateColumns(mapping: mapping, sample: inference.sample, given: options.dateFormats,
                                     today: options.today ?? .now, file: path)
+        let lengths = LengthUnits(mapping: mapping, options: options)
         var summary = LoadSummary(file: path, sha256: "")
+        summary.units = lengths.summary
         summary.mapping = Dictionary(uniqueKeysWithValues: mapping.fieldColumns.map { ($0.field, $0.column) })
         summary.extraColumns = mapping.unmappedIndices.map { mapping.header[$0] }.filter { !options.coordinates.generatedColumns.contains($0) }
         summary.commentLines = commentLines
         summary.inferences = Self.textInferences(file, sampleEnd: reader.offset, delimiter: reader.delimiter, decimalMark: decimalMark,
-                                                 options: options) + inference.inferences
+                                                 options: options) + inference.inferences + lengths.inferences
+        if let named = headerNames.inference { summary.inferences.insert(named, at: 0) }
         if !titles.lines.isEmpty {
             summary.titleLines = titles.count
+            summary.firstTitleLine = titles.lines.first.map { String($0.prefix(200)) }
             summary.inferences.insert(Inference(
                 subject: "title", column: nil,
                 value: "\(titles.count) line\(titles.count == 1 ? "" : "s") before the header skipped: "
@@ -206,8 +214,8 @@ extension WellStore {
         // The place outlines that the check and the landing after the parse read (`Places.shared`)
         // are read meanwhile on another thread.
         DispatchQueue.global().async { _ = Places.shared }
-        var validator = RecordValidator(mapping: mapping, file: name ?? path, fileTag: RecordValidator.fileTag(header: header.fields, firstRecord: sample.first),
-                                        coordinates: options.coordinates, describe: options.describeRemedy)
+        var validator = RecordValidator(mapping: mapping, file: name ?? path, fileTag: RecordValidator.fileTag(header: published, firstRecord: sample.first),
+                                        coordinates: options.coordinates, lengthFactors: lengths.factors, describe: options.describeRemedy)
         let part = PartitionedParse.run(file: file, from: data.offset, line: data.line, delimiter: reader.delimiter,
                                         validator: validator, options: options)
         options.progress?(LoadProgress(phase: .reading, done: file.bytes.count, total: file.bytes.count))
@@ -227,6 +235,7 @@ extension WellStore {
         summary.phases["parse"] = (ContinuousClock.now - clock).seconds
         var scan = ScannedFile(summary: summary, file: file, validator: validator, delimiter: reader.delimiter,
                                records: part.records, rejects: part.rejects, mapping: mapping)
+        scan.flagScientificIdentifiers()
         try scan.settleDuplicates(rule: options.onDuplicate, identifierIsKey: identifierGiven)
         if let stop = scan.longitudes0To360Stop() {
             guard !options.checkLocations else { throw stop }

@@ -356,6 +356,11 @@ package struct QueryCompiler: Sendable {
         return CompiledFetch(literal: sql)
     }
 
+    /// The inferences a load recorded (`loads.inferences`, JSON text on both engines).
+    package func loadInferences(id: Int64) -> CompiledFetch {
+        CompiledFetch(literal: "SELECT inferences FROM loads WHERE id = \(id)")
+    }
+
     /// The keys of every well's `extra` object, each once: one pass over `details` (a `json_each`
     /// per row), as the names a store keeps (SQLite's
     /// `extra_keys`, PostgreSQL's none) may name columns no well has a value for any more.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An error in an argument that involves no store: a predicate, a sort descriptor, a field name,
 /// a box, a point, a distance, a limit or an offset.
 ///
@@ -105,4 +107,9 @@ extension QueryError.Code {
     public static func ~= (code: Self, error: any Error) -> Bool {
         (error as? QueryError)?.code == code
     }
+}
+
+/// `localizedDescription` says what ``QueryError/description`` says (never `(WellKit.QueryError error 1.)`).
+extension QueryError: LocalizedError {
+    public var errorDescription: String? { description }
 }

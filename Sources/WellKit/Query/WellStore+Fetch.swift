@@ -1,3 +1,5 @@
+import Foundation
+
 extension WellStore {
     /// Fetches pins: exactly `id, name, lat, lon`.
     ///
@@ -134,6 +136,23 @@ extension WellStore {
     ///   columns, and a column's key is absent where a well had no value for it).
     public func extraColumnNames() throws -> [String] {
         try engine.extraColumnNames().sorted()
+    }
+
+    /// The units of a load's depth and elevation columns in its source, as field name → `ft` or `m`
+    /// (``LoadSummary/units``): read from the `unit` inferences its `loads` row keeps. Values are
+    /// stored in metres either way; a load made before units were read records none.
+    package func sourceUnits(loadID: Int64) throws -> [String: String] {
+        guard let json = try engine.loadInferences(id: loadID),
+              let inferences = try? JSONDecoder().decode([Inference].self, from: Data(json.utf8)) else { return [:] }
+        var units: [String: String] = [:]
+        for inference in inferences where inference.subject == "unit" {
+            // "total_depth in ft, stored in metres (× 0.3048)": the field, then the unit.
+            let words = inference.value.split(separator: " ")
+            if words.count >= 3, words[1] == "in", let unit = LoadOptions.LengthUnit(rawValue: String(words[2].trimmingCharacters(in: .punctuationCharacters))) {
+                units[String(words[0]).trimmingCharacters(in: .punctuationCharacters)] = unit.rawValue
+            }
+        }
+        return units
     }
 
     /// The smallest box that holds every well, and the number of wells: (nil, 0) for an empty store.

@@ -46,6 +46,8 @@ package protocol StorageEngine: Sendable {
     func extent() throws -> (box: BoundingBox?, count: Int)
     /// The keys of every well's `extra` object, each once, in no particular order (``WellStore/extraColumnNames()``).
     func extraColumnNames() throws -> [String]
+    /// The `loads.inferences` JSON of load `id` (nil for none), where a load keeps its per-load facts such as units.
+    func loadInferences(id: Int64) throws -> String?
 
     // MARK: Async queries
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An error from opening, migrating or writing a ``WellStore``.
 ///
 /// Match on the code:
@@ -123,6 +125,12 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         if let path { return "\(path): \(message)" }
         return message
     }
+}
+
+/// Foundation's `localizedDescription` (which `NSError` bridging reads) says what ``StoreError/description``
+/// says, never `The operation could not be completed. (WellKit.StoreError error 1.)`.
+extension StoreError: LocalizedError {
+    public var errorDescription: String? { description }
 }
 
 extension StoreError.Remedy {

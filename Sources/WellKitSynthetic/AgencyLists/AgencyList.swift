@@ -20,6 +20,9 @@ import Foundation
 ///   carry one coordinate error each, in ``AnswerKey/Suspect/Reason`` rotation.
 /// - ``Layout/antimeridian``: a list across ±180°, its wells elsewhere than the conterminous US
 ///   (``renderAntimeridian(into:)``), every field of every well in ``AnswerKey/wells``.
+/// - ``Layout/blankHeaders``, ``Layout/excelGuarded``, ``Layout/depthsFeet``, ``Layout/depthsMetres``
+///   (AgencyList+Headers.swift): headers as workbooks save them, Excel's `="…"` and units in the
+///   names; their keys carry every well's every field (``AnswerKey/wells``).
 ///
 /// The output depends only on `layout`, `count` and `seed`: the rows come from ``WellGenerator``'s
 /// platform-independent stream, every other choice from the same kind of generator seeded with
@@ -61,6 +64,14 @@ public struct AgencyList: Sendable {
         case mixedDates = "dates-mixed"
         /// A list across the antimeridian: an Alaska-like state with an island chain on both sides of ±180°, every field in the key.
         case antimeridian = "antimeridian"
+        /// A side table under blank header cells and repeated names (`Remarks`, `Status`), as a workbook saved as CSV.
+        case blankHeaders = "blank-headers"
+        /// An Excel export with identifiers and permits guarded as `="00000012"`.
+        case excelGuarded = "excel-guarded"
+        /// Depths and elevations in feet, the unit in the names (`Well Depth (ft)`).
+        case depthsFeet = "depths-feet"
+        /// Depths and elevations in metres, the unit in the names (`Total Depth (m)`).
+        case depthsMetres = "depths-metres"
 
         /// Whether a load with no options (or the key's ``AnswerKey/Placement/given`` ones) must stop with the key's fix.
         public var isMisplaced: Bool { self == .lostSigns || self == .statePlaneFeet }
@@ -80,6 +91,10 @@ public struct AgencyList: Sendable {
             case .excelSerials: 0x6461_7465_7378_6C73 // "datesxls"
             case .mixedDates: 0x6461_7465_736D_6978 // "datesmix"
             case .antimeridian: 0x616E_7469_6D65_7269 // "antimeri"
+            case .blankHeaders: 0x626C_616E_6B68_6472 // "blankhdr"
+            case .excelGuarded: 0x3D22_6775_6172_6422 // "=\"guard\""
+            case .depthsFeet: 0x6465_7074_6866_6565 // "depthfee"
+            case .depthsMetres: 0x6465_7074_686D_6574 // "depthmet"
             }
         }
     }
@@ -123,6 +138,10 @@ public struct AgencyList: Sendable {
         case .export1252: key = renderExport(into: &text)
         case .dayMonthYear, .oracleDates, .excelSerials, .mixedDates: key = renderDates(into: &text)
         case .antimeridian: key = renderAntimeridian(into: &text)
+        case .blankHeaders: key = renderBlankHeaders(into: &text)
+        case .excelGuarded: key = renderExcelGuarded(into: &text)
+        case .depthsFeet: key = renderDepths(into: &text, metres: false)
+        case .depthsMetres: key = renderDepths(into: &text, metres: true)
         }
         return (text.bytes, key)
     }

@@ -29,7 +29,11 @@ extension Wells {
                 day first (25/3/1982), dates-oracle as 08-AUG-99, dates-excel as Excel serial numbers, and \
                 dates-mixed with dd.mm.yyyy, ISO dates among years alone and a d/m/yy column that fits both orders. antimeridian is a \
                 list across ±180°: an Alaska-like state (lat 55-66, lon -160 to -150) with 1.5% of its wells \
-                on an island chain from 175°E to 175°W, none of them wrong, and a key with every field of every well.
+                on an island chain from 175°E to 175°W, none of them wrong, and a key with every field of every well. blank-headers has a side \
+                table under blank header cells and repeated names (Remarks, Status), as a workbook saved as CSV; \
+                excel-guarded writes identifiers and permits as Excel's ="00000012"; depths-feet and depths-metres \
+                have depths and elevations with the unit in the column names (Well Depth (ft), Total Depth (m)). \
+                Their keys list every well with every field as a store should hold it (depths in metres).
                 """)
 
         /// The file layouts `--layout` accepts: `alberta`, the Alberta-like list of ``WellGenerator``,
@@ -79,7 +83,7 @@ extension Wells {
             }
             guard layout.agency != nil else {
                 if key != nil {
-                    throw ValidationError("--key needs an agency layout (--layout nwis-dms, damaged-ids, coordinate-errors, lost-signs, state-plane-feet, datum-spellings, export-1252, dates-dmy, dates-oracle, dates-excel or dates-mixed).")
+                    throw ValidationError("--key needs an agency layout (--layout \(AgencyList.Layout.allCases.map(\.rawValue).joined(separator: ", "))).")
                 }
                 return
             }

@@ -19,7 +19,10 @@ extension Wells {
                 (POINT (-97.5 35.4), (35.4, -97.5), a DMS pair), title lines before the header, the encoding \
                 (UTF-8, or Windows-1252) and a decimal comma; --dry-run shows each inference with its evidence, and \
                 --map, --id, --dms, --minutes/--seconds, --implied-west, --crs, --datum-column and --no-infer override them. `#` comment lines \
-                before the header (USGS NWIS RDB) are skipped, and UTF-16 text is read. Rows with missing, \
+                before the header (USGS NWIS RDB) are skipped, and UTF-16 text is read. Blank header cells are named by \
+                position (column_15) and repeated names kept apart (County_2), so no value is dropped; Excel's ="…" cells \
+                are read as their text. Depths and elevations whose column names a unit (ft, feet, m) are stored in metres, \
+                the source unit recorded with the load (--units overrides). Rows with missing, \
                 unparseable, out-of-range or 0/0 coordinates are rejected and kept with their line and reason in the \
                 store's rejects table. If an identifier column repeats over different wells, it is not a key: every \
                 well loads with a generated FILE@TAG:LINE identifier, and the summary says so. A column naming each row's \
@@ -119,6 +122,12 @@ extension Wells {
               help: "Load wells that mostly lie outside the places their rows name, or outside their CRS's or datum's area of use, instead of stopping; each is flagged as a suspect.")
         var noLocationCheck = false
 
+        @Option(name: .customLong("units"), help: ArgumentHelp(
+            "The unit of the depth or elevation columns, as depth=ft, depth=m, elevation=ft or elevation=m (repeatable; default: read from "
+                + "the columns' names, such as Well Depth (ft), total_depth_m or NWIS's well_depth_va and alt_va in feet). Values are stored in metres.",
+            valueName: "what=unit"))
+        var units: [String] = []
+
         @Flag(name: .customLong("reject-suspects"), help: "Reject wells whose coordinates look wrong instead of loading and flagging them.")
         var rejectSuspects = false
 
@@ -185,7 +194,23 @@ extension Wells {
             return options
         }
 
+        /// `--units`, as (depth unit, elevation unit).
+        func lengthUnits() throws -> (depth: LoadOptions.LengthUnit?, elevation: LoadOptions.LengthUnit?) {
+            var result: (depth: LoadOptions.LengthUnit?, elevation: LoadOptions.LengthUnit?) = (nil, nil)
+            for given in units {
+                let parts = given.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                let unit = parts.count == 2 ? (["ft", "feet", "foot"].contains(parts[1]) ? LoadOptions.LengthUnit.feet
+                    : ["m", "metres", "meters", "metre", "meter"].contains(parts[1]) ? .metres : nil) : nil
+                guard let unit, parts[0] == "depth" || parts[0] == "elevation" else {
+                    throw ValidationError("--units \(given): expected depth=ft, depth=m, elevation=ft or elevation=m")
+                }
+                if parts[0] == "depth" { result.depth = unit } else { result.elevation = unit }
+            }
+            return result
+        }
+
         func validate() throws {
+            _ = try lengthUnits()
             for mapping in mappings { _ = try mapping.checked() }
             for datum in datums { _ = try datum.checked() }
             for format in dateFormats { _ = try format.checked() }
@@ -227,6 +252,7 @@ extension Wells {
                 let (name, crs) = try datum.checked()
                 options.coordinates.datums[name] = crs
             }
+            (options.depthUnit, options.elevationUnit) = try lengthUnits()
             options.onDuplicate = onDuplicate
             options.onMissingIdentifier = onMissingID
             options.sheet = sheet

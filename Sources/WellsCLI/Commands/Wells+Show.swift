@@ -6,7 +6,7 @@ extension Wells {
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "show",
-            abstract: "Print everything known about one well: its pin, its detail and its unmapped source columns.",
+            abstract: "Print everything known about one well: its pin, its detail, its unmapped source columns and the units its load read.",
             discussion: """
                 Examples:
                   wells show 100/06-12-034-05W4/00
@@ -30,7 +30,16 @@ extension Wells {
                 Terminal.error("wells: error: no well with identifier \(SafeText.quoted(identifier)); try `wells find --where 'uwi beginswith \(SafeText.quoted(prefix))'`")
                 throw ExitCode(1)
             }
-            let pairs = well.properties(suspect: flag)
+            var pairs = well.properties(suspect: flag)
+            // The source units of the load that wrote the well: its depths and elevations are in metres.
+            if let loadID = well.detail.loadID {
+                let units: [String: String] = try wellStore.sourceUnits(loadID: loadID)
+                if !units.isEmpty {
+                    let listed: String = units.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                    let text: String = listed + " (load \(loadID)); stored in metres"
+                    pairs.append((name: "source_units", value: WellValue.text(text)))
+                }
+            }
             if format == .table {
                 let keys = pairs.map { SafeText.cell($0.0) }
                 let width = keys.map(\.count).max() ?? 0

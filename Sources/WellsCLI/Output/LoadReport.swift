@@ -27,6 +27,10 @@ struct LoadReport {
         } else {
             lines.append("Loaded \(file) into \(store) in \(String(format: "%.2f", summary.seconds)) s (load \(summary.loadID ?? 0)).")
         }
+        if summary.titleLines > 0 {
+            lines.append("  lines before header    \(grouped(summary.titleLines)) skipped"
+                + (summary.firstTitleLine.map { ", the first: \(SafeText.quoted($0))" } ?? ""))
+        }
         lines.append("  records read           \(grouped(summary.records))")
         for source in summary.sources {
             // Each sheet of a workbook, member of an archive or file of features, and what it gave.
@@ -80,6 +84,10 @@ struct LoadReport {
         if summary.crs != "EPSG:4326" || !summary.transformations.isEmpty {
             lines.append("  coordinates            \(summary.crs)")
             for transformation in summary.transformations { lines.append("    \(transformation)") }
+        }
+        if !summary.units.isEmpty {
+            lines.append("  units                  " + summary.units.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                + " in the source; stored in metres")
         }
         for warning in summary.warnings { lines.append("warning: \(warning)") }
         if !summary.suspects.isEmpty && !dryRun {

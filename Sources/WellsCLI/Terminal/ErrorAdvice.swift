@@ -192,6 +192,7 @@ extension Terminal {
         case .dateFormat(let setting): "--date-format \(setting)"
         case .sheet(let name): "--sheet " + (name.map(shellQuoted) ?? "NAME")
         case .member(let name): "--member " + (name.map(shellQuoted) ?? "NAME")
+        case .lengthUnit(let what): "--units \(what)=ft (or m)"
         }
     }
 }

@@ -177,6 +177,10 @@ import WellsTestSupport
             .datumSpellings: ["layout", "records", "commentLines", "delimiter", "identifier", "latitude", "longitude",
                               "datumColumn", "datums", "rejects", "suspects"],
             .export1252: ["layout", "records", "identifier", "rejects", "suspects", "stateColumn", "text"],
+            .blankHeaders: ["layout", "records", "identifier", "rejects", "suspects", "wells"],
+            .excelGuarded: ["layout", "records", "identifier", "rejects", "suspects", "wells"],
+            .depthsFeet: ["layout", "records", "identifier", "rejects", "suspects", "wells"],
+            .depthsMetres: ["layout", "records", "identifier", "rejects", "suspects", "wells"],
         ].merging([AgencyList.Layout.dayMonthYear, .oracleDates, .excelSerials, .mixedDates].map {
             ($0, ["layout", "records", "identifier", "rejects", "suspects", "dateColumns", "wells"])
         }, uniquingKeysWith: { a, _ in a })

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An error from the coordinate reference system (PROJ) layer.
 ///
 /// Every failure reported by PROJ is turned into a `CRSError` that carries
@@ -80,4 +82,9 @@ public struct CRSError: Error, CustomStringConvertible, Sendable, Equatable {
                         "no coordinate operation from \"\(source)\" to \"\(target)\"\(detail)",
                         crs: [source, target], projErrno: errno)
     }
+}
+
+/// `localizedDescription` says what ``CRSError/description`` says (never `(WellKit.CRSError error 1.)`).
+extension CRSError: LocalizedError {
+    public var errorDescription: String? { description }
 }

@@ -213,19 +213,31 @@ struct ColumnInference {
     }
 
     /// `--map lat=COLUMN` (and `lon`) onto one column whose values are points: that column is the point column.
+    ///
+    /// What the user says wins: the column is the point column when more of its values are points
+    /// than plain numbers, however many cannot be read (Alaska's `unknown` and legal descriptions);
+    /// those rows are rejected, each with its own reason, and the mapping stands.
     private mutating func mapPointColumn(_ options: inout LoadOptions) {
         let given = Set([options.mapping["lat"], options.mapping["lon"]].compactMap { $0 })
-        guard given.count == 1, let column = given.first, let index = header.firstIndex(of: column) else { return }
+        guard given.count == 1, let column = given.first,
+              let index = header.firstIndex(of: column) ?? header.firstIndex(where: { ColumnMapping.normalize($0) == ColumnMapping.normalize(column) })
+        else { return }
         let values = sample.map { $0[index] }.filter { !$0.isEmpty }
-        guard !values.isEmpty, values.count(where: { PointText.parse($0, decimalComma: decimalComma) != nil }) * 10 >= values.count * 9 else { return }
+        let points = values.count { PointText.parse($0, decimalComma: decimalComma) != nil }
+        let numbers = values.count { (decimalComma ? ValueParsing.decimalComma($0) : ValueParsing.number($0)) != nil }
+        guard points > 0, points > numbers else { return }
         options.mapping["lat"] = nil
         options.mapping["lon"] = nil
-        options.coordinates.pointColumn = column
-        inferences.append(Inference(subject: "coordinates", column: column, value: describePoints(values),
-                                    evidence: "mapped to lat/lon; its values are points", override: ""))
+        options.coordinates.pointColumn = header[index]
+        inferences.append(Inference(subject: "coordinates", column: header[index], value: describePoints(values),
+                                    evidence: "mapped to lat/lon; \(grouped(points)) of \(grouped(values.count)) sampled values are points"
+                                        + (points < values.count ? "; rows whose value is not a point are rejected, each with its reason" : ""),
+                                    override: ""))
     }
 
-    /// Finds a column whose sampled values are at least 90% points (``PointText``), for a file without latitude and longitude columns.
+    /// Finds a column whose sampled values are mostly points (``PointText``), for a file without
+    /// latitude and longitude columns: more than half of them, so that a list whose pairs are
+    /// interleaved with `unknown` and legal descriptions (Alaska's) loads the rows it can.
     ///
     /// - Throws: For WKT points of projected values (metres or feet, not degrees: an ArcGIS export's
     ///   `geometry`) whose CRS neither the file (an EWKT SRID) nor the options give, the candidate
@@ -235,7 +247,7 @@ struct ColumnInference {
             let values = sample.map { $0[index] }.filter { !$0.isEmpty }
             guard !values.isEmpty else { continue }
             let points = values.compactMap { PointText.parse($0, decimalComma: decimalComma) }
-            guard points.count * 10 >= values.count * 9 else { continue }
+            guard points.count * 2 > values.count else { continue }
             let parsed = points.count
             let srids = Set(points.compactMap(\.srid))
             if options.coordinates.crs == nil, srids.isEmpty, points.allSatisfy({ $0.form == .wkt }),
@@ -250,7 +262,8 @@ struct ColumnInference {
             inferences.append(Inference(
                 subject: "coordinates", column: header[index], value: describePoints(values),
                 evidence: "\(grouped(parsed)) of \(grouped(values.count)) sampled values are points"
-                    + (srids.isEmpty ? "" : "; SRID \(srids.sorted().map(String.init).joined(separator: ", "))"),
+                    + (srids.isEmpty ? "" : "; SRID \(srids.sorted().map(String.init).joined(separator: ", "))")
+                    + (parsed < values.count ? "; rows whose value is not a point are rejected, each with its reason" : ""),
                 override: options.describeRemedy(.mapField("lat"))))
             return true
         }

@@ -26,12 +26,16 @@ package struct ColumnMapping: Sendable, Equatable, CustomStringConvertible {
         let normalized = header.map(Self.normalize)
         var indices: [WellField: Int] = [:]
         var taken = Set<Int>()
+        // Depths and elevations are also matched without their unit words (`Well Depth (ft)` as `Well Depth`).
+        let unitless = header.map { Self.normalize(LengthUnits.withoutUnit($0)) }
         for field in WellField.mappable {
-            for synonym in Self.synonyms[field] ?? [] {
-                if let index = normalized.firstIndex(of: synonym), !taken.contains(index) {
-                    indices[field] = index
-                    taken.insert(index)
-                    break
+            for names in LengthUnits.fields.contains(field) ? [normalized, unitless] : [normalized] where indices[field] == nil {
+                for synonym in Self.synonyms[field] ?? [] {
+                    if let index = names.firstIndex(of: synonym), !taken.contains(index) {
+                        indices[field] = index
+                        taken.insert(index)
+                        break
+                    }
                 }
             }
         }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Both coordinates of a well in one column, as exports write them:
 ///
 /// - WKT, x (longitude) first: `POINT (-97.5 35.4)`, `POINT Z (-97.5 35.4 300)`;
@@ -75,5 +77,57 @@ enum PointText {
             guard upper == expected else { return false }
         }
         return true
+    }
+}
+
+/// What a coordinate cell holds when it holds no number: a word for "not known", or a legal
+/// description of the land (PLSS: `Section 11, T6S, R24W, SM`; `Sec. 2 T10N R5W`), as Alaska's list
+/// writes for 9 of its 45 wells. Each is a reject of its own row with its own reason, so that a
+/// column the user named still loads the rows it can (only the failure path asks).
+enum UnreadableCoordinate {
+    case missing(String)
+    case legalDescription(String)
+
+    /// The words agencies write for an unknown location.
+    static let missingWords: Set<String> = ["unknown", "unk", "n/a", "na", "none", "null", "nil", "-", "--", "?", "tbd",
+                                            "not available", "not known", "not recorded", "no data"]
+
+    init?(_ raw: String) {
+        let text = raw.trimmingCharacters(in: .whitespaces)
+        if Self.missingWords.contains(text.lowercased()) { self = .missing(text); return }
+        guard Self.isLegalDescription(text) else { return nil }
+        self = .legalDescription(text)
+    }
+
+    /// A township (`T6S`, `T 10 N`) and a range (`R24W`, `R 5 W`) in the text: the Public Land Survey
+    /// System's words, which place a section of a square mile, not a point.
+    static func isLegalDescription(_ text: String) -> Bool {
+        let letters = Array(text.uppercased().unicodeScalars)
+        func partAt(_ letter: Unicode.Scalar, directions: Set<Unicode.Scalar>) -> Bool {
+            for k in letters.indices where letters[k] == letter && (k == 0 || !CharacterSet.letters.contains(letters[k - 1])) {
+                var j = k + 1
+                while j < letters.count, letters[j] == " " || letters[j] == "." { j += 1 }
+                let digits = j
+                while j < letters.count, ("0"..."9").contains(letters[j]) { j += 1 }
+                guard j > digits else { continue }
+                while j < letters.count, letters[j] == " " { j += 1 }
+                if j < letters.count, directions.contains(letters[j]), j + 1 == letters.count || !CharacterSet.letters.contains(letters[j + 1]) { return true }
+            }
+            return false
+        }
+        return partAt("T", directions: ["N", "S"]) && partAt("R", directions: ["E", "W"])
+    }
+
+    /// The reject: its kind and its reason, naming the column's value.
+    func rejectReason(column: String?) -> RejectReason {
+        switch self {
+        case .missing(let text):
+            RejectReason(column: column, kind: .missingCoordinates,
+                         reason: "\"\(text)\" says the location is not known; every well needs coordinates")
+        case .legalDescription(let text):
+            RejectReason(column: column, kind: .legalDescription,
+                         reason: "\"\(text.prefix(200))\" is a PLSS legal description (section, township, range), not coordinates; "
+                            + "give the well's latitude and longitude, or leave the row out")
+        }
     }
 }

@@ -22,6 +22,8 @@ struct RecordValidator: Sendable {
     var dateFormats: [DateFormat?] = WellField.detailValueFields.map { $0.kind == .date ? .unambiguous : nil }
     /// The day of the load, for two-digit years.
     var today = DateFormat.Today.now
+    /// Per detail slot, the factor that stores its number in metres (``LengthUnits/factors``): 0.3048 for feet, else 1.
+    let lengthFactors: [Double]
     let extraIndices: [Int]
     let latIndex: Int, lonIndex: Int
     /// The column with both coordinates (``CoordinateOptions/pointColumn``); `latIndex` and `lonIndex` are it too.
@@ -46,8 +48,9 @@ struct RecordValidator: Sendable {
 
     /// - Parameter file: The file as the user named it: its name goes into generated identifiers.
     init(mapping: ColumnMapping, file: String, fileTag: String = "", coordinates: CoordinateOptions = CoordinateOptions(),
-         describe: @escaping @Sendable (LoadRemedy) -> String = { $0.apiText }) {
+         lengthFactors: [Double]? = nil, describe: @escaping @Sendable (LoadRemedy) -> String = { $0.apiText }) {
         self.fileTag = fileTag
+        self.lengthFactors = lengthFactors ?? Array(repeating: 1, count: WellField.detailValueFields.count)
         self.mapping = mapping
         self.describe = describe
         self.coordinates = coordinates
@@ -205,7 +208,8 @@ struct RecordValidator: Sendable {
 
     /// The same validator with the identifier column kept as an attribute: every record gets a generated identifier.
     func withoutIdentifier() -> RecordValidator {
-        RecordValidator(mapping: mapping.without(.identifier), file: fileLabel, fileTag: fileTag, coordinates: coordinates, describe: describe)
+        RecordValidator(mapping: mapping.without(.identifier), file: fileLabel, fileTag: fileTag, coordinates: coordinates,
+                        lengthFactors: lengthFactors, describe: describe)
     }
 
     /// The identifier a record without one gets: `FILE@TAG:LINE`, stable across reloads of the same
@@ -231,6 +235,7 @@ struct RecordValidator: Sendable {
         }
         let text = fields.text(index)
         guard let p = PointText.parse(text, decimalComma: decimalComma) else {
+            if let unreadable = UnreadableCoordinate(text) { return .failure(unreadable.rejectReason(column: header[index])) }
             return .failure(RejectReason(column: header[index], kind: .coordinateNotANumber,
                                          reason: "\"\(text.prefix(200))\" is not a point; expected POINT (-97.5 35.4), (35.4, -97.5) or 35°24'N 97°30'W"))
         }
@@ -258,6 +263,7 @@ struct RecordValidator: Sendable {
         }
         // Two calls rather than one with a chosen function: each inlines its parser (a function value does not).
         guard var value = decimalComma ? fields.withBytes(index, ValueParsing.decimalComma) : fields.withBytes(index, ValueParsing.decimal) else {
+            if let unreadable = UnreadableCoordinate(fields.text(index)) { return .failure(unreadable.rejectReason(column: header[index])) }
             return .failure(RejectReason(column: header[index], kind: .coordinateNotANumber,
                                          reason: "\"\(fields.text(index))\" is not a number; expected "
                                             + (parts.minutes == nil ? "decimal degrees such as \(example)" : "whole degrees such as \(Int(Double(example) ?? 0))")))

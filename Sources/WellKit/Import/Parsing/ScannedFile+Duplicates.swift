@@ -82,3 +82,45 @@ extension ScannedFile {
         self.records = records.selecting(kept ?? Array(records.indices)) { $0.identifier = nil }
     }
 }
+
+extension ScannedFile {
+    /// Warns when identifiers are written in scientific notation (`5.12511E+12`): a spreadsheet made
+    /// numbers of them and kept six significant digits, so the well's own digits are lost and
+    /// different wells may share one value. Like a column that is not a key, it is reported, not
+    /// rejected: the rows load, and the summary says which column to re-export as text.
+    mutating func flagScientificIdentifiers() {
+        guard let column = mapping.column(for: .identifier) else { return }
+        var count = 0, first: (line: Int, text: String)?
+        for record in records {
+            guard let span = record.identifier, withFieldBytes(file.bytes, span, Self.isScientific) else { continue }
+            count += 1
+            if first == nil { first = (record.line, fieldText(file.bytes, span)) }
+        }
+        guard count > 0, let first else { return }
+        summary.scientificIdentifiers = count
+        summary.warnings.append(
+            "\(grouped(count)) identifier\(count == 1 ? "" : "s") in \"\(column)\" \(count == 1 ? "is" : "are") in scientific notation "
+                + "(\"\(first.text)\" on line \(first.line)): a spreadsheet turned them into numbers and rounded them, so their digits are lost; "
+                + "export the list again with \"\(column)\" formatted as text")
+    }
+
+    /// Whether `bytes` read as a number in scientific notation: `5.12511E+12`, `-4.2E13`, `1e+05`.
+    static func isScientific(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var k = 0
+        func digits() -> Int {
+            let start = k
+            while k < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[k]) { k += 1 }
+            return k - start
+        }
+        if k < bytes.count, bytes[k] == UInt8(ascii: "-") || bytes[k] == UInt8(ascii: "+") { k += 1 }
+        guard digits() >= 1 else { return false }
+        if k < bytes.count, bytes[k] == UInt8(ascii: ".") {
+            k += 1
+            guard digits() >= 1 else { return false }
+        }
+        guard k < bytes.count, bytes[k] == UInt8(ascii: "E") || bytes[k] == UInt8(ascii: "e") else { return false }
+        k += 1
+        if k < bytes.count, bytes[k] == UInt8(ascii: "+") || bytes[k] == UInt8(ascii: "-") { k += 1 }
+        return digits() >= 1 && k == bytes.count
+    }
+}

@@ -36,14 +36,17 @@ struct CSVScanner: Sendable {
     ///     record ends and wants a few of its first fields).
     func scan(_ buf: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, atEOF: Bool, line: Int,
               fields: inout [FieldSpan], limit: Int = .max) -> Outcome {
-        let quote = UInt8(ascii: "\""), lf: UInt8 = 0x0A, cr: UInt8 = 0x0D
+        let quote = UInt8(ascii: "\""), equals = UInt8(ascii: "="), lf: UInt8 = 0x0A, cr: UInt8 = 0x0D
         let delimiter = self.delimiter
         fields.removeAll(keepingCapacity: true)
         var issue: CSVIssue?
         var i = start
         var lines = 0
         while true {
-            // One field.
+            // One field. Excel's `="05-125-11325"` (a formula whose value is text, as exports guard
+            // identifiers from becoming numbers) is the quoted field after its `=`: one more byte
+            // compared at a field's start, none inside it.
+            if i + 1 < end && buf[i] == equals && buf[i + 1] == quote { i += 1 }
             if i < end && buf[i] == quote {
                 let openLine = line + lines
                 var j = i + 1

@@ -5,8 +5,10 @@ import Foundation
 ///
 /// The rule: among the first 8 lines, for one of the delimiters (comma, tab, semicolon, pipe), the
 /// header and the rows after it (at least two lines) each have at least 2 delimiters, while each of
-/// the 1 to 3 lines before them has at most one of every delimiter, and at most half the rows' median. Quoted
-/// delimiters make the counts approximate, which is why the title lines must be so plainly short.
+/// the 1 to 3 lines before them has at most one of every delimiter, and at most half the rows' median. Only
+/// delimiters outside quotes count: a two-column header (`LocationID,Location`) over rows whose second
+/// field is a quoted pair (`310932,"40.38, -102.29"`) has as many as its rows, and is no title. A quoted
+/// field that spans lines makes the counts approximate, which is why the title lines must be so plainly short.
 enum TitleLines {
     struct Found {
         var lines: [String] = []
@@ -32,9 +34,9 @@ enum TitleLines {
         var best: (found: Found, median: Int)?
         let delimiters = [UInt8(ascii: ","), UInt8(ascii: "\t"), UInt8(ascii: ";"), UInt8(ascii: "|")]
         // A title has at most one of every delimiter: a header split by tabs is no title for commas in its rows.
-        let plain = lines.map { line in delimiters.allSatisfy { d in line.text.count { $0 == d } <= 1 } }
+        let plain = lines.map { line in delimiters.allSatisfy { d in unquotedCount(d, in: line.text) <= 1 } }
         for delimiter in delimiters {
-            let counts = lines.map { line in line.text.count { $0 == delimiter } }
+            let counts = lines.map { line in unquotedCount(delimiter, in: line.text) }
             for titles in 1...3 where titles + 2 <= lines.count {
                 let rest = counts[titles...]
                 let median = rest.sorted()[rest.count / 2]
@@ -52,5 +54,15 @@ enum TitleLines {
             }
         }
         return best?.found ?? Found()
+    }
+
+    /// How many times `delimiter` occurs in `line` outside double quotes (a line is read on its own:
+    /// a quote it leaves open closes with it).
+    static func unquotedCount(_ delimiter: UInt8, in line: ArraySlice<UInt8>) -> Int {
+        var inQuotes = false, count = 0
+        for byte in line {
+            if byte == UInt8(ascii: "\"") { inQuotes.toggle() } else if byte == delimiter && !inQuotes { count += 1 }
+        }
+        return count
     }
 }

@@ -17,11 +17,14 @@ package final class RowBuilder: @unchecked Sendable {
     /// The header names as UTF-8, the keys of the JSON.
     private let keys: [[UInt8]]
     private let crsNames: [[UInt8]]
+    /// ``RecordValidator/lengthFactors``, kept here so a row reads it without going through the validator.
+    private let lengthFactors: [Double]
     /// Per detail field (as in ``WellField/detailValueFields``), how many values did not parse.
     @exclusivity(unchecked) package private(set) var badValues: [Int]
 
     init(validator: RecordValidator, file: MappedFile, delimiter: UInt8, compact: CompactDetails? = nil) {
         self.validator = validator
+        self.lengthFactors = validator.lengthFactors
         self.compact = compact
         self.file = file
         self.scanner = CSVScanner(delimiter: delimiter)
@@ -62,7 +65,10 @@ package final class RowBuilder: @unchecked Sendable {
             var cell: Cell?
             switch field.kind {
             case .real:
-                cell = (validator.decimalComma ? fields.withBytes(index, ValueParsing.decimalComma) : fields.withBytes(index, ValueParsing.number)).map(Cell.real)
+                // In metres: depths and elevations in feet are multiplied by 0.3048, the rest by 1 (exact).
+                let factor = lengthFactors[slot]
+                cell = (validator.decimalComma ? fields.withBytes(index, ValueParsing.decimalComma) : fields.withBytes(index, ValueParsing.number))
+                    .map { Cell.real($0 * factor) }
             case .date:
                 // The column's format, decided once per load; the value's bytes read with a switch.
                 switch fields.withBytes(index, { validator.dateFormats[slot]!.read($0, today: validator.today) }) {

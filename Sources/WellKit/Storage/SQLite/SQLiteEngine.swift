@@ -190,6 +190,11 @@ final class SQLiteEngine: StorageEngine {
         return try reading { try String.fetchAll(compiled.statement($0)) }
     }
 
+    func loadInferences(id: Int64) throws -> String? {
+        let compiled = compiler.loadInferences(id: id)
+        return try reading { try String.fetchOne(compiled.statement($0)) }
+    }
+
     // MARK: - Sort indexes
 
     func sortIndex(for sortDescriptors: [WellSortDescriptor]) throws -> String? {
