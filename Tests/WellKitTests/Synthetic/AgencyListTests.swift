@@ -181,6 +181,7 @@ import WellsTestSupport
             .excelGuarded: ["layout", "records", "identifier", "rejects", "suspects", "wells"],
             .depthsFeet: ["layout", "records", "identifier", "rejects", "suspects", "wells"],
             .depthsMetres: ["layout", "records", "identifier", "rejects", "suspects", "wells"],
+            .antimeridian: ["layout", "records", "identifier", "rejects", "suspects", "wells"],
         ].merging([AgencyList.Layout.dayMonthYear, .oracleDates, .excelSerials, .mixedDates].map {
             ($0, ["layout", "records", "identifier", "rejects", "suspects", "dateColumns", "wells"])
         }, uniquingKeysWith: { a, _ in a })
