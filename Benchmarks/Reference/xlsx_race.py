@@ -28,7 +28,7 @@ PEER = r"""
 import sys, pandas as pd, geopandas as gpd, pyogrio
 src, dst = sys.argv[1:3]
 frame = pd.read_excel(src, engine="openpyxl")
-points = gpd.points_from_xy(pd.to_numeric(frame["Longitude"], errors="coerce"), pd.to_numeric(frame["Latitude"], errors="coerce"))
+points = gpd.points_from_xy(pd.to_numeric(frame["surface_longitude"], errors="coerce"), pd.to_numeric(frame["surface_latitude"], errors="coerce"))
 wells = gpd.GeoDataFrame(frame, geometry=points, crs="EPSG:4326")
 pyogrio.write_dataframe(wells, dst, driver="GPKG", layer="wells", use_arrow=True, layer_options={"SPATIAL_INDEX": "YES"})
 print(len(wells))
@@ -41,7 +41,7 @@ try:
     subprocess.run([wells, "generate", "--count", str(count), "--out", csv], check=True)
     subprocess.run(["ogr2ogr", "-f", "XLSX", xlsx, csv, "-oo", "AUTODETECT_TYPE=YES", "-nln", "Wells"], check=True)
     header = open(csv).readline().strip()
-    assert "Latitude" in header and "Longitude" in header, header
+    assert "surface_latitude" in header and "surface_longitude" in header, header
     peer = os.path.join(work, "peer.py")
     open(peer, "w").write(PEER)
 

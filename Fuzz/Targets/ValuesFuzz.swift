@@ -24,8 +24,11 @@ public func valuesFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         case .other(let year, let month, let day):
             precondition((1000...9999).contains(year) && (1...12).contains(month) && (1...31).contains(day), "ValueParsing.date: \(parsed)")
             iso = ValueParsing.iso(year: year, month: month, day: day)
+        case .year(let year):
+            precondition((1000...9999).contains(year), "ValueParsing.date: \(parsed)")
+            iso = String(year)
         }
-        precondition(iso.utf8.count == 10, "ValueParsing.date: \"\(iso)\" is not yyyy-mm-dd")
+        precondition(iso.utf8.count == 10 || (iso.utf8.count == 4 && parsed != .iso), "ValueParsing.date: \"\(iso)\" is not yyyy-mm-dd or yyyy")
         precondition(ValueParsing.date(iso) == iso, "ValueParsing.date: \"\(iso)\" does not round-trip")
         precondition(ValueParsing.date(text) == iso, "ValueParsing.date(String) disagrees with the bytes")
     }

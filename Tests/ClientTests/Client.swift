@@ -36,6 +36,10 @@ struct Client {
         options.coordinates = CoordinateOptions()
         options.progress = { (progress: LoadProgress) in _ = progress.phase }
         options.describeRemedy = { (remedy: LoadRemedy) in "the setting " + remedy.apiText }
+        // A date column's format named, as `--date-format` does.
+        let dayFirst: DateFormat = try DateFormat("%d/%m/%Y")
+        options.dateFormats = [:]
+        _ = dayFirst
         var rejects: [Reject] = []
         let summary = try store.load(csvAt: path, options: options) { rejects = $0 }
         let kinds: [RejectKind] = rejects.map(\.kind)
@@ -44,7 +48,10 @@ struct Client {
         let transformations: [Transformation] = summary.transformations
         let report: IdentifierReport? = summary.identifierNotKey
         let landed: [Landing] = summary.landed
-        _ = (kinds, inferences, suspects, transformations, report, landed)
+        // What each date column was read as, and what each sheet or member of a workbook or archive gave.
+        let dates: [DateColumnReport] = summary.dateColumns
+        let sources: [LoadSource] = summary.sources
+        _ = (kinds, inferences, suspects, transformations, report, landed, dates.map(\.format), sources.map(\.wells))
         // A misplaced file stops with the fix as data.
         do { _ = try store.load(csvAt: path, options: options) } catch let error as ImportError {
             if case .relocate(let fix?)? = error.remedy { let _: PlacementFix = fix; _ = fix.apiText }

@@ -52,7 +52,7 @@ import FoundationNetworking
             .flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }.map { Int($0) }
     }
 
-    @Test(.timeLimit(.minutes(3))) func twentySmallBoxesBehindALockAnswer503ByTheirDeadline() async throws {
+    @Test(.timeLimit(.minutes(10))) func twentySmallBoxesBehindALockAnswer503ByTheirDeadline() async throws {
         let url = try PostGIS.makeDatabase()
         let database = String(url.split(separator: "/").last!)
         _ = try WellStore(path: url).load(csvAt: Fixtures.sharedData("tn-oilgas-wells.csv"))

@@ -124,7 +124,8 @@ import WellsTestSupport
     }
 
     @Test func rejectKindsKeepTheirTexts() {
-        #expect(RejectKind.allCases.count == 19)
+        #expect(RejectKind.allCases.count == 20)
+        #expect(RejectKind.legalDescription.rawValue == "legal description, not coordinates")
         #expect(RejectKind(suspect: "outside named place") == .suspectOutsidePlace)
         #expect(RejectKind.latitudeOutOfRange.rawValue == "latitude out of range")
         for slip in ["longitude sign", "latitude sign", "swapped", "lost digit", "far from the others"] {

@@ -151,8 +151,11 @@ extension Places {
                 for ring in place.rings where ring.count > 1 {
                     for k in ring.start..<(ring.start + ring.count - 1) {
                         // The shorter way round: an Aleutian vertex at 179.9°E is 0.2° from a point at 179.9°W.
+                        // The edge's far end is taken from its near end the edge's own short way, not from the
+                        // point: an edge crossing the point's antipodal meridian (12.5°E for a point at 167.5°W,
+                        // Cameroon's) would otherwise span 360° around the point and pass through it.
                         let ax = Longitude.difference(Double(v[2 * k]), longitude) * mx, ay = (Double(v[2 * k + 1]) - latitude) * my
-                        let bx = Longitude.difference(Double(v[2 * k + 2]), longitude) * mx, by = (Double(v[2 * k + 3]) - latitude) * my
+                        let bx = ax + Longitude.difference(Double(v[2 * k + 2]), Double(v[2 * k])) * mx, by = (Double(v[2 * k + 3]) - latitude) * my
                         let dx = bx - ax, dy = by - ay, length = dx * dx + dy * dy
                         let t = length == 0 ? 0 : max(0, min(1, -(ax * dx + ay * dy) / length))
                         let px = ax + t * dx, py = ay + t * dy

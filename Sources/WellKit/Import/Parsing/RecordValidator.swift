@@ -309,3 +309,19 @@ struct RejectReason: Error, Equatable {
     var kind: RejectKind
     var reason: String
 }
+
+// Here, not beside UnreadableCoordinate in PointText.swift: the values fuzzer compiles that file without the validator.
+extension UnreadableCoordinate {
+    /// The reject: its kind and its reason, naming the column's value.
+    func rejectReason(column: String?) -> RejectReason {
+        switch self {
+        case .missing(let text):
+            RejectReason(column: column, kind: .missingCoordinates,
+                         reason: "\"\(text)\" says the location is not known; every well needs coordinates")
+        case .legalDescription(let text):
+            RejectReason(column: column, kind: .legalDescription,
+                         reason: "\"\(text.prefix(200))\" is a PLSS legal description (section, township, range), not coordinates; "
+                            + "give the well's latitude and longitude, or leave the row out")
+        }
+    }
+}

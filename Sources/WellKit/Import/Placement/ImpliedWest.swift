@@ -22,7 +22,10 @@ extension ScannedFile {
             return region.distance(places, latitude: lat, longitude: -lon) <= region.tolerance
                 && region.distance(places, latitude: lat, longitude: lon) > region.tolerance
         }
-        guard !candidates.isEmpty else { return [] }
+        // A few wells rightly east among many read west (Attu's) are kept east; when most would be,
+        // the option itself is wrong for the list (given by habit to wells across India), and the
+        // place check's stop says so with the command without it.
+        guard !candidates.isEmpty, candidates.count * 2 < records.count else { return [] }
         // Written unsigned, not `-173.2` or `173.2W`: the record read again without the option.
         var coordinates = validator.coordinates
         coordinates.impliedWest = false
