@@ -138,18 +138,9 @@ final class SheetRows: NSObject, XMLParserDelegate, PartParser {
         var seconds = Int(((serial - Double(days)) * 86_400).rounded())
         if seconds >= 86_400 { days += 1; seconds -= 86_400 }
         let unixDays = date1904 ? days - 24_107 : days >= 61 ? days - 25_569 : days - 25_568
-        // Howard Hinnant's civil_from_days.
-        let z = unixDays + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        let (year, month, day) = ValueParsing.civil(days: Int64(unixDays))
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        var out = "\(year)-\(two(month))-\(two(day))"
+        var out = ValueParsing.iso(year: year, month: month, day: day)
         if seconds > 0 { out += "T\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60))" }
         return out
     }
