@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets into Fuzz/.build/: csv, values, predicate, geoargs, area.
+# Builds the libFuzzer targets into Fuzz/.build/: csv, values, predicate, geoargs, area, sheet.
 #
 # Each target is the library's parser sources compiled directly with the harness in
 # Fuzz/Targets/, as one module, by `swiftc -sanitize=fuzzer,address -parse-as-library -O`: the
@@ -8,7 +8,7 @@
 # of GRDB and swift-crypto. The parsers that `import GRDB` (predicates, for their SQL arguments)
 # get Fuzz/Shims/GRDB.swift, a module named GRDB with just the declarations they use.
 #
-# Usage: bash Fuzz/build.sh [target…]      (all five when none is named)
+# Usage: bash Fuzz/build.sh [target…]      (all six when none is named)
 set -euo pipefail
 cd "$(dirname "$0")"
 src=../Sources/WellKit
@@ -30,8 +30,10 @@ sources_geoargs=("${sources_predicate[@]}")
 sources_area=("$src/Geo/Area.swift" "$src/JSON/JSONDocument.swift" "$src/Query/QueryError.swift" "$src/Geo/BoundingBox.swift"
               "$src/Geo/Coordinate.swift" "$src/Records/WellPin.swift" "$src/Records/WellValue.swift" "$src/Storage/WellField.swift" "$src/Trimming.swift" Shims/Support.swift)
 
+sources_sheet=("$src/Import/Reading/Containers/SheetScanner.swift")
+
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(csv values predicate geoargs area)
+[ ${#targets[@]} -gt 0 ] || targets=(csv values predicate geoargs area sheet)
 
 # The GRDB stand-in, once.
 if [ ! -f "$out/GRDB.swiftmodule" ] || [ Shims/GRDB.swift -nt "$out/GRDB.swiftmodule" ]; then
@@ -46,7 +48,8 @@ for target in "${targets[@]}"; do
     predicate) files=("${sources_predicate[@]}" Targets/PredicateFuzz.swift) ;;
     geoargs) files=("${sources_geoargs[@]}" Targets/GeoArgsFuzz.swift) ;;
     area) files=("${sources_area[@]}" Targets/AreaFuzz.swift) ;;
-    *) echo "build.sh: unknown target \"$target\"; use csv, values, predicate, geoargs or area" >&2; exit 64 ;;
+    sheet) files=("${sources_sheet[@]}" Targets/SheetFuzz.swift) ;;
+    *) echo "build.sh: unknown target \"$target\"; use csv, values, predicate, geoargs, area or sheet" >&2; exit 64 ;;
   esac
   echo "build: fuzz-$target" >&2
   swiftc "${flags[@]}" -sanitize=fuzzer,address -module-name WellKit -I "$out" -L "$out" -lGRDB \

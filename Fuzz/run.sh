@@ -6,15 +6,15 @@
 #   bash Fuzz/run.sh --merge [target…]       minimise Fuzz/.build/work/<target> and Fuzz/corpus/<target> into
 #                                            Fuzz/corpus/<target> (libFuzzer's -set_cover_merge=1: the features of -merge=1, fewer files)
 #
-# Targets: csv, values, predicate, geoargs, area (all when none is named). Each first replays every input in
+# Targets: csv, values, predicate, geoargs, area, sheet (all when none is named). Each first replays every input in
 # Fuzz/regressions/<target>/ (the crashers found so far), then fuzzes with Fuzz/corpus/<target>/ and
 # the regressions as seeds. New inputs go to Fuzz/.build/work/<target>/, never into the repository; a
 # crash is written to Fuzz/.build/crashes/<target>/ (copy it to Fuzz/regressions/<target>/ and add a test).
 # The last line per target is libFuzzer's executions count.
 set -euo pipefail
 cd "$(dirname "$0")"
-all=(csv values predicate geoargs area)
-declare -A max_len=([csv]=256 [values]=128 [predicate]=512 [geoargs]=128 [area]=512)
+all=(csv values predicate geoargs area sheet)
+declare -A max_len=([csv]=256 [values]=128 [predicate]=512 [geoargs]=128 [area]=512 [sheet]=512)
 export ASAN_OPTIONS="${ASAN_OPTIONS:-malloc_context_size=0}"
 # Let libFuzzer report a Swift trap itself, rather than the Swift runtime's backtracer, which ASan trips over.
 export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=no}"

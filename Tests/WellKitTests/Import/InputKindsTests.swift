@@ -264,6 +264,77 @@ import WellsTestSupport
         }
     }
 
+    /// A workbook written by hand with the parts as `path: XML`, zipped by `zip`.
+    static func workbook(_ sheet: String, named name: String, in directory: URL, utf16: Bool = false) throws -> String {
+        let folder = directory.appendingPathComponent(name + ".parts")
+        let parts = [
+            "xl/workbook.xml": #"<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" "#
+                + #"xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Wells" sheetId="1" r:id="rId1"/></sheets></workbook>"#,
+            "xl/_rels/workbook.xml.rels": #"<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">"#
+                + #"<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>"#,
+        ]
+        for (path, text) in parts {
+            let url = folder.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+        let sheetURL = folder.appendingPathComponent("xl/worksheets/sheet1.xml")
+        try FileManager.default.createDirectory(at: sheetURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+        if utf16 {
+            let text = sheet.replacingOccurrences(of: #"encoding="UTF-8""#, with: #"encoding="UTF-16""#)
+            try (Data([0xFF, 0xFE]) + text.data(using: .utf16LittleEndian)!).write(to: sheetURL)
+        } else {
+            try Data(sheet.utf8).write(to: sheetURL)
+        }
+        try run("/usr/bin/zip", ["-q", "-r", "../\(name).xlsx", "xl"], in: folder)
+        return directory.appendingPathComponent(name + ".xlsx").path
+    }
+
+    /// A sheet as the byte scanner (UTF-8) and `XMLParser` (UTF-16) read it: character references,
+    /// CDATA, rich text with a phonetic run (left out), comments, self-closing and empty cells,
+    /// single quotes; the same store from both, and from a sheet whose elements carry a namespace
+    /// prefix (`x:c`, as some writers have them). A damaged sheet is refused with its line.
+    @Test func aSheetReadsTheSameByteByByteAsByXMLParser() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        func cell(_ ref: String, _ text: String) -> String { #"<c r="\#(ref)" t="inlineStr"><is><t>\#(text)</t></is></c>"# }
+        let rows = [
+            #"<row r="1">"# + cell("A1", "uwi") + cell("B1", "name") + cell("C1", "lat") + cell("D1", "lon") + "</row>",
+            "<!-- a comment with <c> in it -->",
+            #"<row r="2">"# + cell("A2", "W-1")
+                + #"<c r="B2" t="inlineStr"><is><r><t>Smith &amp; Sons &lt;1&gt; &#xDC;&#252;</t></r><rPh sb="0" eb="1"><t>PHONETIC</t></rPh></is></c>"#
+                + #"<c r="C2"><v>40.5</v></c><c r="D2"><v>-104.25</v></c></row>"#,
+            #"<row r="3">"# + cell("A3", "<![CDATA[W-2 <raw>]]>") + #"<c r="B3" s="0"/><c r="C3"><v>40.75</v></c><c r='D3' ><v >-104.5</v></c></row>"#,
+        ]
+        let sheet = #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"# + "\n"
+            + #"<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><dimension ref="A1:D3"/><sheetData>"#
+            + rows.joined(separator: "\n") + "</sheetData></worksheet>"
+        let scanned = try Fixtures.makeStore(), parsed = try Fixtures.makeStore(), prefixed = try Fixtures.makeStore()
+        try #require(try scanned.load(csvAt: Self.workbook(sheet, named: "utf8", in: directory)).inserted == 2)
+        try #require(try parsed.load(csvAt: Self.workbook(sheet, named: "utf16", in: directory, utf16: true)).inserted == 2)
+        let withPrefix = sheet.replacingOccurrences(of: "<worksheet xmlns=", with: "<x:worksheet xmlns:x=")
+            .replacingOccurrences(of: "</worksheet>", with: "</x:worksheet>")
+            .replacingOccurrences(of: #"<(/?)(dimension|sheetData|row|c|is|r|rPh|t|v)([ >/])"#, with: "<$1x:$2$3", options: .regularExpression)
+        try #require(withPrefix.contains("<x:rPh") && withPrefix.contains("</x:v>"))
+        try #require(try prefixed.load(csvAt: Self.workbook(withPrefix, named: "prefixed", in: directory)).inserted == 2)
+        let wells = try scanned.fetchWells(WellFetchRequest()).sorted { $0.detail.identifier < $1.detail.identifier }
+        #expect(wells.map(\.detail.identifier) == ["W-1", "W-2 <raw>"])
+        #expect(wells.first?.pin.name == "Smith & Sons <1> \u{DC}\u{FC}")
+        #expect(wells.map(\.pin.longitude) == [-104.25, -104.5])
+        let (againstParser, againstPrefixed) = (try Self.differences(scanned, parsed), try Self.differences(scanned, prefixed))
+        #expect(againstParser.isEmpty, "\(againstParser)")
+        #expect(againstPrefixed.isEmpty, "\(againstPrefixed)")
+
+        let damaged = String(sheet[..<sheet.range(of: #"<c r="C3"#)!.upperBound])   // cut inside a tag, on line 5
+        let path = try Self.workbook(damaged, named: "damaged", in: directory)
+        let store = try Fixtures.makeStore()
+        #expect {
+            _ = try store.load(csvAt: path)
+        } throws: { error in
+            "\(error)".contains("the workbook's xl/worksheets/sheet1.xml cannot be read (line 5)") && "\(error)".contains("save it again")
+        }
+        #expect(try store.fetchWells(WellFetchRequest()).isEmpty)
+    }
+
     /// Cell values as a CSV would hold them: shortest numbers, ISO dates from date formats.
     @Test func cellsAreWrittenAsACSVHoldsThem() {
         #expect(SheetRows.shortest(30.854500000000002) == "30.8545")

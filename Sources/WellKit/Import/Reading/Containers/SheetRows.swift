@@ -13,7 +13,7 @@ import FoundationXML
 /// (`<dimension>`) or its header, so that values under blank header cells are kept; empty rows are
 /// left out. Up to three rows of at most one cell before the header are written as one field each,
 /// so that ``TitleLines`` finds them as it finds a text file's title lines.
-final class SheetRows: NSObject, XMLParserDelegate, PartParser {
+final class SheetRows: NSObject, XMLParserDelegate, PartParser, SheetEvents {
     private let book: Workbook
     private let spool: CSVSpool
     private let unit: Int
@@ -28,9 +28,11 @@ final class SheetRows: NSObject, XMLParserDelegate, PartParser {
     private var column = 0
     private var type = ""
     private var style = 0
-    private var text = ""
-    private var collecting = false
+    /// The text of the cell's value so far, and whether text read now belongs to it (``SheetScanner`` appends to it).
+    var text = ""
+    private(set) var collecting = false
     private var hasValue = false
+    private var phonetic = 0
 
     init(book: Workbook, spool: CSVSpool, unit: Int) {
         self.book = book
@@ -38,24 +40,55 @@ final class SheetRows: NSObject, XMLParserDelegate, PartParser {
         self.unit = unit
     }
 
+    // The sheet's elements, from ``SheetScanner`` (a UTF-8 part) or from `XMLParser`'s callbacks below.
+
+    /// `<dimension ref="A1:U33">`: the sheet is 21 columns wide, whatever its header's last named column.
+    func dimension(_ reference: String?) {
+        if let last = reference?.split(separator: ":").last, let index = Self.columnIndex(String(last)) { width = index + 1 }
+    }
+
+    func startRow(_ reference: String?) {
+        row.removeAll(keepingCapacity: true)
+        rowNumber = reference.flatMap(Int.init) ?? rowNumber + 1
+    }
+
+    func startCell(reference: String?, type: String?, style: String?) {
+        if let reference, let index = Self.columnIndex(reference) { column = index } else { column = row.count }
+        self.type = type ?? "n"
+        self.style = style.flatMap(Int.init) ?? 0
+        text = ""
+        hasValue = false
+    }
+
+    /// `<v>`, or an inline string's `<t>` (not a phonetic run's).
+    func startValue() {
+        collecting = true
+        hasValue = true
+    }
+
+    func endValue() { collecting = false }
+
+    func endCell() {
+        collecting = false
+        guard hasValue else { return }
+        let value = cellText()
+        guard !value.isEmpty else { return }
+        while row.count < column { row.append("") }
+        if row.count == column { row.append(value) } else { row[column] = value }
+    }
+
+    func endRow() throws {
+        try writeRow()
+    }
+
     func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
                 attributes: [String: String] = [:]) {
         switch element {
-        case "c":
-            if let reference = attributes["r"], let index = Self.columnIndex(reference) { column = index } else { column = row.count }
-            type = attributes["t"] ?? "n"
-            style = attributes["s"].flatMap(Int.init) ?? 0
-            text = ""
-            hasValue = false
-        case "v", "t":
-            collecting = true
-            hasValue = true
-        case "row":
-            row.removeAll(keepingCapacity: true)
-            rowNumber = attributes["r"].flatMap(Int.init) ?? rowNumber + 1
-        case "dimension":
-            // `A1:U33`: the sheet is 21 columns wide, whatever its header's last named column.
-            if let last = attributes["ref"]?.split(separator: ":").last, let index = Self.columnIndex(String(last)) { width = index + 1 }
+        case "c": startCell(reference: attributes["r"], type: attributes["t"], style: attributes["s"])
+        case "v", "t": if phonetic == 0 { startValue() }
+        case "rPh": phonetic += 1
+        case "row": startRow(attributes["r"])
+        case "dimension": dimension(attributes["ref"])
         default: break
         }
     }
@@ -64,19 +97,19 @@ final class SheetRows: NSObject, XMLParserDelegate, PartParser {
         if collecting { text += string }
     }
 
+    func parser(_ parser: XMLParser, foundCDATA block: Data) {
+        if collecting { text += String(decoding: block, as: UTF8.self) }
+    }
+
     func parser(_ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?) {
         switch element {
-        case "v", "t": collecting = false
-        case "c":
-            guard hasValue else { return }
-            let value = cellText()
-            guard !value.isEmpty else { return }
-            while row.count < column { row.append("") }
-            if row.count == column { row.append(value) } else { row[column] = value }
+        case "v", "t": if phonetic == 0 { endValue() }
+        case "rPh": phonetic -= 1
+        case "c": endCell()
         case "row":
             guard writeError == nil else { return }
             do {
-                try writeRow()
+                try endRow()
             } catch {
                 writeError = error
                 failure = "\(error)"

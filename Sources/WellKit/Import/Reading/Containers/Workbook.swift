@@ -40,7 +40,7 @@ struct Workbook {
             let part = target.hasPrefix("/") ? String(target.dropFirst()) : "xl/" + target
             return Sheet(name: name, part: part)
         }
-        sharedStrings = try parse("xl/sharedStrings.xml", SharedStrings())?.strings ?? []
+        sharedStrings = try scan("xl/sharedStrings.xml", ScannedStrings())?.strings ?? parse("xl/sharedStrings.xml", SharedStrings())?.strings ?? []
         dateStyles = try parse("xl/styles.xml", Styles())?.dateStyles ?? []
     }
 
@@ -63,13 +63,39 @@ struct Workbook {
         return delegate
     }
 
+    /// Reads the UTF-8 part `path` with ``SheetScanner`` into `events`; nil when the archive has no
+    /// such part or it is not UTF-8 (then `XMLParser` reads it).
+    private func scan<E: SheetEvents>(_ path: String, _ events: E) throws -> E? {
+        guard let entry = archive[path] else { return nil }
+        let scanned = try ZipMembers.withExtracted(entry, from: archive, label: label) { file -> Bool in
+            let data = try Data(contentsOf: URL(fileURLWithPath: file), options: .alwaysMapped)
+            return try data.withUnsafeBytes { raw in
+                let bytes = raw.bindMemory(to: UInt8.self)
+                guard SheetScanner.isUTF8(bytes) else { return false }
+                do {
+                    try SheetScanner(bytes).scan(into: events)
+                } catch let failure as SheetScanner.Failure {
+                    throw ImportError(.notText, "the workbook's \(path) cannot be read (line \(failure.line)): \(failure.reason); "
+                        + "the file is damaged: save it again from the spreadsheet, or export the sheet as CSV (UTF-8)", file: label)
+                }
+                return true
+            }
+        }
+        return scanned ? events : nil
+    }
+
     /// Writes the rows of `sheet` to `spool` as records of `unit`; returns how many rows it wrote.
+    ///
+    /// A UTF-8 part (every workbook Excel, LibreOffice, GDAL or openpyxl writes) is read by
+    /// ``SheetScanner``; another encoding by `XMLParser`.
     func write(_ sheet: Sheet, to spool: CSVSpool, unit: Int) throws -> Int {
-        let rows = SheetRows(book: self, spool: spool, unit: unit)
-        guard try parse(sheet.part, rows) != nil else {
+        guard archive[sheet.part] != nil else {
             throw ImportError(.notText, "the workbook names sheet \"\(sheet.name)\" in \(sheet.part), which the archive does not hold; "
                 + "the file is damaged: save it again from the spreadsheet", file: label)
         }
+        let rows = SheetRows(book: self, spool: spool, unit: unit)
+        if try scan(sheet.part, rows) != nil { return rows.written }
+        _ = try parse(sheet.part, rows)
         if let error = rows.writeError { throw error }
         return rows.written
     }
@@ -111,6 +137,21 @@ private final class Relationships: NSObject, XMLParserDelegate, PartParser {
     }
 }
 
+/// `xl/sharedStrings.xml` read by ``SheetScanner``: each `si` (a cell to the scanner) and its `t` runs' text, phonetic runs left out.
+private final class ScannedStrings: SheetEvents {
+    var strings: [String] = []
+    private(set) var collecting = false
+    var text = ""
+
+    func dimension(_ reference: String?) {}
+    func startRow(_ reference: String?) {}
+    func startCell(reference: String?, type: String?, style: String?) { text = "" }
+    func startValue() { collecting = true }
+    func endValue() { collecting = false }
+    func endCell() { strings.append(text); collecting = false }
+    func endRow() throws {}
+}
+
 /// `xl/sharedStrings.xml`: each `si`'s text, its rich-text runs joined, phonetic runs (`rPh`) left out.
 private final class SharedStrings: NSObject, XMLParserDelegate, PartParser {
     var strings: [String] = []
@@ -138,6 +179,10 @@ private final class SharedStrings: NSObject, XMLParserDelegate, PartParser {
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {
         if inText { text += string }
+    }
+
+    func parser(_ parser: XMLParser, foundCDATA block: Data) {
+        if inText { text += String(decoding: block, as: UTF8.self) }
     }
 }
 
