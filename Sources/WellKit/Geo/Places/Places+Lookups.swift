@@ -69,13 +69,19 @@ extension Places {
 
     /// The country whose land holds the point, or else the nearest within `metres` of it.
     func country(near longitude: Double, latitude: Double, within metres: Double) -> Int? {
-        if let inside = country(containing: longitude, latitude: latitude) { return inside }
+        nearestCountry(to: longitude, latitude: latitude, within: metres)?.index
+    }
+
+    /// ``country(near:latitude:within:)`` with its distance in metres (0 on its land).
+    func nearestCountry(to longitude: Double, latitude: Double, within metres: Double) -> (index: Int, metres: Double)? {
+        if let inside = country(containing: longitude, latitude: latitude) { return (inside, 0) }
         let reach = metres / 110_574, reachLongitude = metres / (111_320 * max(0.01, cos(latitude * .pi / 180)))
         return countries.filter {
             let p = places[$0]
             return latitude >= p.south - reach && latitude <= p.north + reach
                 && Longitude.outside(longitude, west: p.west, east: p.east) <= reachLongitude
-        }.map { ($0, distance(to: [$0], longitude: longitude, latitude: latitude)) }.filter { $0.1 <= metres }.min { $0.1 < $1.1 }?.0
+        }.map { (index: $0, metres: distance(to: [$0], longitude: longitude, latitude: latitude)) }
+            .filter { $0.metres <= metres }.min { $0.metres < $1.metres }
     }
 
     /// The state (as ``USState``) whose outline contains the point, if any.

@@ -42,8 +42,9 @@ extension ScannedFile {
 
     /// The wells that `--implied-west` (or `--implied-south`) put in the open sea where, read east
     /// (north) as written, they lie on land or within reach of it (an atoll the outlines leave out,
-    /// such as Kwajalein's Roi-Namur, 200 km from the Marshall Islands' outline): NWIS's Pacific list with its minus signs lost is loaded
-    /// so (it stops, suggesting it), and the wells of Guam and Saipan, written east and rightly
+    /// such as Kwajalein's Roi-Namur, 200 km from the Marshall Islands' outline): NWIS's Pacific
+    /// list with its minus signs lost is loaded so (it stops, suggesting it), and the wells of Guam
+    /// and Saipan, written east and rightly
     /// unsigned, land 2,000 km from any island. No place column is needed: a well more than
     /// ``Places/seaTolerance`` from land is no offshore well.
     func impliedSignsAtSea(_ options: LoadOptions) -> [SuspectCoordinates.Finding] {
@@ -62,19 +63,13 @@ extension ScannedFile {
             let (lat, lon) = records.coordinates(k)
             guard lon < 0 || lat < 0, openSea.contains(longitude: lon, latitude: lat) else { continue }
             for (applies, written, reason, read) in implied where applies {
-                guard let (a, b) = written(lat, lon) else { continue }
-                let whereWritten: String
-                if let country = places.country(near: b, latitude: a, within: Places.tolerance) {
-                    whereWritten = "on land (\(places.places[country].name))"
-                } else if !openSea.contains(longitude: b, latitude: a),
-                          let country = places.country(near: b, latitude: a, within: Places.seaTolerance) {
-                    // An atoll the 1:50m outlines leave out (Kwajalein, Kosrae): as written, within reach
-                    // of a country's islands, which is all an offshore well needs.
-                    let metres = places.distance(to: [country], longitude: b, latitude: a)
-                    whereWritten = "\(Int((metres / 1000).rounded())) km from the outline of \(places.places[country].name), not in the open sea"
-                } else {
-                    continue
-                }
+                // On land as written (within the outlines' 2 km), or within reach of it: an atoll the 1:50m
+                // outlines leave out (Kwajalein, Kosrae) is all an offshore well needs.
+                guard let (a, b) = written(lat, lon), let (country, metres) = places.nearestCountry(to: b, latitude: a, within: Places.seaTolerance),
+                      metres <= Places.tolerance || !openSea.contains(longitude: b, latitude: a) else { continue }
+                let name = places.places[country].name
+                let whereWritten = metres <= Places.tolerance ? "on land (\(name))"
+                    : "\(Int((metres / 1000).rounded())) km from the outline of \(name), not in the open sea"
                 findings.append(.init(
                     index: k, reason: reason,
                     detail: "in the open sea, over \(Int(Places.seaTolerance / 1000)) km from land, with \(read); "

@@ -1,9 +1,4 @@
-import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
-
-/// A sheet's rows (`xl/worksheets/sheetN.xml`), parsed as they stream and written to a
+/// A sheet's rows (`xl/worksheets/sheetN.xml`), read as they stream (``SheetEvents``) and written to a
 /// ``CSVSpool``, each record mapped to its row number in the sheet.
 ///
 /// A cell is written as a CSV of the same sheet would hold it: shared and inline strings as their
@@ -13,13 +8,11 @@ import FoundationXML
 /// (`<dimension>`) or its header, so that values under blank header cells are kept; empty rows are
 /// left out. Up to three rows of at most one cell before the header are written as one field each,
 /// so that ``TitleLines`` finds them as it finds a text file's title lines.
-final class SheetRows: NSObject, XMLParserDelegate, PartParser, SheetEvents {
+final class SheetRows: SheetEvents {
     private let book: Workbook
     private let spool: CSVSpool
     private let unit: Int
     private(set) var written = 0
-    private(set) var writeError: Error?
-    var failure: String?
 
     private var width = 0
     private var headerSeen = false
@@ -32,7 +25,6 @@ final class SheetRows: NSObject, XMLParserDelegate, PartParser, SheetEvents {
     var text = ""
     private(set) var collecting = false
     private var hasValue = false
-    private var phonetic = 0
 
     init(book: Workbook, spool: CSVSpool, unit: Int) {
         self.book = book
@@ -40,7 +32,7 @@ final class SheetRows: NSObject, XMLParserDelegate, PartParser, SheetEvents {
         self.unit = unit
     }
 
-    // The sheet's elements, from ``SheetScanner`` (a UTF-8 part) or from `XMLParser`'s callbacks below.
+    // The sheet's elements, from ``SheetScanner`` (a UTF-8 part) or `XMLParser` (``Workbook``'s adapter).
 
     /// `<dimension ref="A1:U33">`: the sheet is 21 columns wide, whatever its header's last named column.
     func dimension(_ reference: String?) {
@@ -79,44 +71,6 @@ final class SheetRows: NSObject, XMLParserDelegate, PartParser, SheetEvents {
 
     func endRow() throws {
         try writeRow()
-    }
-
-    func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
-        switch element {
-        case "c": startCell(reference: attributes["r"], type: attributes["t"], style: attributes["s"])
-        case "v", "t": if phonetic == 0 { startValue() }
-        case "rPh": phonetic += 1
-        case "row": startRow(attributes["r"])
-        case "dimension": dimension(attributes["ref"])
-        default: break
-        }
-    }
-
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        if collecting { text += string }
-    }
-
-    func parser(_ parser: XMLParser, foundCDATA block: Data) {
-        if collecting { text += String(decoding: block, as: UTF8.self) }
-    }
-
-    func parser(_ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?) {
-        switch element {
-        case "v", "t": if phonetic == 0 { endValue() }
-        case "rPh": phonetic -= 1
-        case "c": endCell()
-        case "row":
-            guard writeError == nil else { return }
-            do {
-                try endRow()
-            } catch {
-                writeError = error
-                failure = "\(error)"
-                parser.abortParsing()
-            }
-        default: break
-        }
     }
 
     private func writeRow() throws {

@@ -4,11 +4,11 @@ import FoundationXML
 #endif
 import ZIPFoundation
 
-/// An Office Open XML workbook (`.xlsx`), read part by part from its ZIP with ZIPFoundation and
-/// FoundationXML's streaming `XMLParser`: the sheets' names and parts (`xl/workbook.xml` and its
-/// relationships), the shared strings, which cell styles are dates (`xl/styles.xml`), then each
-/// sheet's rows, written to a ``CSVSpool`` as they are parsed. No part is held as a tree: a sheet
-/// costs its row, the shared strings their text.
+/// An Office Open XML workbook (`.xlsx`), read part by part from its ZIP with ZIPFoundation: the
+/// sheets' names and parts (`xl/workbook.xml` and its relationships) and which cell styles are
+/// dates (`xl/styles.xml`) by FoundationXML's streaming `XMLParser`; the shared strings and each
+/// sheet's rows by ``SheetScanner``, the rows written to a ``CSVSpool`` as they are read. No part
+/// is held as a tree: a sheet costs its row, the shared strings their text.
 struct Workbook {
     struct Sheet {
         var name: String
@@ -40,7 +40,8 @@ struct Workbook {
             let part = target.hasPrefix("/") ? String(target.dropFirst()) : "xl/" + target
             return Sheet(name: name, part: part)
         }
-        sharedStrings = try scan("xl/sharedStrings.xml", ScannedStrings())?.strings ?? parse("xl/sharedStrings.xml", SharedStrings())?.strings ?? []
+        let strings = SharedStrings()
+        if try read("xl/sharedStrings.xml", into: strings) { sharedStrings = strings.strings }
         dateStyles = try parse("xl/styles.xml", Styles())?.dateStyles ?? []
     }
 
@@ -55,53 +56,58 @@ struct Workbook {
             parser.delegate = delegate
             parser.shouldProcessNamespaces = false
             guard parser.parse(), delegate.failure == nil else {
-                let reason = delegate.failure ?? parser.parserError.map { "\($0.localizedDescription)" } ?? "unreadable XML"
-                throw ImportError(.notText, "the workbook's \(path) cannot be read (line \(parser.lineNumber)): \(reason); "
-                    + "the file is damaged: save it again from the spreadsheet, or export the sheet as CSV (UTF-8)", file: label)
+                throw damaged(path, line: parser.lineNumber, delegate.failure ?? parser.parserError.map { "\($0.localizedDescription)" } ?? "unreadable XML")
             }
         }
         return delegate
     }
 
-    /// Reads the UTF-8 part `path` with ``SheetScanner`` into `events`; nil when the archive has no
-    /// such part or it is not UTF-8 (then `XMLParser` reads it).
-    private func scan<E: SheetEvents>(_ path: String, _ events: E) throws -> E? {
-        guard let entry = archive[path] else { return nil }
-        let scanned = try ZipMembers.withExtracted(entry, from: archive, label: label) { file -> Bool in
+    private func damaged(_ path: String, line: Int, _ reason: String) -> ImportError {
+        ImportError(.notText, "the workbook's \(path) cannot be read (line \(line)): \(reason); "
+            + "the file is damaged: save it again from the spreadsheet, or export the sheet as CSV (UTF-8)", file: label)
+    }
+
+    /// Reads the sheet-like part `path` (a worksheet, the shared strings) into `events`, extracted
+    /// once: a UTF-8 part (every workbook Excel, LibreOffice, GDAL or openpyxl writes) by
+    /// ``SheetScanner``, another encoding by `XMLParser`. False when the archive has no such part.
+    private func read(_ path: String, into events: some SheetEvents) throws -> Bool {
+        guard let entry = archive[path] else { return false }
+        try ZipMembers.withExtracted(entry, from: archive, label: label) { file in
             let data = try Data(contentsOf: URL(fileURLWithPath: file), options: .alwaysMapped)
-            return try data.withUnsafeBytes { raw in
+            let utf8 = try data.withUnsafeBytes { raw in
                 let bytes = raw.bindMemory(to: UInt8.self)
                 guard SheetScanner.isUTF8(bytes) else { return false }
                 do {
                     try SheetScanner(bytes).scan(into: events)
                 } catch let failure as SheetScanner.Failure {
-                    throw ImportError(.notText, "the workbook's \(path) cannot be read (line \(failure.line)): \(failure.reason); "
-                        + "the file is damaged: save it again from the spreadsheet, or export the sheet as CSV (UTF-8)", file: label)
+                    throw damaged(path, line: failure.line, failure.reason)
                 }
                 return true
             }
+            guard !utf8 else { return }
+            let parser = XMLParser(data: data), delegate = SheetParserEvents(events)
+            parser.delegate = delegate
+            parser.shouldProcessNamespaces = false
+            let parsed = parser.parse()
+            if let error = delegate.error { throw error }
+            guard parsed else { throw damaged(path, line: parser.lineNumber, parser.parserError.map { "\($0.localizedDescription)" } ?? "unreadable XML") }
         }
-        return scanned ? events : nil
+        return true
     }
 
     /// Writes the rows of `sheet` to `spool` as records of `unit`; returns how many rows it wrote.
-    ///
-    /// A UTF-8 part (every workbook Excel, LibreOffice, GDAL or openpyxl writes) is read by
-    /// ``SheetScanner``; another encoding by `XMLParser`.
     func write(_ sheet: Sheet, to spool: CSVSpool, unit: Int) throws -> Int {
         guard archive[sheet.part] != nil else {
             throw ImportError(.notText, "the workbook names sheet \"\(sheet.name)\" in \(sheet.part), which the archive does not hold; "
                 + "the file is damaged: save it again from the spreadsheet", file: label)
         }
         let rows = SheetRows(book: self, spool: spool, unit: unit)
-        if try scan(sheet.part, rows) != nil { return rows.written }
-        _ = try parse(sheet.part, rows)
-        if let error = rows.writeError { throw error }
+        _ = try read(sheet.part, into: rows)
         return rows.written
     }
 }
 
-/// A delegate that can say why it gave up (a write to the spool that failed, a bad index).
+/// A delegate of a workbook part read whole by `XMLParser` that can say why it gave up.
 protocol PartParser: AnyObject {
     var failure: String? { get }
 }
@@ -137,8 +143,8 @@ private final class Relationships: NSObject, XMLParserDelegate, PartParser {
     }
 }
 
-/// `xl/sharedStrings.xml` read by ``SheetScanner``: each `si` (a cell to the scanner) and its `t` runs' text, phonetic runs left out.
-private final class ScannedStrings: SheetEvents {
+/// `xl/sharedStrings.xml`: each `si` (a cell to ``SheetScanner``) and its `t` runs' text joined, phonetic runs (`rPh`) left out.
+private final class SharedStrings: SheetEvents {
     var strings: [String] = []
     private(set) var collecting = false
     var text = ""
@@ -152,37 +158,53 @@ private final class ScannedStrings: SheetEvents {
     func endRow() throws {}
 }
 
-/// `xl/sharedStrings.xml`: each `si`'s text, its rich-text runs joined, phonetic runs (`rPh`) left out.
-private final class SharedStrings: NSObject, XMLParserDelegate, PartParser {
-    var strings: [String] = []
-    var failure: String?
-    private var text = "", inText = false, phonetic = 0
+/// `XMLParser`'s callbacks as ``SheetScanner`` hands them on, for a part that is not UTF-8: the
+/// same elements (a namespace prefix left out), text only inside a value, and the first error
+/// `events` throws, after which parsing stops.
+private final class SheetParserEvents<Events: SheetEvents>: NSObject, XMLParserDelegate {
+    let events: Events
+    private(set) var error: Error?
+    private var phonetic = 0
+
+    init(_ events: Events) { self.events = events }
+
+    private static func local(_ element: String) -> Substring { element.split(separator: ":").last ?? Substring(element) }
 
     func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
                 attributes: [String: String] = [:]) {
-        switch element {
-        case "si": text = ""
-        case "t": inText = phonetic == 0
+        switch Self.local(element) {
+        case "c", "si": events.startCell(reference: attributes["r"], type: attributes["t"], style: attributes["s"])
+        case "v", "t": if phonetic == 0 { events.startValue() }
         case "rPh": phonetic += 1
-        default: break
-        }
-    }
-
-    func parser(_ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?) {
-        switch element {
-        case "si": strings.append(text)
-        case "t": inText = false
-        case "rPh": phonetic -= 1
+        case "row": events.startRow(attributes["r"])
+        case "dimension": events.dimension(attributes["ref"])
         default: break
         }
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {
-        if inText { text += string }
+        if events.collecting { events.text += string }
     }
 
     func parser(_ parser: XMLParser, foundCDATA block: Data) {
-        if inText { text += String(decoding: block, as: UTF8.self) }
+        if events.collecting { events.text += String(decoding: block, as: UTF8.self) }
+    }
+
+    func parser(_ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?) {
+        switch Self.local(element) {
+        case "v", "t": if phonetic == 0 { events.endValue() }
+        case "rPh": phonetic = max(0, phonetic - 1)
+        case "c", "si": events.endCell()
+        case "row":
+            guard error == nil else { return }
+            do {
+                try events.endRow()
+            } catch {
+                self.error = error
+                parser.abortParsing()
+            }
+        default: break
+        }
     }
 }
 
