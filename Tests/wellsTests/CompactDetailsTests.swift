@@ -24,11 +24,11 @@ import WellsTestSupport
         return try #require(JSONSerialization.jsonObject(with: data) as? [NSDictionary])
     }
 
-    /// A copy of the version 2 fixture in `directory` (never the fixture itself), upgraded by opening it to write.
+    /// A copy of the version 2 fixture in `directory` (never the fixture itself), upgraded by `WellStore.upgrade()`.
     static func upgradedCopy(in directory: URL) throws -> String {
         let path = directory.appendingPathComponent("store.sqlite").path
         try FileManager.default.copyItem(atPath: fixtures.appendingPathComponent("store-v2.sqlite").path, toPath: path)
-        _ = try WellStore(path: path)
+        try WellStore(path: path).upgrade()
         return path
     }
 

@@ -141,6 +141,24 @@ import WellsTestSupport
         }
     }
 
+    /// A first load into a store it creates, stopped by SIGINT or SIGTERM while it writes the
+    /// file through its rollback journal (its lock keeping every other connection out): the store
+    /// and the journal go, and the message says so.
+    @Test(.lane(.slow), arguments: [SIGINT, SIGTERM])
+    func interruptedFirstLoadIntoANewStoreLeavesNothing(signal: Int32) throws {
+        try withTemporaryDirectory("wells-kill-new") { directory in
+            let store = directory.appendingPathComponent("wells.sqlite").path
+            let big = directory.appendingPathComponent("big.csv").path
+            try WellGenerator(count: 244_292, seed: 7).write(toFileAt: big)
+            let process = try Self.startLoad(big, into: store)
+            let ended = try Self.interrupt(process, with: signal, watching: directory.path) {
+                Self.firstLoadIsWritingTheFile(store, emptySize: 0)
+            }
+            #expect(ended.err.contains("nothing was committed; the store the load created was removed"), "\(ended.err)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["big.csv"])
+        }
+    }
+
     /// SIGINT while `wells load -` reads standard input into its spool, and SIGTERM while `wells
     /// generate --out` writes beside an existing list: each exits 128 + the signal with a one-line
     /// message, and leaves no spool, no temporary file and the old list as it was.

@@ -83,6 +83,34 @@ import WellsTestSupport
         }
     }
 
+    /// An endless pipe is copied no further than `--spool-limit`, or than 90% of the temporary
+    /// folder's free space (a 16 MB tmpfs, as root): exit 74, the bound named, the copy removed.
+    @Test func anEndlessPipeStopsAtTheSpoolsBound() throws {
+        try withTemporaryDirectory("wells-spool") { directory in
+            let temporary = directory.appendingPathComponent("tmp").path
+            try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+            let store = directory.appendingPathComponent("s.sqlite").path
+            func endless(_ options: String) throws -> CommandResult {
+                try Command("/bin/sh", ["-c", "yes 'W1,Well,36.1,-86.7' | \"$0\" load - --db \"$1\" --quiet \(options)", InterruptedLoadTests.wells, store],
+                            environment: ["TMPDIR": temporary]).runWaiting()
+            }
+            let limited = try endless("--spool-limit 8M")
+            #expect(limited.status == 74, "\(limited.err)")
+            #expect(limited.err.contains("stdin: the input is copied to a temporary file to be read, and the copy reached its limit of 8 MiB; raise it (--spool-limit SIZE)"), "\(limited.err)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: temporary) == [])
+            #expect(!FileManager.default.fileExists(atPath: store))
+            guard getuid() == 0 else { return }
+            let mounted = try Command("/bin/mount", ["-t", "tmpfs", "-o", "size=16m", "tmpfs", temporary]).runWaiting()
+            #expect(mounted.status == 0, "cannot mount a tmpfs here: \(mounted.err)")
+            guard mounted.status == 0 else { return }
+            defer { _ = try? Command("/bin/umount", [temporary]).runWaiting() }
+            let full = try endless("")
+            #expect(full.status == 74, "\(full.err)")
+            #expect(full.err.contains("MiB, 90% of the free space in \(temporary)"), "\(full.err)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: temporary) == [])
+        }
+    }
+
     /// A file truncated while it is being loaded: a message, exit 65, and the store as it was.
     @Test(.lane(.slow)) func inputTruncatedDuringALoadLeavesTheStoreUnchanged() throws {
         try withTemporaryDirectory("wells-safety") { directory in
@@ -106,6 +134,30 @@ import WellsTestSupport
             #expect(ended.status == 65)
             #expect(message.contains("big.csv: the file shrank while it was being read"))
             #expect(try InterruptedLoadTests.fingerprint(store) == before)
+        }
+    }
+
+    /// The input truncated as the first load into a new store begins to write it (through a
+    /// rollback journal): exit 65, a message that names the file, and no store, journal or spool left.
+    @Test(.lane(.slow)) func inputTruncatedDuringAFirstLoadLeavesNothing() throws {
+        try withTemporaryDirectory("wells-safety-new") { directory in
+            let store = directory.appendingPathComponent("s.sqlite").path
+            let big = directory.appendingPathComponent("big.csv").path
+            try WellGenerator(count: 244_292, seed: 8).write(toFileAt: big)
+            let process = try Command(InterruptedLoadTests.wells, ["load", big, "--db", store, "--quiet"]).start()
+            let deadline = Date().addingTimeInterval(120)
+            // Once the write has begun (its journal exists), while its rows are still read from the input.
+            while process.isRunning && Date() < deadline && !FileManager.default.fileExists(atPath: store + "-journal") {
+                Thread.sleep(forTimeInterval: 0.001)
+            }
+            #expect(process.isRunning, "the load finished before the file could be truncated")
+            #expect(truncate(big, 0) == 0)
+            let ended = try process.waitUntilExit()
+            #expect(ended.signal == nil, "the load crashed: \(ended.err)")
+            #expect(ended.status == 65)
+            #expect(ended.err.contains("big.csv: the file shrank while it was being read"), "\(ended.err)")
+            #expect(ended.err.contains("the store the load created was removed"), "\(ended.err)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["big.csv"])
         }
     }
 

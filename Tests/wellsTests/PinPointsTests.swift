@@ -41,7 +41,7 @@ import WellsTestSupport
         return try JSONDecoder().decode([[String: FieldValue]].self, from: Data(run.out.utf8))
     }
 
-    /// A writer's open upgrades a version 2, 3 or 4 store in place, ids and all: every field of every well
+    /// A writer's open leaves a version 2, 3 or 4 store at its version; `upgrade()` then upgrades it in place, ids and all: every field of every well
     /// reads back as version 2 read it (`store-v2.json`, which versions 3 and 4 read alike), a box answers as
     /// on a fresh load of the same files, `wells check` finds it sound, and `ogrinfo` opens its layer.
     @Test(.lane(.slow), arguments: [2, 3, 4] as [Int32]) func aWriterUpgradesAnOlderStoreAndEveryFieldReadsBack(version: Int32) async throws {
@@ -56,6 +56,10 @@ import WellsTestSupport
                 #expect(try Self.userVersion(store) == version)
 
                 try WellStore(path: store, mode: .existing).close()
+                #expect(try Self.userVersion(store) == version, "opening to write upgrades nothing")
+                let opened = try WellStore(path: store, mode: .existing)
+                try opened.upgrade()
+                try opened.close()
                 try Self.expectCurrentLayout(store)
                 let check = try Self.wells(["check", "--db", store])
                 #expect(check.status == 0, "\(check.out) \(check.err)")

@@ -38,6 +38,8 @@ public struct ImportError: Error, CustomStringConvertible, Sendable {
         case nothingLoaded
         /// A row or feature of a points file (``PointsFile``) is not a point.
         case badPoint
+        /// A stream's copy would pass ``LoadOptions/spoolLimit`` or the free space of the temporary folder.
+        case tooLarge
     }
 
     /// A load option that names a column.

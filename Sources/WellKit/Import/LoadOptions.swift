@@ -70,6 +70,11 @@ public struct LoadOptions: Sendable {
     /// The member of a `.zip` archive to load (`--member`), by its path in the archive or its file
     /// name; nil loads every member that is delimited text or a workbook.
     public var member: String?
+    /// The most bytes of a stream (standard input, a pipe, a FIFO) copied to the temporary file a
+    /// load maps (`--spool-limit`); past it, or past 90% of the free space of the temporary folder
+    /// (whichever is less), the load stops with ``ImportError/Code/tooLarge`` and removes the copy.
+    /// Nil: the free space alone.
+    public var spoolLimit: Int?
     /// Validate and report without writing anything.
     public var dryRun = false
     /// How many parsed records a dry run shows.
@@ -90,7 +95,8 @@ public struct LoadProgress: Sendable, Equatable {
         case reading
         /// Writing the wells; counted in wells.
         case writing
-        /// Building the identifier index, then the spatial index, then committing; counted in these 3 steps.
+        /// Building the identifier index, then the spatial index, then committing; counted in these
+        /// 3 steps: from `done` 2 on, the transaction may have committed (until then it has not).
         case indexing
     }
 

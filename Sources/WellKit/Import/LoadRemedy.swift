@@ -59,6 +59,8 @@ public enum LoadRemedy: Sendable, Hashable {
     case sheet(String?)
     /// Load this member of an archive (nil: any, `NAME`): ``LoadOptions/member``.
     case member(String?)
+    /// Copy more of a stream to the temporary file a load reads: ``LoadOptions/spoolLimit``.
+    case spoolLimit
     /// The setting in the API's terms, such as `LoadOptions.onDuplicate = .last`.
     public var apiText: String {
         switch self {
@@ -86,6 +88,7 @@ public enum LoadRemedy: Sendable, Hashable {
         case .sheet(let name): #"LoadOptions.sheet = "\#(name ?? "NAME")""#
         case .member(let name): #"LoadOptions.member = "\#(name ?? "NAME")""#
         case .lengthUnit(let what): "LoadOptions.\(what)Unit = .feet or .metres"
+        case .spoolLimit: "LoadOptions.spoolLimit = BYTES"
         }
     }
 

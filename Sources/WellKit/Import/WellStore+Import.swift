@@ -97,7 +97,7 @@ extension WellStore {
             // file, which is mapped like any other. Generated identifiers and messages name them
             // "stdin" or the path given, not the spool, so that they stay stable across reloads.
             let label = path == "-" ? "stdin" : path
-            return try InputFile.withSpool(of: path, label: label) { spool in
+            return try InputFile.withSpool(of: path, label: label, limit: options.spoolLimit, describe: options.describeRemedy) { spool in
                 var result = try Self.scan(csvAt: spool, options: options, name: label)
                 result.summary.file = path
                 return result

@@ -140,7 +140,7 @@ extension StoreError.Remedy {
         case .createStore: "create one with WellStore(path:mode: .create) and load a file into it"
         case .chooseStore: "give a path to a new file or an existing WellKit store"
         case .chooseNewFile: "choose a new file for the store"
-        case .upgradeStore(let version): "open it for writing once (mode .create or .existing) to upgrade it to version \(version)"
+        case .upgradeStore(let version): "open it for writing (mode .create or .existing) and call upgrade() to upgrade it to version \(version)"
         case .upgradeWellKit: "upgrade WellKit to open it"
         case .rollBackJournal: "open it for writing as that user to roll it back"
         case .installPackage(let package): "install \(package)"

@@ -63,7 +63,11 @@ public final class WellStore: Sendable {
         return sqlite
     }
 
-    /// Opens the store at `path`, creating and migrating it as needed.
+    /// Opens the store at `path`, creating it as needed.
+    ///
+    /// A store made by an earlier build is upgraded to this build's schema by the first write, in
+    /// the write's own transaction, or by the first read, or by ``upgrade()``; until then its file
+    /// stays byte for byte as it was.
     ///
     /// - Parameters:
     ///   - path: The store file.
@@ -147,8 +151,10 @@ public final class WellStore: Sendable {
                 engine = SQLiteEngine(pool: try StoreError.translating(path: path) { try Self.openReader(path: path, configuration: config) },
                                       path: path, trace: trace)
             } else {
-                engine = SQLiteEngine(pool: try StoreError.translating(path: path) { try Self.openWriter(path: path, exists: exists, configuration: config, writer: writer) },
-                                      path: path, trace: trace)
+                let (pool, upgradePending) = try StoreError.translating(path: path) {
+                    try Self.openWriter(path: path, exists: exists, configuration: config, writer: writer)
+                }
+                engine = SQLiteEngine(pool: pool, path: path, trace: trace, upgradePending: upgradePending)
             }
             gate.isOpen.store(true, ordering: .releasing)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
@@ -229,7 +235,9 @@ public final class WellStore: Sendable {
     /// linked into place, which fails if another process created the store meanwhile: two
     /// commands creating the same store at once both end up using one complete store, and
     /// neither sees the other's half-made schema.
-    private static func openWriter(path: String, exists: Bool, configuration: Configuration, writer: Writer) throws -> any DatabaseWriter {
+    /// - Returns: The connections, and whether the store is older than this build and waits for
+    ///   the upgrade its first write (or read) makes (``SQLiteEngine``'s `upgradePending`).
+    private static func openWriter(path: String, exists: Bool, configuration: Configuration, writer: Writer) throws -> (any DatabaseWriter, Bool) {
         if exists { return try openWriter(path: path, created: false, configuration: configuration, writer: writer) }
         return try creationGate.withLock { _ in
             try openWriter(path: path, created: true, configuration: configuration, writer: writer)
@@ -242,7 +250,7 @@ public final class WellStore: Sendable {
     /// can open and remove, never the moment between (a `.creating-` file, a store being opened).
     package static let creationGate = Mutex<Void>(())
 
-    private static func openWriter(path: String, created: Bool, configuration: Configuration, writer: Writer) throws -> any DatabaseWriter {
+    private static func openWriter(path: String, created: Bool, configuration: Configuration, writer: Writer) throws -> (any DatabaseWriter, Bool) {
         let exists = !created
         if created {
             let temporary = path + ".creating-\(UUID().uuidString)"
@@ -265,11 +273,14 @@ public final class WellStore: Sendable {
         case .pool: try DatabasePool(path: path, configuration: configuration)
         case .single: try DatabaseQueue(path: path, configuration: configuration)
         }
-        try pool.barrierWriteWithoutTransaction { db in
+        let version = try pool.barrierWriteWithoutTransaction { db in
             try checkIdentity(db, path: path, readOnly: false)
+            return try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0
         }
-        try Schema.migrator.migrate(pool)
-        return pool
+        // An empty file becomes a store now; an older store waits for the command's first write,
+        // so that a command that fails before it leaves the file as it was.
+        if version == 0 { try Schema.upgrade(pool) }
+        return (pool, version != 0 && version < Schema.version)
     }
 
     /// Refuses a file that is not a WellKit store through a read-only connection, before a writer
@@ -328,6 +339,15 @@ public final class WellStore: Sendable {
 }
 
 extension WellStore {
+    /// Brings a store made by an earlier build to this build's schema now, in one transaction
+    /// (kill the process at any moment and the store has the old version or the new one), instead
+    /// of with the first write or read. A no-op on a current store and on PostgreSQL.
+    ///
+    /// - Throws: ``StoreError`` when the old rows cannot be upgraded (the store is then as it was).
+    public func upgrade() throws {
+        try (engine as? SQLiteEngine)?.upgradeIfPending()
+    }
+
     /// Whether any load has been recorded: a store just created holds none.
     package func hasLoads() throws -> Bool { try engine.hasLoads() }
 

@@ -184,3 +184,23 @@ package struct ColumnPair: ExpressibleByArgument, Sendable {
         (latitude, longitude) = (parts[0], parts[1])
     }
 }
+
+/// A number of bytes: `500M`, `2G`, `64K` or a plain count (binary multiples: K is 1,024 bytes).
+package struct ByteCountArgument: ExpressibleByArgument, Sendable {
+    package let bytes: Int
+
+    package init?(argument: String) {
+        let text = argument.trimmingCharacters(in: .whitespaces).uppercased()
+        let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
+        var digits = Substring(text.hasSuffix("IB") ? String(text.dropLast(2)) : text.hasSuffix("B") ? String(text.dropLast()) : text)
+        var multiple = 1
+        if let last = digits.last, let unit = units[last] {
+            multiple = unit
+            digits = digits.dropLast()
+        }
+        guard let count = Int(digits), count > 0 else { return nil }
+        let (bytes, overflow) = count.multipliedReportingOverflow(by: multiple)
+        guard !overflow else { return nil }
+        self.bytes = bytes
+    }
+}

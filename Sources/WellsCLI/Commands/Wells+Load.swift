@@ -139,6 +139,11 @@ extension Wells {
                                    valueName: "name"))
         var member: String?
 
+        @Option(name: .customLong("spool-limit"), help: ArgumentHelp(
+            "Standard input or a pipe is copied to a temporary file to be read: stop, and remove the copy, past this size, such as 500M or 2G (default: 90% of the temporary folder's free space, which always bounds it).",
+            valueName: "size"))
+        var spoolLimit: ByteCountArgument?
+
         @Option(help: "The delimiter: comma, tab, semicolon or pipe (default: detected from the header).")
         var delimiter: Delimiter?
 
@@ -258,9 +263,12 @@ extension Wells {
             options.sheet = sheet
             options.member = member
             options.dryRun = dryRun
+            options.spoolLimit = spoolLimit?.bytes
             let bar = !quiet && Terminal.stderrIsTerminal ? ProgressBar() : nil
-            if let bar {
-                options.progress = { progress in
+            options.progress = { progress in
+                // From here the load may have committed: an interrupt no longer removes a store it created.
+                if progress.phase == .indexing && progress.done >= 2 { InterruptGuard.committing.store(true, ordering: .releasing) }
+                if let bar {
                     switch progress.phase {
                     case .reading:
                         bar.update(label: "reading", done: progress.done, total: progress.total) {
@@ -273,7 +281,7 @@ extension Wells {
                     }
                 }
             }
-            BusErrorGuard.arm(file: file == "-" ? "stdin" : file, store: dryRun ? "nothing" : store.path)
+            BusErrorGuard.arm(file: file == "-" ? "stdin" : file)
             let storeExisted = FileManager.default.fileExists(atPath: store.path)
             if !dryRun { InterruptGuard.armLoad(store: store.path, existedBefore: storeExisted) }
             let summary: LoadSummary

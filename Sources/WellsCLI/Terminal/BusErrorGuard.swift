@@ -4,24 +4,22 @@ import Glibc
 ///
 /// `wells load` maps its input (see `MappedFile`). If another program truncates the file while it
 /// is read, touching the lost pages raises SIGBUS, which would kill the process with a crash
-/// report. The load's transaction is then rolled back like that of any killed load, so the store
-/// is unchanged; this handler says so and names the file. It only writes a message prepared in
-/// advance and exits: nothing else is safe in a signal handler.
+/// report. The load's transaction is rolled back like that of any killed load, so a store that
+/// existed is unchanged; a store the load created goes, with its journal and any spool. Nothing
+/// but writing a byte is safe in a signal handler, so the handler hands the signal to
+/// ``InterruptGuard``'s thread, which does that and exits, and stops the thread that touched the
+/// lost page (returning would only raise SIGBUS again).
 enum BusErrorGuard {
-    /// The message, as a C string made before the handler can run.
-    nonisolated(unsafe) private static var message: UnsafeMutablePointer<CChar>?
+    /// The input, as the user named it.
+    nonisolated(unsafe) private(set) static var file = ""
 
-    /// Installs the handler for a load of `file` into `store`.
-    static func arm(file: String, store: String) {
-        let text = "wells: error: \(file): the file shrank while it was being read (another program truncated or rewrote it); "
-            + "the load stopped and \(store) is unchanged; load the file again once it is complete\n"
-        let previous = message
-        message = strdup(text)
-        free(previous)
+    /// Installs the handler for a load of `file`.
+    static func arm(file: String) {
+        self.file = file
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { _ in
-            if let message = BusErrorGuard.message { _ = write(2, message, strlen(message)) }
-            _exit(65)
+            guard InterruptGuard.handOver(SIGBUS) else { _exit(65) }
+            while true { pause() }
         }
         sigemptyset(&action.sa_mask)
         sigaction(SIGBUS, &action, nil)

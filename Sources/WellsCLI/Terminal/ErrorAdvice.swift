@@ -25,7 +25,7 @@ extension Terminal {
         case .createStore: "create one with `wells load FILE --db \(path)`"
         case .chooseStore: "pass a new or existing WellKit store to --db"
         case .chooseNewFile: "choose a new file for --db"
-        case .upgradeStore(let version): "open it for writing once, with `wells optimize --db \(path)` or any command that writes (such as `wells load`), to upgrade it to version \(version)"
+        case .upgradeStore(let version): "upgrade it to version \(version) with `wells optimize --db \(path)` (a command that writes, such as `wells load`, upgrades it too, when it commits)"
         case .upgradeWellKit(let known):
             "but this wells \(wellKitVersion) knows up to version \(known); upgrade WellKit to open it"
         case .rollBackJournal: "run `wells optimize --db \(path)` as that user"
@@ -193,6 +193,7 @@ extension Terminal {
         case .sheet(let name): "--sheet " + (name.map(shellQuoted) ?? "NAME")
         case .member(let name): "--member " + (name.map(shellQuoted) ?? "NAME")
         case .lengthUnit(let what): "--units \(what)=ft (or m)"
+        case .spoolLimit: "--spool-limit SIZE"
         }
     }
 }

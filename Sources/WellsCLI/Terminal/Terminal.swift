@@ -69,7 +69,13 @@ package enum Terminal {
     /// (try again), 77 a PostgreSQL server that refused the user or password.
     package static func exitCode(for error: any Error) -> ExitCode {
         switch error {
-        case let error as ImportError: error.code == .cannotOpen ? ExitCode(66) : error.code == .invalidOption ? ExitCode(64) : ExitCode(65)
+        case let error as ImportError:
+            switch error.code {
+            case .cannotOpen: ExitCode(66)
+            case .invalidOption: ExitCode(64)
+            case .tooLarge: ExitCode(74)
+            default: ExitCode(65)
+            }
         case let error as StoreError:
             switch error.code {
             case .notFound: ExitCode(66)

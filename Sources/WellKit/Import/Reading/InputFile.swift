@@ -35,7 +35,13 @@ enum InputFile {
 
     /// Copies the stream at `path` (standard input for `-`) to a temporary file and calls `body`
     /// with its path; errors that name the temporary file are given `label` instead.
-    static func withSpool<R>(of path: String, label: String, _ body: (String) throws -> R) throws -> R {
+    ///
+    /// An endless stream (`yes |`, a FIFO nobody closes) would fill the temporary folder for every
+    /// program on the machine: the copy stops at `limit` bytes, or at 90% of the folder's free
+    /// space when that is less (read once, before the copy), and the load with
+    /// ``ImportError/Code/tooLarge``; the copy is removed.
+    static func withSpool<R>(of path: String, label: String, limit: Int? = nil,
+                             describe: @Sendable (LoadRemedy) -> String = { $0.apiText }, _ body: (String) throws -> R) throws -> R {
         try withTemporaryFile(label: label) { spool in
             let input: FileHandle
             if path == "-" {
@@ -50,10 +56,25 @@ enum InputFile {
                 throw ImportError(.cannotOpen, "cannot create a temporary copy in \(FileManager.default.temporaryDirectory.path)", file: label)
             }
             defer { try? output.close() }
+            let free = CSVSpool.freeBytes(atDirectoryOf: spool)
+            let budget = min(free, limit ?? .max)
+            var written = 0
             do {
                 while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
+                    written += chunk.count
+                    guard written <= budget else {
+                        let megabytes = { (bytes: Int) in "\(bytes / 1_048_576) MiB" }
+                        let bound = budget == free
+                            ? "\(megabytes(budget)), 90% of the free space in \(FileManager.default.temporaryDirectory.path)"
+                              + "; set TMPDIR to a folder with more room, or save the input to a file and load that"
+                            : "its limit of \(megabytes(budget)); raise it (\(describe(.spoolLimit))), or save the input to a file and load that"
+                        throw ImportError(.tooLarge, "the input is copied to a temporary file to be read, and the copy reached \(bound); "
+                                          + "nothing was loaded", file: label)
+                    }
                     try output.write(contentsOf: chunk)
                 }
+            } catch let error as ImportError {
+                throw error
             } catch {
                 throw ImportError(.cannotOpen, "cannot read the input into a temporary copy: \(error.localizedDescription)", file: label)
             }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import Synchronization
 
 /// The first ``StorageEngine``: one SQLite file with SpatiaLite, through GRDB.
 ///
@@ -18,18 +19,44 @@ final class SQLiteEngine: StorageEngine {
     /// Receives each SQL statement with its values, and fetch summaries, when tracing is on.
     let trace: (@Sendable (String) -> Void)?
     let compiler = QueryCompiler.sqlite
+    /// Set while the store, opened for writing, is older than this build (``Schema/needsUpgrade(_:)``).
+    ///
+    /// Nothing is upgraded when the store opens: a command that fails before it writes (a missing
+    /// input, a full disk) leaves the file byte for byte as it was. The first write upgrades the
+    /// store in its own transaction (``Schema/upgrade(_:)``), so the upgrade commits with it or not
+    /// at all; the first read, which needs the current schema, upgrades it alone (``upgradeIfPending()``).
+    private let upgradePending: Atomic<Bool>
 
-    init(pool: any DatabaseWriter, path: String, trace: (@Sendable (String) -> Void)?) {
+    init(pool: any DatabaseWriter, path: String, trace: (@Sendable (String) -> Void)?, upgradePending: Bool = false) {
         self.pool = pool
         self.path = path
         self.trace = trace
+        self.upgradePending = Atomic(upgradePending)
+    }
+
+    /// Brings an older store to this build's schema in one transaction of its own, if it has not
+    /// been yet; a no-op on a current store.
+    func upgradeIfPending() throws {
+        guard upgradePending.load(ordering: .acquiring) else { return }
+        try StoreError.translating(path: path) { try Schema.upgrade(pool) }
+        upgradePending.store(false, ordering: .releasing)
+    }
+
+    /// ``upgradeIfPending()`` without blocking the caller's thread.
+    func upgradeIfPending() async throws {
+        guard upgradePending.load(ordering: .acquiring) else { return }
+        try await StoreError.translating(path: path) { try await pool.writeWithoutTransaction { try Schema.upgradeAlone($0) } }
+        upgradePending.store(false, ordering: .releasing)
     }
 
     // MARK: - Writing
 
-    /// The write phase of a load: ``SQLiteBulkWrite`` in one transaction (``BulkWriter``, the packed R*Tree, the `loads` row).
+    /// The write phase of a load: ``SQLiteBulkWrite`` in one transaction (``BulkWriter``, the packed
+    /// R*Tree, the `loads` row), which upgrades an older store first.
     func write(_ load: consuming PreparedLoad) throws -> LoadSummary {
-        try SQLiteBulkWrite.write(load, to: pool, path: path)
+        let summary = try SQLiteBulkWrite.write(load, to: pool, path: path)
+        upgradePending.store(false, ordering: .releasing)
+        return summary
     }
 
     // MARK: - Reading
@@ -58,6 +85,7 @@ final class SQLiteEngine: StorageEngine {
     func fetch<T: Sendable>(_ request: WellFetchRequest, _ selection: QueryCompiler.Selection, distanceFrom center: Coordinate? = nil,
                             count: Bool = false, _ body: @escaping @Sendable (Statement) throws -> T) async throws -> T {
         let clock = ContinuousClock.now
+        try await upgradeIfPending()
         let result = try await StoreError.translating(path: path) {
             try await pool.unsafeRead { [self] db in
                 try body(compile(request, selection, distanceFrom: center, count: count).statement(db))
@@ -241,6 +269,7 @@ final class SQLiteEngine: StorageEngine {
 
     /// A GRDB region observation of pins and details: this process's commits through the pool.
     func observeCommits(onError: @escaping @Sendable (any Error) -> Void, _ onCommit: @escaping @Sendable () -> Void) throws -> @Sendable () -> Void {
+        try upgradeIfPending()
         let region = DatabaseRegionObservation(tracking: Table("pins"), Table("details"))
         let cancellable = region.start(in: pool, onError: onError) { _ in onCommit() }
         return { cancellable.cancel() }
@@ -253,15 +282,34 @@ extension SQLiteEngine {
     // with the same code for the same fault.
 
     func reading<T>(_ body: (Database) throws -> T) throws -> T {
-        try StoreError.translating(path: path) { try pool.read(body) }
+        try upgradeIfPending()
+        return try StoreError.translating(path: path) { try pool.read(body) }
     }
 
     /// A read without GRDB's transaction, for one statement (see ``fetch(_:_:distanceFrom:count:_:)``).
     func readingUnsafely<T>(_ body: (Database) throws -> T) throws -> T {
-        try StoreError.translating(path: path) { try pool.unsafeRead(body) }
+        try upgradeIfPending()
+        return try StoreError.translating(path: path) { try pool.unsafeRead(body) }
     }
 
+    /// `body` in a transaction that first upgrades an older store (``Schema/upgrade(_:)``), so
+    /// that the upgrade commits with the write or not at all.
     func writing<T>(_ body: (Database) throws -> T) throws -> T {
-        try StoreError.translating(path: path) { try pool.write(body) }
+        let result = try StoreError.translating(path: path) {
+            try pool.writeWithoutTransaction { db in
+                let upgrade = try Schema.needsUpgrade(db)
+                if upgrade { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
+                defer { if upgrade { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    try Schema.upgrade(db)
+                    result = try body(db)
+                    return .commit
+                }
+                return result!
+            }
+        }
+        upgradePending.store(false, ordering: .releasing)
+        return result
     }
 }

@@ -39,7 +39,9 @@ extension WellStore {
         // Optimize rewrites every pin, detail and index entry: on a damaged file it would spread the
         // damage, or succeed on what it could read. SQLite's quick check (reading every page) first
         // costs about as much as the rewrite reads anyway, and nothing is written if it fails.
-        let damage = try engine.reading { try String.fetchAll($0, sql: "PRAGMA quick_check(10)") }
+        // (Read straight from the pool: the engine's reads would first upgrade an older store,
+        // which this command upgrades in its own transaction.)
+        let damage = try StoreError.translating(path: path) { try engine.pool.read { try String.fetchAll($0, sql: "PRAGMA quick_check(10)") } }
         guard damage == ["ok"] else {
             throw StoreError(.damaged, "the store is damaged (SQLite's quick_check: \(damage.prefix(3).joined(separator: "; ")))",
                              remedy: .checkStore, path: path)
@@ -50,6 +52,8 @@ extension WellStore {
             defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
             var summary = OptimizeSummary(renumbered: 0, pins: 0, disorderBefore: 0, disorderAfter: 0, seconds: 0)
             try db.inTransaction(.immediate) {
+                // A store made by an earlier build is upgraded in the same transaction.
+                try Schema.upgrade(db)
                 // An id and a key a pin, read with a cursor: an array of GRDB rows would hold a national store many times over.
                 var pins: [(id: Int64, key: UInt64)] = []
                 pins.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM pins") ?? 0)

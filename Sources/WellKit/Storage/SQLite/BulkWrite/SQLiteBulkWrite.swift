@@ -57,6 +57,9 @@ enum SQLiteBulkWrite {
             sqlite3_busy_timeout(db.sqliteConnection, Int32(loadLockTimeout * 1000))
             defer { sqlite3_busy_timeout(db.sqliteConnection, Int32(WellStore.busyTimeout * 1000)) }
             try db.inTransaction(.immediate) {
+                // A store made by an earlier build is upgraded here, so that it stays as it was
+                // unless the load commits (``SQLiteEngine``'s `upgradePending`).
+                try Schema.upgrade(db)
                 var writer = BulkWriter(db)
                 let written = try writer.write(scan, progress: options.progress)
                 summary.inserted = written.inserted

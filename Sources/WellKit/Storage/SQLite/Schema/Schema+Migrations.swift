@@ -1,7 +1,8 @@
 import GRDB
 
 extension Schema {
-    /// The migrations that bring a store made by an earlier build to ``Schema/version``, one per change:
+    /// The migrations that bring a store made by an earlier build to ``Schema/version``, one per change,
+    /// run in one transaction by ``upgrade(_:)``:
     ///
     /// Version 1:
     /// - `pins(id, name, lat, lon, geom)`: narrow, one row per well, with a SpatiaLite
@@ -47,9 +48,8 @@ extension Schema {
     /// nothing else; `pin_points` (a SpatiaLite blob for each pin, a large share of the store:
     /// Benchmarks/README.md's "The store file") is gone. The R*Tree `idx_pins_geom` is keyed by pin id and kept in step by
     /// three triggers on `pins` (``SpatialIndex``); the layer `wells` takes its geometry from `pins.geom`.
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
+    static let migrations: [Migration] = [
+        Migration("v1") { db in
             try db.execute(sql: "SELECT InitSpatialMetadata(0, 'WGS84_ONLY')")
             try db.execute(sql: """
                 CREATE TABLE pins(\(pinsColumns));
@@ -62,44 +62,113 @@ extension Schema {
                 """)
             try db.execute(sql: "PRAGMA application_id = \(applicationID)")
             try db.execute(sql: "PRAGMA user_version = 1")
-        }
+        },
         // Version 2: what each load inferred, and the wells whose coordinates look wrong.
-        migrator.registerMigration("v2") { db in
+        Migration("v2") { db in
             try db.execute(sql: """
                 ALTER TABLE loads ADD COLUMN \(loadsColumnsOfVersion2[0]);
                 ALTER TABLE loads ADD COLUMN \(loadsColumnsOfVersion2[1]);
                 \(createSuspects)
                 """)
             try db.execute(sql: "PRAGMA user_version = 2")
-        }
+        },
         // Version 3: pins of four fields, the point geometry in its own table, one GIS layer.
         // The layer `wells` is made by the last migration (v5), over the tables as they end up.
-        migrator.registerMigration("v3-pins") { db in
+        Migration("v3-pins") { db in
             try movePointsOutOfPins(db)
             try db.execute(sql: "PRAGMA user_version = 3")
-        }
-        // Version 3: the detail rows in compact form, rewritten in the migration's transaction.
+        },
+        // Version 3: the detail rows in compact form.
         // The layer names `details`, which is replaced: a version 3 store's layer goes first.
-        migrator.registerMigration("v3-details") { db in
+        Migration("v3-details") { db in
             try WellsLayer.drop(db)
             try compactDetails(db)
             try db.execute(sql: "PRAGMA user_version = 3")
-        }
+        },
         // Version 4: repeated extra values as codes. Version 3's arrays hold text only and stay
         // valid; the layer comes back (v5) with the expression that reads codes.
-        migrator.registerMigration("v4-extra-values") { db in
+        Migration("v4-extra-values") { db in
             try WellsLayer.drop(db)
             try db.execute(sql: createExtraValues)
             try db.execute(sql: "PRAGMA user_version = 4")
-        }
+        },
         // Version 5: the points computed from each pin's coordinates instead of stored beside them.
-        migrator.registerMigration("v5-computed-points") { db in
+        Migration("v5-computed-points") { db in
             try WellsLayer.drop(db)
             try computePointsInPins(db)
             try WellsLayer.create(db)
             try db.execute(sql: "PRAGMA user_version = 5")
+        },
+    ]
+
+    /// One change of the schema: its identifier, as GRDB's `DatabaseMigrator` recorded it in
+    /// `grdb_migrations` (stores made before ``upgrade(_:)`` hold those rows), and what it does.
+    struct Migration: Sendable {
+        let identifier: String
+        let migrate: @Sendable (Database) throws -> Void
+        init(_ identifier: String, _ migrate: @escaping @Sendable (Database) throws -> Void) {
+            self.identifier = identifier
+            self.migrate = migrate
         }
-        return migrator
+    }
+
+    /// Whether the store is older than this build's ``version`` (or an empty file): it needs ``upgrade(_:)``.
+    static func needsUpgrade(_ db: Database) throws -> Bool {
+        try (Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0) < version
+    }
+
+    /// The migrations a store has not had yet, in order.
+    static func pendingMigrations(_ db: Database) throws -> [Migration] {
+        let applied = try db.tableExists("grdb_migrations")
+            ? Set(String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")) : []
+        return migrations.filter { !applied.contains($0.identifier) }
+    }
+
+    /// Brings the store from whatever version it has to ``version``, inside the caller's transaction:
+    /// every pending migration, then SQLite's foreign-key check.
+    ///
+    /// Not GRDB's `DatabaseMigrator`, which commits each migration in a transaction of its own: a
+    /// process killed between two (or a disk that fills at the third) left a version-2 store at
+    /// `v3-pins`, a state no release wrote. Here the upgrade commits with the caller's first
+    /// write (``SQLiteEngine``) or alone (``SQLiteEngine/upgrade()``), and a failure or a kill
+    /// leaves the old version whole. Foreign keys must be off (the pragma cannot change inside a
+    /// transaction): the migrations rebuild `pins` and `details`, and dropping the old `pins` with
+    /// foreign keys on would delete every detail through `ON DELETE CASCADE`.
+    ///
+    /// - Throws: ``StoreError`` when a migration cannot read the old rows, or when the result breaks
+    ///   a foreign key; the caller's transaction then rolls back, and the store is as it was.
+    static func upgrade(_ db: Database) throws {
+        guard try needsUpgrade(db) else { return }
+        precondition(db.isInsideTransaction, "Schema.upgrade runs inside the caller's transaction")
+        guard try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") == false else {
+            preconditionFailure("Schema.upgrade needs foreign keys off: the rebuild of pins would cascade to details")
+        }
+        try db.execute(sql: "CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+        for migration in try pendingMigrations(db) {
+            try migration.migrate(db)
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES (?)", arguments: [migration.identifier])
+        }
+        let broken = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
+        guard broken.isEmpty else {
+            throw StoreError(.damaged, "\(broken.count) rows of \(Set(broken.map { $0[0] as String }).sorted().joined(separator: ", ")) refer to rows "
+                             + "that are missing; the store was not upgraded", remedy: .checkStore)
+        }
+    }
+
+    /// ``upgrade(_:)`` in a transaction of its own on `writer`, with foreign keys off around it.
+    static func upgrade(_ writer: some DatabaseWriter) throws {
+        try writer.writeWithoutTransaction(upgradeAlone)
+    }
+
+    /// ``upgrade(_:)`` in a transaction of its own, on a connection outside any transaction.
+    static func upgradeAlone(_ db: Database) throws {
+        guard try needsUpgrade(db) else { return }
+        try db.execute(sql: "PRAGMA foreign_keys = OFF")
+        defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
+        try db.inTransaction(.immediate) {
+            try upgrade(db)
+            return .commit
+        }
     }
 
     /// Version 3's table of the pins' point geometries, one row per pin, which version 5 drops.
@@ -144,7 +213,7 @@ extension Schema {
     /// Moves the SpatiaLite points from `pins.geom` to ``pointTable``, with its packed R*Tree, and
     /// drops `pins.geom` and its R*Tree `idx_pins_geom`.
     ///
-    /// Runs inside the migration's transaction: a store is upgraded whole or not at all. Each point is
+    /// Runs inside the upgrade's transaction: a store is upgraded whole or not at all. Each point is
     /// made from the pin's `lat` and `lon`, as the loader makes it, so the geometry, the R*Tree and the
     /// columns that queries read agree. SpatiaLite's functions report failure by returning 0, not by
     /// an SQL error, so each call's result is checked.
@@ -188,7 +257,7 @@ extension Schema {
     /// (``ExtraArray``, as the loader writes it), then replaces the table and its identifier index.
     ///
     /// - Throws: ``StoreError`` when a stored date is not `yyyy-mm-dd` (no day number would read it
-    ///   back the same); the migration's transaction is then rolled back, leaving the store as it was.
+    ///   back the same); the upgrade's transaction is then rolled back, leaving the store as it was.
     static func compactDetails(_ db: Database) throws {
         var columns: [String] = ["pin_id"]
         for column in DetailColumn.all {

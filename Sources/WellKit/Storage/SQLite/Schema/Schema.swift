@@ -13,7 +13,7 @@ import GRDB
 /// - the view `wells` (``WellsLayer``): one point layer with every field, for GDAL, QGIS and SpatiaLite.
 ///
 /// A new store gets it whole (``create(_:)``); an older one reaches it through the migrations
-/// (``migrator``, in Schema+Migrations.swift, which says what each version changed).
+/// (``migrations``, in Schema+Migrations.swift, which says what each version changed).
 enum Schema {
     /// `PRAGMA application_id` of a WellKit store: "WELL" in ASCII.
     static let applicationID: Int32 = 0x5745_4C4C
@@ -24,7 +24,7 @@ enum Schema {
 
     /// Creates a new store's schema at ``version`` at once: the tables, indexes, triggers, view and
     /// SpatiaLite registrations that the migrations leave, with the same SQL text in `sqlite_schema`,
-    /// and every migration marked as applied in GRDB's `grdb_migrations` (``migrator``'s later
+    /// and every migration marked as applied in `grdb_migrations` (``migrations``' later
     /// migrations then run on such a store as on a migrated one).
     ///
     /// The migrations rebuild `pins` and `details` and alter `loads` and `pins`, and each rebuild or
@@ -55,7 +55,7 @@ enum Schema {
         try WellsLayer.create(db)
         // GRDB's own table, as `DatabaseMigrator` creates it.
         try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
-        for identifier in migrator.migrations {
+        for identifier in migrations.map(\.identifier) {
             try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES (?)", arguments: [identifier])
         }
         try db.execute(sql: "PRAGMA application_id = \(applicationID)")
