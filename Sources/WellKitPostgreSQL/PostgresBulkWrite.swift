@@ -229,7 +229,7 @@ struct PostgresBulkWrite {
     }
 
     /// Fills in the load's row, and writes its rejects and suspects, as the file's writer does.
-    private func record(_ summary: LoadSummary, loadID id: Int64, startedAt: Date, rejects: [Reject], on connection: PostgresConnection) async throws {
+    private func record(_ summary: LoadSummary, loadID id: Int64, startedAt: Date, rejects: RejectList, on connection: PostgresConnection) async throws {
         let mappingJSON = try String(decoding: JSONEncoder.sorted.encode(summary.mapping), as: UTF8.self)
         let inferences = summary.inferences.isEmpty ? nil : String(decoding: try JSONEncoder.sorted.encode(summary.inferences), as: UTF8.self)
         let update: BoundSQL = """
@@ -245,19 +245,23 @@ struct PostgresBulkWrite {
             """
         try await connection.query(PostgresEngine.query(update), logger: .wellKitPostgres)
         if !rejects.isEmpty {
-            var text = ByteBuffer()
-            for reject in rejects {
-                text.writeString("\(id)\t\(reject.line)\t")
-                if let column = reject.column { text.appendCopyEscaped(column) } else { text.writeString("\\N") }
-                text.writeString("\t")
-                text.appendCopyEscaped(reject.reason)
-                text.writeString("\t")
-                text.appendCopyEscaped(reject.raw)
-                text.writeString("\n")
-            }
-            let rows = text
-            try await connection.copyFrom(table: "rejects", columns: ["load_id", "line", "column", "reason", "raw"], logger: .wellKitPostgres) {
-                try await $0.write(rows)
+            // Written a megabyte at a time, as the list is read: ten million rejects are never in memory at once.
+            try await connection.copyFrom(table: "rejects", columns: ["load_id", "line", "column", "reason", "raw"], logger: .wellKitPostgres) { writer in
+                var text = ByteBuffer()
+                for reject in rejects {
+                    text.writeString("\(id)\t\(reject.line)\t")
+                    if let column = reject.column { text.appendCopyEscaped(column) } else { text.writeString("\\N") }
+                    text.writeString("\t")
+                    text.appendCopyEscaped(reject.reason)
+                    text.writeString("\t")
+                    text.appendCopyEscaped(reject.raw)
+                    text.writeString("\n")
+                    if text.readableBytes >= 1 << 20 {
+                        try await writer.write(text)
+                        text.clear()
+                    }
+                }
+                if text.readableBytes > 0 { try await writer.write(text) }
             }
         }
         // A well's flag belongs to the load that last wrote it, as in the file.

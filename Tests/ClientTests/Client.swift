@@ -40,9 +40,11 @@ struct Client {
         let dayFirst: DateFormat = try DateFormat("%d/%m/%Y")
         options.dateFormats = [:]
         _ = dayFirst
-        var rejects: [Reject] = []
+        var rejects = RejectList()
         let summary = try store.load(csvAt: path, options: options) { rejects = $0 }
+        let count: Int = rejects.count
         let kinds: [RejectKind] = rejects.map(\.kind)
+        _ = count
         let inferences: [Inference] = summary.inferences
         let suspects: [Suspect] = summary.suspects
         let transformations: [Transformation] = summary.transformations

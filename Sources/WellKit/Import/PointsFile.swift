@@ -68,7 +68,7 @@ public struct PointsFile: Sendable {
     /// Reads the file as the loader does (``WellStore/scan(csvAt:options:name:)``); every record must be a point.
     private static func readDelimited(atPath path: String, options: LoadOptions) throws -> PointsFile {
         let scan = try WellStore.scan(csvAt: path, options: options)
-        if let reject = scan.rejects.first {
+        if let reject = scan.rejects.first(where: { _ in true }) {
             let more = scan.rejects.count > 1 ? " (and \(grouped(scan.rejects.count - 1)) more rows)" : ""
             throw ImportError(.badPoint, "this row is not a point: \(reject.reason)\(more)", file: path, line: reject.line, column: reject.column)
         }

@@ -11,7 +11,7 @@ package struct ScannedFile {
     var validator: RecordValidator
     let delimiter: UInt8
     package var records: RecordList
-    package var rejects: [Reject]
+    package var rejects: RejectList
     var mapping: ColumnMapping
     /// How many wells ``checkPlaces(_:)`` checked against a place, an area of use or Antarctica's
     /// absence: none when the file names no place, or only WGS 84, used worldwide, as every row's datum.

@@ -42,10 +42,10 @@ extension WellStore {
     ///   whose wells would not fit in the memory available is refused with
     ///   ``StoreError/Code/outOfMemory`` before it is read.
     public func load(csvAt path: String, options: LoadOptions = LoadOptions(),
-                     rejects handler: ((_ rejects: [Reject]) throws -> Void)? = nil) throws -> LoadSummary {
+                     rejects handler: ((_ rejects: RejectList) throws -> Void)? = nil) throws -> LoadSummary {
         if options.dryRun { return try Self.dryRun(csvAt: path, options: options) }
         let prepared = try Self.prepareLoad(csvAt: path, options: options)
-        let rejects = handler == nil ? [] : prepared.scan.rejects
+        let rejects = handler == nil ? RejectList() : prepared.scan.rejects
         // The records and the mapping go as soon as the write is done; the rejects (few, or one copy of each bad line) stay for `handler`.
         let summary = try engine.write(consume prepared)
         try handler?(rejects)
@@ -247,8 +247,7 @@ extension WellStore {
         scan.flagSuspects(reject: options.rejectSuspects, placeFindings: placeFindings + scan.impliedSignsAtSea(options))
         scan.summary.phases["suspects"] = (ContinuousClock.now - suspectsStart).seconds
         scan.summary.rejected = scan.rejects.count
-        for reject in scan.rejects { scan.summary.rejectReasons[reject.kind.rawValue, default: 0] += 1 }
-        scan.rejects.sort { $0.line < $1.line }
+        for (kind, count) in scan.rejects.kinds { scan.summary.rejectReasons[kind.rawValue, default: 0] += count }
         scan.summary.generatedIdentifiers = scan.records.count { $0.generatedIdentifier }
         try describeTransformations(scan, options: options.coordinates, into: &scan.summary)
         scan.summary.seconds = (ContinuousClock.now - clock).seconds

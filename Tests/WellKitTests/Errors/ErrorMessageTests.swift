@@ -149,7 +149,7 @@ import WellsTestSupport
                 == #"LoadOptions.identifier = .column("COLUMN") or LoadOptions.identifier = .none"#)
         options.describeRemedy = { "<\($0.apiText)>" }
         _ = try Fixtures.makeStore().load(csvAt: path, options: options) { rejects in
-            #expect(rejects.last?.reason == "the identifier is empty; fill it in, or load with <LoadOptions.onMissingIdentifier = .generate>")
+            #expect(Array(rejects).last?.reason == "the identifier is empty; fill it in, or load with <LoadOptions.onMissingIdentifier = .generate>")
         }
     }
 

@@ -192,7 +192,7 @@ import WellsTestSupport
                                        ("wells.csv", "", 3)] {
             let store = try Fixtures.makeStore()
             var seen: [Reject] = []
-            let summary = try store.load(csvAt: directory.appendingPathComponent(name).path) { seen = $0 }
+            let summary = try store.load(csvAt: directory.appendingPathComponent(name).path) { seen = Array($0) }
             #expect(summary.rejected == 1 && summary.inserted == 3, "\(name)")
             let reject = try #require(seen.first)
             #expect(reject.line == line, "\(name)")
@@ -203,7 +203,7 @@ import WellsTestSupport
         // GDAL leaves the out-of-range point out of the GeoJSON's geometry? No: it writes it; the feature is number 2.
         let store = try Fixtures.makeStore()
         var seen: [Reject] = []
-        _ = try store.load(csvAt: directory.appendingPathComponent("wells.geojson").path) { seen = $0 }
+        _ = try store.load(csvAt: directory.appendingPathComponent("wells.geojson").path) { seen = Array($0) }
         #expect(seen.map(\.line) == [2] && seen.first?.reason.hasPrefix("feature 2: ") == true, "\(seen)")
     }
 

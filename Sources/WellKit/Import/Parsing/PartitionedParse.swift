@@ -19,7 +19,7 @@ enum PartitionedParse {
     /// The located records of a stretch of the file, in file order.
     struct Part {
         var records = RecordList()
-        var rejects: [Reject] = []
+        var rejects = RejectList()
         /// Data records read, blank lines not counted.
         var count = 0
         /// For the second half: the offset and line of each record start, in order.
@@ -90,7 +90,7 @@ enum PartitionedParse {
         guard let k = start(at: parser.offset) else { return first }
         let fromLine = tail.starts[k].line
         first.records.append(takingFrom: &tail.records, from: tail.records.firstIndex { $0.line >= fromLine } ?? tail.records.count)
-        first.rejects += tail.rejects.drop { $0.line < fromLine }
+        first.rejects.append(contentsOf: tail.rejects, fromLine: fromLine)
         first.shortLines += tail.shortLines.drop { $0 < fromLine }
         first.count += tail.starts.count - k
         return first

@@ -27,7 +27,7 @@ extension ScannedFile {
                 ? "identifier \"\(uwi)\" already appears on line \(line), which was kept; "
                     + "make it unique, or load with \(validator.describe(.keepLaterDuplicate)) to keep the later row"
                 : "identifier \"\(uwi)\" appears again on line \(line), which replaced this row (\(validator.describe(.keepLaterDuplicate)))"
-            rejects.append(Reject(line: record.line, column: idColumn, kind: .duplicateIdentifier, reason: reason,
+            rejects.appendLater(Reject(line: record.line, column: idColumn, kind: .duplicateIdentifier, reason: reason,
                                   raw: file.text(at: record.range)))
         }
         summary.duplicates = losers.count
@@ -69,7 +69,7 @@ extension ScannedFile {
             })
         for (loser, winner) in losers {
             let record = records[loser]
-            rejects.append(Reject(
+            rejects.appendLater(Reject(
                 line: record.line, column: column, kind: .duplicateWell,
                 reason: "the same well as line \(records[winner].line), which was kept: \(column) \"\(identifier(of: record))\" at the same location",
                 raw: file.text(at: record.range)))

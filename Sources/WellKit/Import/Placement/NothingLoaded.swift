@@ -7,7 +7,7 @@ extension ScannedFile {
     /// The error for a file whose every record was rejected: the commonest reason, an example, and
     /// for coordinates that are all swapped, the mapping that loads them.
     func nothingLoaded() -> ImportError {
-        let counts = Dictionary(rejects.map { ($0.kind, 1) }, uniquingKeysWith: +).sorted { ($0.value, $1.key.rawValue) > ($1.value, $0.key.rawValue) }
+        let counts = rejects.kinds.sorted { ($0.value, $1.key.rawValue) > ($1.value, $0.key.rawValue) }
         let (kind, count) = counts[0]
         let example = rejects.first { $0.kind == kind }!
         var fix: PlacementFix?
@@ -32,7 +32,7 @@ extension ScannedFile {
     /// were rejected with exit 0 and no word of ``CoordinateOptions/longitudes0To360``, which
     /// ``nothingLoaded()`` offers only when every row is rejected. nil when it is not such a file.
     func longitudes0To360Stop() -> ImportError? {
-        let outOfRange = rejects.count { $0.kind == .longitudeOutOfRange }
+        let outOfRange = rejects.kinds[.longitudeOutOfRange] ?? 0
         guard !records.isEmpty, outOfRange * 2 > summary.records, var fix = scaledDegreesFix(), fix.longitudes0To360 else { return nil }
         fix.slip = fix.slip.replacingOccurrences(of: "sampled rows are in range",
                                                  with: "sampled rows rejected as out of range are in range")
@@ -54,7 +54,7 @@ extension ScannedFile {
         let coordinates = validator.coordinates
         guard !validator.projected, !coordinates.dms, validator.pointIndex == nil, coordinates.degreeDivisor == nil, coordinates.minutesAndSeconds == nil,
               !coordinates.longitudes0To360 else { return nil }
-        let texts = coordinateTexts(rejects.filter { $0.kind == .latitudeOutOfRange || $0.kind == .longitudeOutOfRange })
+        let texts = coordinateTexts(of: [.latitudeOutOfRange, .longitudeOutOfRange])
         func number(_ text: String) -> Double? {
             Double((coordinates.decimalComma ? text.replacingOccurrences(of: ",", with: ".") : text).trimmingSpaces())
         }
@@ -92,12 +92,17 @@ extension ScannedFile {
         return fix
     }
 
-    /// The latitude and longitude text of up to 400 of `rejects`, spread through them, split anew from their raw text.
-    private func coordinateTexts(_ rejects: [Reject]) -> [(lat: String, lon: String)] {
+    /// The latitude and longitude text of up to 400 of the rejects of `kinds`, spread through them, split anew from their raw text.
+    private func coordinateTexts(of kinds: Set<RejectKind>) -> [(lat: String, lon: String)] {
         let scanner = CSVScanner(delimiter: delimiter)
         var spans: [FieldSpan] = []
         var texts: [(lat: String, lon: String)] = []
-        for reject in stride(from: 0, to: rejects.count, by: max(1, rejects.count / 400)).map({ rejects[$0] }) {
+        let counts = rejects.kinds, matching = kinds.reduce(0) { $0 + (counts[$1] ?? 0) }
+        let step = max(1, matching / 400)
+        var seen = 0
+        for reject in rejects where kinds.contains(reject.kind) {
+            seen += 1
+            guard (seen - 1) % step == 0 else { continue }
             Array(reject.raw.utf8).withUnsafeBufferPointer { bytes in
                 _ = scanner.scan(bytes, from: 0, to: bytes.count, atEOF: true, line: reject.line, fields: &spans)
                 let fields = RecordFields(buffer: bytes, spans: spans)
@@ -116,7 +121,7 @@ extension ScannedFile {
     func decimalCommaFix() -> PlacementFix? {
         let coordinates = validator.coordinates
         guard !validator.projected, !coordinates.dms, !coordinates.decimalComma, validator.pointIndex == nil else { return nil }
-        let texts = coordinateTexts(rejects.filter { $0.kind == .coordinateNotANumber })
+        let texts = coordinateTexts(of: [.coordinateNotANumber])
         let read = texts.compactMap { text -> (lat: Double, lon: Double)? in
             guard text.lat.contains(","), text.lon.contains(","), let lat = ValueParsing.decimalComma(text.lat), let lon = ValueParsing.decimalComma(text.lon),
                   abs(lat) <= 90, abs(lon) <= 180 else { return nil }

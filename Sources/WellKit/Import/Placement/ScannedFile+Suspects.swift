@@ -25,7 +25,7 @@ extension ScannedFile {
         for finding in findings {
             let record = records[finding.index]
             if reject {
-                rejects.append(Reject(line: record.line, column: mapping.column(for: .longitude), kind: RejectKind(suspect: finding.reason),
+                rejects.appendLater(Reject(line: record.line, column: mapping.column(for: .longitude), kind: RejectKind(suspect: finding.reason),
                                       reason: "coordinates look wrong (\(finding.reason)): \(finding.detail); "
                                         + "correct them, or load without \(validator.describe(.rejectSuspects)) to keep the well flagged",
                                       raw: file.text(at: record.range)))

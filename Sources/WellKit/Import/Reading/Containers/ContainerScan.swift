@@ -203,12 +203,14 @@ extension WellStore {
         for k in 0..<result.records.count {
             if let unit = map.locate(line: result.records[k].line)?.unit, unit < sources.count { sources[unit].wells += 1 }
         }
-        for k in result.rejects.indices {
-            let reject = result.rejects[k]
-            guard let (unit, position) = map.locate(line: reject.line) else { continue }
-            if unit < sources.count { sources[unit].rejected += 1 }
-            result.rejects[k].line = position
-            result.rejects[k].reason = "\(map.units[unit].describe(position)): \(reject.reason)"
+        for reject in result.rejects {
+            if let unit = map.locate(line: reject.line)?.unit, unit < sources.count { sources[unit].rejected += 1 }
+        }
+        // Each reject named by its sheet, member or feature and its place there, as it is read.
+        result.rejects.relabel { reject in
+            guard let (unit, position) = map.locate(line: reject.line) else { return }
+            reject.reason = "\(map.units[unit].describe(position)): \(reject.reason)"
+            reject.line = position
         }
         for k in result.summary.suspects.indices {
             let suspect = result.summary.suspects[k]

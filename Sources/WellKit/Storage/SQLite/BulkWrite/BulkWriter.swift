@@ -207,7 +207,7 @@ struct BulkWriter {
     }
 
     /// Fills in the `loads` row `id` that ``write(_:progress:)`` allocated, and writes the rejects and suspects.
-    func record(_ summary: LoadSummary, loadID id: Int64, startedAt: Date, rejects: [Reject]) throws {
+    func record(_ summary: LoadSummary, loadID id: Int64, startedAt: Date, rejects: RejectList) throws {
         let mappingJSON = try String(decoding: JSONEncoder.sorted.encode(summary.mapping), as: UTF8.self)
         try db.execute(
             sql: """
