@@ -43,6 +43,8 @@ struct Client {
         var rejects = RejectList()
         let summary = try store.load(csvAt: path, options: options) { rejects = $0 }
         let count: Int = rejects.count
+        let first: Reject? = rejects.first { $0.line > 1 }
+        _ = first
         let kinds: [RejectKind] = rejects.map(\.kind)
         _ = count
         let inferences: [Inference] = summary.inferences
