@@ -8,6 +8,8 @@ extension WellStore {
     /// a limit a file of very many short columns costs many times its size in memory and in the
     /// store; past the limit a load is refused (exit 65) before it reads any record.
     public static let maximumColumns = 2_000
+    /// The longest header a load reads, in bytes: ``maximumColumns`` names of 512 bytes each.
+    public static let maximumHeaderBytes = 1 << 20
 
     /// Loads a well list into the store in one transaction.
     ///
@@ -148,6 +150,15 @@ extension WellStore {
             throw ImportError(.tooManyColumns, "the header has \(header.fields.count) columns, more than the \(Self.maximumColumns) a well list may have "
                                 + "(is this a well list? a transposed table or a file of one long line has as many); "
                                 + "keep the columns you need, for example with `cut -d, -f1-50`, and load that",
+                              file: path, line: header.line)
+        }
+        let headerBytes = reader.lastRecordOffsets.count
+        if headerBytes > Self.maximumHeaderBytes {
+            // The names are matched against every field's aliases and words: a 40 MB "header" (a
+            // file of one long line) took 25 s of that before its refusal.
+            throw ImportError(.malformedHeader, "the header is \(grouped(headerBytes)) bytes long, more than the \(grouped(Self.maximumHeaderBytes)) "
+                                + "a line of column names may be (is this a well list? a file of one long line, or of values with no line breaks, has such a first line); "
+                                + "give a file whose first line names its columns",
                               file: path, line: header.line)
         }
         // Blank and repeated header cells get names of their own (`column_15`, `County_2`): no value is dropped.
