@@ -67,7 +67,9 @@ import WellsTestSupport
             _ = try store.load(csvAt: Fixtures.sharedData("tn-oilgas-wells.csv"))
             let expected = try store.fetchCount(WellFetchRequest())
             let reader = try WellStore(path: url, mode: .readOnly)
-            let holder = try PostGIS.lockPins(url, database: database, seconds: 5)
+            // Held long enough for the sampler's psql runs, each of which may take seconds while the
+            // rest of the suite loads the two cores (with 5 s, one run outlasted the wait in a whole-suite run).
+            let holder = try PostGIS.lockPins(url, database: database, seconds: 20)
             // While the three wait: the sessions waiting on the lock, and the pool lending three.
             let seen = Mutex<(waiting: Int, leased: Int)>((0, 0))
             let sampler = Self.sample {
@@ -107,7 +109,9 @@ import WellsTestSupport
             let database = String(url.split(separator: "/").last!)
             _ = try WellStore(path: url).load(csvAt: try Fixtures.file("uwi,lat,lon\nA,50,-114\nB,51,-115\n"))
             let reader = try WellStore(path: url + "?max_connections=2", mode: .readOnly)
-            let holder = try PostGIS.lockPins(url, database: database, seconds: 5)
+            // Held long enough for the sampler's psql runs, each of which may take seconds while the
+            // rest of the suite loads the two cores (with 5 s, one run outlasted the wait in a whole-suite run).
+            let holder = try PostGIS.lockPins(url, database: database, seconds: 20)
             let seen = Mutex(0)
             let sampler = Self.sample {
                 let waiting = (try? Self.waitingOnLock(database)) ?? 0

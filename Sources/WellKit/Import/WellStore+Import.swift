@@ -33,9 +33,10 @@ extension WellStore {
     /// The file is mapped and read in place: it is located on two cores, then each well's row is
     /// built on one thread while SQLite writes on another (``PartitionedParse``, ``RowPipeline``).
     ///
-    /// - Parameter handler: Called after the commit with every rejected record, in line order (the
-    ///   list the load already holds, not a copy); `wells load --rejects` writes them to a CSV file
-    ///   with ``Reject/writeCSV(_:toCSVAt:)``.
+    /// - Parameter handler: Called after the commit with every rejected record, in line order: a
+    ///   ``RejectList``, read back from the temporary file the load wrote them to as it found them,
+    ///   so that ten million rejects cost no more memory than ten; `wells load --rejects` writes
+    ///   them to a CSV file with ``Reject/writeCSV(_:toCSVAt:)``.
     /// - Throws: ``ImportError`` when the file cannot be read or has no usable coordinate columns;
     ///   `DatabaseError` when SQLite fails, or what `handler` throws.
     /// - Complexity: O(n log n) for n records. Memory holds, besides the mapped file (whose pages
