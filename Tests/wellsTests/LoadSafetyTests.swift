@@ -26,6 +26,17 @@ import WellsTestSupport
         return Run(status: result.signal ?? result.status, crashed: result.signal != nil, stdout: result.out, stderr: result.err)
     }
 
+    /// Runs `body` with a tmpfs of `size` (such as `3m`) mounted at `path` (made if missing), then
+    /// unmounts it; records an issue and skips `body` when it cannot be mounted (it needs root).
+    static func withTmpfs(at path: String, size: String, _ body: () throws -> Void) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let mounted = try Command("/bin/mount", ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", path]).runWaiting()
+        #expect(mounted.status == 0, "cannot mount a tmpfs here: \(mounted.err)")
+        guard mounted.status == 0 else { return }
+        defer { _ = try? Command("/bin/umount", [path]).runWaiting() }
+        try body()
+    }
+
     /// A copy of the `wells` binary at `path`, for another user to run: written through a descriptor
     /// that closes on exec, so that a child another test spawns meanwhile does not inherit it open for
     /// writing (which makes running the copy fail with "Text file busy" for as long as that child lives).
@@ -100,14 +111,12 @@ import WellsTestSupport
             #expect(try FileManager.default.contentsOfDirectory(atPath: temporary) == [])
             #expect(!FileManager.default.fileExists(atPath: store))
             guard getuid() == 0 else { return }
-            let mounted = try Command("/bin/mount", ["-t", "tmpfs", "-o", "size=16m", "tmpfs", temporary]).runWaiting()
-            #expect(mounted.status == 0, "cannot mount a tmpfs here: \(mounted.err)")
-            guard mounted.status == 0 else { return }
-            defer { _ = try? Command("/bin/umount", [temporary]).runWaiting() }
-            let full = try endless("")
-            #expect(full.status == 74, "\(full.err)")
-            #expect(full.err.contains("MiB, 90% of the free space in \(temporary)"), "\(full.err)")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: temporary) == [])
+            try Self.withTmpfs(at: temporary, size: "16m") {
+                let full = try endless("")
+                #expect(full.status == 74, "\(full.err)")
+                #expect(full.err.contains("MiB, 90% of the free space in \(temporary)"), "\(full.err)")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: temporary) == [])
+            }
         }
     }
 
@@ -330,26 +339,23 @@ import WellsTestSupport
         }
         try withTemporaryDirectory("wells-safety") { directory in
             let mount = directory.appendingPathComponent("small").path
-            try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
-            let mounted = try Command("/bin/mount", ["-t", "tmpfs", "-o", "size=3m", "tmpfs", mount]).runWaiting()
-            #expect(mounted.status == 0, "cannot mount a tmpfs here: \(mounted.err)")
-            guard mounted.status == 0 else { return }
-            defer { _ = try? Command("/bin/umount", [mount]).runWaiting() }
-            let big = directory.appendingPathComponent("big.csv").path
-            try WellGenerator(count: 20_000, seed: 3).write(toFileAt: big)
-            let existing = mount + "/s.sqlite"
-            #expect(try Self.wells(["load", Self.small, "--db", existing, "--quiet"]).status == 0)
-            let before = try InterruptedLoadTests.fingerprint(existing)
-            let bytes = try Data(contentsOf: URL(fileURLWithPath: existing))
-            for store in [existing, mount + "/new.sqlite"] {
-                let run = try Self.wells(["load", big, "--db", store, "--quiet"])
-                #expect(run.status == 74)
-                #expect(run.stderr.contains("\(store): the disk is too full for this load"))
+            try Self.withTmpfs(at: mount, size: "3m") {
+                let big = directory.appendingPathComponent("big.csv").path
+                try WellGenerator(count: 20_000, seed: 3).write(toFileAt: big)
+                let existing = mount + "/s.sqlite"
+                #expect(try Self.wells(["load", Self.small, "--db", existing, "--quiet"]).status == 0)
+                let before = try InterruptedLoadTests.fingerprint(existing)
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: existing))
+                for store in [existing, mount + "/new.sqlite"] {
+                    let run = try Self.wells(["load", big, "--db", store, "--quiet"])
+                    #expect(run.status == 74)
+                    #expect(run.stderr.contains("\(store): the disk is too full for this load"))
             }
             // "nothing was changed", byte for byte: the refusal comes before the first write.
             #expect(try Data(contentsOf: URL(fileURLWithPath: existing)) == bytes)
             #expect(try FileManager.default.contentsOfDirectory(atPath: mount) == ["s.sqlite"])
             #expect(try InterruptedLoadTests.fingerprint(existing) == before)
+            }
         }
     }
 

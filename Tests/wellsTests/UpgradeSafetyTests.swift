@@ -67,20 +67,17 @@ import WellsTestSupport
         }
         try withTemporaryDirectory("upgrade-full") { directory in
             let mount = directory.appendingPathComponent("small").path
-            try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
-            let mounted = try Command("/bin/mount", ["-t", "tmpfs", "-o", "size=3m", "tmpfs", mount]).runWaiting()
-            #expect(mounted.status == 0, "cannot mount a tmpfs here: \(mounted.err)")
-            guard mounted.status == 0 else { return }
-            defer { _ = try? Command("/bin/umount", [mount]).runWaiting() }
-            let big = directory.appendingPathComponent("big.csv").path
-            try WellGenerator(count: 20_000, seed: 3).write(toFileAt: big)
-            let store = try Self.copyOfStore(version: 4, in: URL(fileURLWithPath: mount))
-            let bytes = try Data(contentsOf: URL(fileURLWithPath: store))
-            let run = try LoadSafetyTests.wells(["load", big, "--db", store, "--quiet"])
-            #expect(run.status == 74, "\(run.stderr)")
-            #expect(run.stderr.contains("nothing was changed"), "\(run.stderr)")
-            #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == bytes)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: mount) == ["store-v4.sqlite"])
+            try LoadSafetyTests.withTmpfs(at: mount, size: "3m") {
+                let big = directory.appendingPathComponent("big.csv").path
+                try WellGenerator(count: 20_000, seed: 3).write(toFileAt: big)
+                let store = try Self.copyOfStore(version: 4, in: URL(fileURLWithPath: mount))
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: store))
+                let run = try LoadSafetyTests.wells(["load", big, "--db", store, "--quiet"])
+                #expect(run.status == 74, "\(run.stderr)")
+                #expect(run.stderr.contains("nothing was changed"), "\(run.stderr)")
+                #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == bytes)
+                #expect(try FileManager.default.contentsOfDirectory(atPath: mount) == ["store-v4.sqlite"])
+            }
         }
     }
 

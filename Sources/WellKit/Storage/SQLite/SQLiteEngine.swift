@@ -297,7 +297,7 @@ extension SQLiteEngine {
     func writing<T>(_ body: (Database) throws -> T) throws -> T {
         let result = try StoreError.translating(path: path) {
             try pool.writeWithoutTransaction { db in
-                let upgrade = try Schema.needsUpgrade(db)
+                let upgrade = upgradePending.load(ordering: .acquiring)
                 if upgrade { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
                 defer { if upgrade { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
                 var result: T?
