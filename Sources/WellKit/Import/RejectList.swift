@@ -12,8 +12,9 @@ import Glibc
 /// in order, each time the list is iterated: into the store's `rejects` table, a `--rejects`
 /// file, or a summary.
 ///
-/// Rejects added after the file was read (duplicates, suspects: each a record already held as a
-/// well) are kept in memory and merged in by line when the list is read.
+/// Rejects added after the file was read (duplicates, suspects) are written out the same way, in
+/// runs of rising line numbers, and merged in by line when the list is read: ten million copies of
+/// one identifier cost no more memory than ten million bad rows.
 ///
 /// For example:
 ///
@@ -24,22 +25,25 @@ import Glibc
 /// ```
 public struct RejectList: Sequence, Sendable {
     private var storage = Storage()
-    /// Rejects added out of file order, sorted by line when the list is read.
-    private var later: [Reject] = []
+    /// Rejects added after the file was read: runs, each in line order, merged by line when the list is read.
+    private var later: [Storage] = []
     /// Applied to each reject as it is read (a container's rows named by their sheet or member).
     private var relabel: (@Sendable (inout Reject) -> Void)?
 
     /// Every reject, written out and in memory.
-    public var count: Int { storage.count + later.count }
+    public var count: Int { later.reduce(storage.count) { $0 + $1.count } }
     public var isEmpty: Bool { count == 0 }
     /// How many rejects of each kind: what ``LoadSummary/rejectReasons`` counts, without reading the list.
     package var kinds: [RejectKind: Int] {
         var kinds = storage.kinds
-        for reject in later { kinds[reject.kind, default: 0] += 1 }
+        for run in later { kinds.merge(run.kinds, uniquingKeysWith: +) }
         return kinds
     }
 
     package init() {}
+
+    /// The runs read in merging: the file's, and each run of rejects added later.
+    package var runCount: Int { 1 + later.count }
 
     /// Adds a reject of the file as it is read: in line order, after every reject added so far this way.
     package mutating func append(_ reject: Reject) {
@@ -47,9 +51,18 @@ public struct RejectList: Sequence, Sendable {
         storage.append(reject)
     }
 
-    /// Adds a reject found after the file was read, in any order.
+    /// Adds a reject found after the file was read, in any order; in line order (as each caller
+    /// finds them) they make one run, written out as they come.
     package mutating func appendLater(_ reject: Reject) {
-        later.append(reject)
+        // A run another list shares, or one this reject would put out of order, is left as it is.
+        // (Asked before any other reference to the run is taken: a `let` of it would be a second one.)
+        if !later.isEmpty, isKnownUniquelyReferenced(&later[later.count - 1]), later[later.count - 1].lastLine <= reject.line {
+            later[later.count - 1].append(reject)
+        } else {
+            let run = Storage()
+            run.append(reject)
+            later.append(run)
+        }
     }
 
     /// Adds the rejects of `other` (read after this list's part of the file) from line `fromLine` on.
@@ -76,33 +89,31 @@ public struct RejectList: Sequence, Sendable {
     }
 
     public func makeIterator() -> Iterator {
-        Iterator(written: storage.makeIterator(), later: later.sorted { $0.line < $1.line }, relabel: relabel)
+        Iterator(runs: [storage.makeIterator()] + later.map { $0.makeIterator() }, relabel: relabel)
     }
 
-    /// The rejects in line order: those written out, and those added later merged in by line.
+    /// The rejects in line order: those written as the file was read and the later runs, merged by line.
     public struct Iterator: IteratorProtocol {
-        var written: Storage.Reader
-        let later: [Reject]
-        var laterIndex = 0
-        var nextWritten: Reject?
-        var started = false
+        var runs: [Storage.Reader]
+        /// The next reject of each run (nil once it is read to its end).
+        var heads: [Reject?] = []
         let relabel: (@Sendable (inout Reject) -> Void)?
 
+        init(runs: [Storage.Reader], relabel: (@Sendable (inout Reject) -> Void)?) {
+            self.runs = runs
+            self.relabel = relabel
+        }
+
         public mutating func next() -> Reject? {
-            if !started {
-                nextWritten = written.next()
-                started = true
+            if heads.isEmpty { heads = runs.indices.map { runs[$0].next() } }
+            // Few runs (the file's, duplicates', suspects'): the smallest line by a scan. Ties go to the earlier run.
+            var best: Int?
+            for index in heads.indices {
+                guard let head = heads[index] else { continue }
+                if best.map({ head.line < heads[$0]!.line }) ?? true { best = index }
             }
-            var reject: Reject
-            if laterIndex < later.count, nextWritten.map({ later[laterIndex].line < $0.line }) ?? true {
-                reject = later[laterIndex]
-                laterIndex += 1
-            } else if let taken = nextWritten {
-                reject = taken
-                nextWritten = written.next()
-            } else {
-                return nil
-            }
+            guard let best, var reject = heads[best] else { return nil }
+            heads[best] = runs[best].next()
             relabel?(&reject)
             return reject
         }
@@ -120,6 +131,8 @@ extension RejectList {
     /// The temporary file of the rejects written out, and the names their records refer to.
     final class Storage: Sequence, @unchecked Sendable {
         private(set) var count = 0
+        /// The line of the last reject appended.
+        private(set) var lastLine = Int.min
         private(set) var kinds: [RejectKind: Int] = [:]
         private var columns: [String] = [], columnCodes: [String: UInt16] = [:]
         private var reasons: [String] = [], reasonCodes: [String: UInt32] = [:]
@@ -147,6 +160,7 @@ extension RejectList {
 
         func append(_ reject: Reject) {
             count += 1
+            lastLine = reject.line
             kinds[reject.kind, default: 0] += 1
             var line = Int64(reject.line)
             withUnsafeBytes(of: &line) { buffer.append(contentsOf: $0) }

@@ -20,6 +20,14 @@ import WellsTestSupport
             }
             return file
         }),
+        // Every row a copy of one well: the duplicates' grouping compared each copy with all the
+        // others (100,000 copies of one identifier took minutes).
+        ("one identifier on every row", { bytes in
+            var file = Array("uwi,name,lat,lon\n".utf8)
+            let row = Array("W1,Well,50.1,-114.2\n".utf8)
+            while file.count < bytes { file += row }
+            return file
+        }),
         ("\(WellStore.maximumColumns) columns", { bytes in
             let columns = WellStore.maximumColumns
             var file = Array((["uwi", "name", "lat", "lon"] + (4..<columns).map { "c\($0)" }).joined(separator: ",").utf8) + [10]
