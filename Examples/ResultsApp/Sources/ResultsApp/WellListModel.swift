@@ -59,6 +59,6 @@ final class WellListModel: BatchedResultsDelegate {
     }
 
     private func show() {
-        sections = results.sections.map { ($0.name, $0.count) }
+        sections = results.sections.map { ($0.name ?? "(none)", $0.count) }
     }
 }
