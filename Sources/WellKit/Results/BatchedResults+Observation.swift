@@ -56,7 +56,8 @@ extension BatchedResults {
     /// one at a time on a dispatch queue of the observation's own (never on Swift's cooperative
     /// pool, nor on the main thread, since they block on SQLite); `onChange` runs there after the
     /// controller's lock is released, so it may call back into the controller. With a delegate,
-    /// the new results wait for the main actor, which takes them in and tells the delegate.
+    /// the new results wait for the main actor, which takes them in and tells the delegate, then
+    /// `onChange`.
     public func startObserving(interval: Duration = .milliseconds(250),
                                onError: (@Sendable (any Error) -> Void)? = nil,
                                onChange: @escaping @Sendable (ResultsDiff) -> Void) {

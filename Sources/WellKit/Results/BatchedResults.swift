@@ -27,8 +27,9 @@ import Synchronization
 /// updates never interleave. Delegate messages, `onChange` and the diffs of ``changes`` are sent
 /// after the lock is released, in the order the changes were found, so that they may call back
 /// into the controller. The delegate is on the main actor, and hears every change there (see
-/// ``BatchedResultsDelegate``); `onChange` runs on the thread that found the change; ``changes``
-/// is consumed wherever its consumer runs.
+/// ``BatchedResultsDelegate``); `onChange` runs where the change is delivered (the thread that
+/// found it, or the main actor while a delegate is set); ``changes`` is consumed wherever its
+/// consumer runs.
 public final class BatchedResults<Element: BatchLoadable>: Sendable {
     /// The store read from.
     public let store: WellStore
