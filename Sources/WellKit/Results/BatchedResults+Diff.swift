@@ -90,7 +90,7 @@ extension BatchedResults {
             try performFetch(locked: &state)
             return nil
         }
-        let deferred = !Thread.isMainThread && (state.delegate.object != nil || !state.pending.isEmpty)
+        let deferred = !MainQueue.isCurrent && (state.delegate.object != nil || !state.pending.isEmpty)
         if !deferred { takePending(locked: &state) }
         guard let old = state.pending.last?.snapshot ?? state.current else { return nil }
         let baselineVersion = try changeMonitor(&state).version()
@@ -181,7 +181,7 @@ extension BatchedResults {
             return (state.outbox.removeFirst(), state.delegate, state.consumers.sorted { $0.key < $1.key }.map(\.value))
         }) {
             if let delegate = delegate.object {
-                if Thread.isMainThread {
+                if MainQueue.isCurrent {
                     MainActor.assumeIsolated { notify(delegate, of: delivery.diff) }
                 } else {
                     // A change found before the delegate was set, sent after: the main actor hears it next.

@@ -478,14 +478,14 @@ private func eagerSections(_ wells: [Well], sectioned: Bool) -> [Section] {
             var onMain: [Bool] = []
             var counts: [Int] = []
             var deleted = 0
-            func resultsWillChange<E>(_ results: BatchedResults<E>) { onMain.append(Thread.isMainThread) }
+            func resultsWillChange<E>(_ results: BatchedResults<E>) { onMain.append(MainQueue.isCurrent) }
             func results<E>(_ results: BatchedResults<E>, didChange id: Int64, at indexPath: ResultsIndexPath?,
                             for type: ChangeType, newIndexPath: ResultsIndexPath?) {
-                onMain.append(Thread.isMainThread)
+                onMain.append(MainQueue.isCurrent)
                 if type == .delete { deleted += 1 }
             }
             func resultsDidChange<E>(_ results: BatchedResults<E>) {
-                onMain.append(Thread.isMainThread)
+                onMain.append(MainQueue.isCurrent)
                 counts.append(results.fetchedCount)
             }
         }
