@@ -1,13 +1,12 @@
 import Foundation
 import GRDB
 
-/// Receives the changes ``BatchedResults`` finds, on the main actor, like the delegate of an
-/// `NSFetchedResultsController` on a main-queue context.
+/// Receives the changes ``BatchedResults`` finds, like `NSFetchedResultsControllerDelegate`.
 ///
 /// For example:
 ///
 /// ```swift
-/// @MainActor final class Printer: BatchedResultsDelegate {
+/// final class Printer: BatchedResultsDelegate {
 ///     func results<E>(_ results: BatchedResults<E>, didChange id: Int64, at indexPath: ResultsIndexPath?,
 ///                     for type: ChangeType, newIndexPath: ResultsIndexPath?) { print(type, id) }
 /// }
@@ -15,15 +14,10 @@ import GRDB
 /// ```
 ///
 /// Every method has an empty default. Messages come in ``ResultsDiff`` order between
-/// `resultsWillChange` and `resultsDidChange`, only when something changed, and always on the main
-/// actor, whoever found the change: a ``BatchedResults/refresh()`` on the main actor tells the
-/// delegate before it returns; the observation, or a refresh on another thread, finds the change
-/// there and hands it to the main actor, where the controller takes it in and tells the delegate at
-/// once. So the controller shows the results a message describes: the new ones from
-/// `resultsWillChange` on, never a later change's. Its lock is not held, so the delegate may call
-/// back into it.
-@MainActor
-public protocol BatchedResultsDelegate: AnyObject, Sendable {
+/// `resultsWillChange` and `resultsDidChange`, only when something changed, on the thread
+/// that called ``BatchedResults/refresh()``; the controller already shows the new results, and
+/// its lock is not held, so the delegate may call back into it.
+public protocol BatchedResultsDelegate: AnyObject {
     /// Changes are about to be reported.
     func resultsWillChange<E>(_ results: BatchedResults<E>)
     /// A row was inserted (`newIndexPath`), deleted (`indexPath`), moved or updated (both).
@@ -35,7 +29,6 @@ public protocol BatchedResultsDelegate: AnyObject, Sendable {
     func resultsDidChange<E>(_ results: BatchedResults<E>)
 }
 
-@MainActor
 extension BatchedResultsDelegate {
     public func resultsWillChange<E>(_ results: BatchedResults<E>) {}
     public func results<E>(_ results: BatchedResults<E>, didChange id: Int64, at indexPath: ResultsIndexPath?,
@@ -59,15 +52,9 @@ extension BatchedResults {
     /// value did is an update. Rows in no cached batch are not compared, since no view can be
     /// showing them, and load fresh when next touched; a changed row that moved is a move only.
     /// Cached batches are then rebuilt from the reloaded rows where they cover a whole new
-    /// batch, and dropped otherwise.
-    ///
-    /// Called on the main actor, or with no delegate set, the controller shows the new results when
-    /// this returns, and the delegate has heard of them (after the lock is released; when another
-    /// call is already delivering changes, as when the delegate calls `refresh()` from a callback,
-    /// that call delivers these next, in order). Called on another thread while a delegate is set,
-    /// it returns the diff at once, and the controller takes the new results in on the main actor,
-    /// telling the delegate there: what the main actor reads of the controller always matches what
-    /// its delegate has heard.
+    /// batch, and dropped otherwise. The delegate hears of the changes before this returns, after
+    /// the lock is released; when another call is already delivering changes (another thread, or
+    /// this delegate calling `refresh()` from a callback), that call delivers these next, in order.
     ///
     /// - Complexity: O(n) with few changes. Myers' `CollectionDifference` runs on the ids left
     ///   after trimming the common prefix and suffix while they are at most 2,048; beyond that,
@@ -80,65 +67,34 @@ extension BatchedResults {
 
     /// ``refresh()`` with the lock held: a non-empty diff goes to the outbox, with `onChange`,
     /// for ``deliverOutbox()`` to send once the lock is released.
-    ///
-    /// Off the main actor while a delegate is set (or while earlier changes wait for the main
-    /// actor), the new results are not taken in here: they wait in `pending`, diffed against the
-    /// last pending results, and the main actor takes them in, in order, and tells the delegate
-    /// (``takePending()``). On the main actor, pending results are taken in first.
     func refresh(locked state: inout State, onChange: (@Sendable (ResultsDiff) -> Void)? = nil) throws -> ResultsDiff? {
-        guard state.current != nil else {
+        guard let old = state.current else {
             try performFetch(locked: &state)
             return nil
         }
-        let deferred = !MainQueue.isCurrent && (state.delegate.object != nil || !state.pending.isEmpty)
-        if !deferred { takePending(locked: &state) }
-        guard let old = state.pending.last?.snapshot ?? state.current else { return nil }
         let baselineVersion = try changeMonitor(&state).version()
         state.baselineVersion = baselineVersion
-        let cachedIDs = state.cache.values.flatMap(\.ids)
+        let oldCached = state.cache
+        let cachedIDs = oldCached.values.flatMap(\.ids)
         state.statementCount += cachedIDs.isEmpty ? 1 : 2
         let (new, reloaded) = try store.engine.snapshot(request, sectionKey: sectionKey, reloading: cachedIDs, as: Element.self)
         var updated = Set<Int64>()
-        let reported = state.pending.last?.reloaded ?? [:]
-        for batch in state.cache.values {
-            for (id, cached) in zip(batch.ids, batch.objects) {
-                // Compared with the value last reported: a pending refresh's reload, else the cached row.
-                guard let known = reported[id] ?? cached, let now = reloaded[id], now != known else { continue }
+        for batch in oldCached.values {
+            for (id, object) in zip(batch.ids, batch.objects) where object != nil && reloaded[id].map({ $0 != object }) == true {
                 updated.insert(id)
             }
         }
         let changes = IDDiff(old: old, new: new, limit: state.collectionDifferenceLimit)
         let diff = changes.resultsDiff(updated: updated)
+        state.current = new
+        state.cache = rebuiltCache(from: oldCached, reloaded: reloaded, new: new)
         if let cacheName, let monitor = state.monitor {
             NamedSnapshots.save(cacheName, store: store.path, request: request, sectionKey: sectionKey,
                                 monitor: monitor.generation, version: baselineVersion, snapshot: new)
         }
-        let delivery = Delivery(diff: diff, onChange: onChange)
-        if deferred {
-            guard !diff.isEmpty else { return nil }
-            state.pending.append(PendingRefresh(snapshot: new, reloaded: reloaded, delivery: delivery))
-            DispatchQueue.main.async { [weak self] in
-                guard let self else { return }
-                withLock { takePending(locked: &$0) }
-                deliverOutbox()
-            }
-            return diff
-        }
-        state.current = new
-        state.cache = rebuiltCache(from: state.cache, reloaded: reloaded, new: new)
         guard !diff.isEmpty else { return nil }
-        state.outbox.append(delivery)
+        state.outbox.append(Delivery(diff: diff, onChange: onChange))
         return diff
-    }
-
-    /// Takes in the results found off the main actor, oldest first, and puts their diffs in the outbox.
-    func takePending(locked state: inout State) {
-        for pending in state.pending {
-            state.current = pending.snapshot
-            state.cache = rebuiltCache(from: state.cache, reloaded: pending.reloaded, new: pending.snapshot)
-            state.outbox.append(pending.delivery)
-        }
-        state.pending.removeAll()
     }
 
     /// Keeps the new batches that the reloaded rows fully cover, most recently used first.
@@ -160,9 +116,8 @@ extension BatchedResults {
         return cache
     }
 
-    /// Sends the outbox to the delegate (on the main actor), the `onChange` handlers and the consumers
-    /// of ``changes`` (on this thread), oldest diff first, without holding the lock, so that they may
-    /// call back into the controller.
+    /// Sends the outbox to the delegate, the `onChange` handlers and the consumers of ``changes``,
+    /// oldest diff first, without holding the lock, so that they may call back into the controller.
     ///
     /// One call at a time sends: a call that finds another sending (on another thread, or the
     /// delegate's own call back into the controller) returns at once, and the sending call
@@ -180,21 +135,13 @@ extension BatchedResults {
             }
             return (state.outbox.removeFirst(), state.delegate, state.consumers.sorted { $0.key < $1.key }.map(\.value))
         }) {
-            if let delegate = delegate.object {
-                if MainQueue.isCurrent {
-                    MainActor.assumeIsolated { notify(delegate, of: delivery.diff) }
-                } else {
-                    // A change found before the delegate was set, sent after: the main actor hears it next.
-                    DispatchQueue.main.async { MainActor.assumeIsolated { self.notify(delegate, of: delivery.diff) } }
-                }
-            }
+            if let delegate = delegate.object { notify(delegate, of: delivery.diff) }
             delivery.onChange?(delivery.diff)
             for consumer in consumers { consumer.yield(delivery.diff) }
         }
     }
 
     /// Tells the delegate, in ``ResultsDiff`` order.
-    @MainActor
     private func notify(_ delegate: any BatchedResultsDelegate, of diff: ResultsDiff) {
         delegate.resultsWillChange(self)
         for change in diff.sectionChanges {

@@ -33,18 +33,20 @@ extension BatchedResults {
         return try refresh(locked: &state, onChange: onChange)
     }
 
-    /// Watches the store and tells the ``delegate`` (on the main actor), `onChange` and the
-    /// consumers of ``changes`` of each non-empty change, until ``stopObserving()``.
+    /// Watches the store and calls `onChange` with each non-empty change, until ``stopObserving()``.
     ///
     /// For example:
     ///
     /// ```swift
-    /// results.delegate = model            // a @MainActor BatchedResultsDelegate
-    /// results.startObserving()
     /// results.startObserving { diff in print(diff.rowChanges.count, "changes") }
     /// ```
     ///
-    /// The consumers of ``changes`` need no call: the first starts an observation when none runs.
+    /// Every change also reaches the ``delegate`` and the consumers of ``changes``:
+    ///
+    /// ```swift
+    /// results.startObserving { _ in }
+    /// for await diff in results.changes { print(diff.rowChanges.count, "changes") }
+    /// ```
     ///
     /// Writes of this process through ``WellStore/pool`` are seen at once: a GRDB
     /// `DatabaseRegionObservation` of `pins` and `details` triggers a check after each commit.
@@ -54,28 +56,11 @@ extension BatchedResults {
     /// dispatch timer that holds no thread between checks. On a PostgreSQL primary the `NOTIFY` of
     /// every connection's commit triggers a check at once, as this process's writes do. The checks run
     /// one at a time on a dispatch queue of the observation's own (never on Swift's cooperative
-    /// pool, nor on the main thread, since they block on SQLite); `onChange` runs there after the
-    /// controller's lock is released, so it may call back into the controller. With a delegate,
-    /// the new results wait for the main actor, which takes them in and tells the delegate, then
-    /// `onChange`.
+    /// pool, since they block on SQLite); `onChange` and the delegate run there after the
+    /// controller's lock is released, so they may call back into the controller.
     public func startObserving(interval: Duration = .milliseconds(250),
                                onError: (@Sendable (any Error) -> Void)? = nil,
                                onChange: @escaping @Sendable (ResultsDiff) -> Void) {
-        observe(interval: interval, onError: onError, onChange: onChange, forConsumers: false)
-    }
-
-    /// Watches the store for the ``delegate`` and the consumers of ``changes``, until
-    /// ``stopObserving()``: ``startObserving(interval:onError:onChange:)`` with no `onChange`.
-    ///
-    /// (A separate method rather than an optional `onChange`: with no required closure left, a
-    /// trailing closure would be taken for `onError`.)
-    public func startObserving(interval: Duration = .milliseconds(250)) {
-        observe(interval: interval, forConsumers: false)
-    }
-
-    /// ``startObserving(interval:onError:onChange:)``, saying whether a consumer of ``changes`` starts it.
-    func observe(interval: Duration = .milliseconds(250), onError: (@Sendable (any Error) -> Void)? = nil,
-                 onChange: (@Sendable (ResultsDiff) -> Void)? = nil, forConsumers: Bool) {
         let token = withLock { state in
             state.observation?.stop()
             state.observation = nil
@@ -115,10 +100,7 @@ extension BatchedResults {
             cancel = {}
         }
         let observation = Observation(timer: PollTimer(timer), cancel: cancel)
-        withLock { state in
-            state.observation = observation
-            state.observationForConsumers = forConsumers
-        }
+        withLock { $0.observation = observation }
         timer.resume()
     }
 
@@ -128,7 +110,6 @@ extension BatchedResults {
         withLock { state in
             state.observation?.stop()
             state.observation = nil
-            state.observationForConsumers = false
         }
         finishChanges()
     }
