@@ -144,6 +144,7 @@ struct PostgresBulkWrite {
             summary.phases["upsert"] = (ContinuousClock.now - upsertClock).seconds
         }
         summary.count(badValues: builder.badValues)
+        summary.warnings += scan.emptyColumnWarnings(filled: builder.filled, describe: options.describeRemedy)
         options.progress?(LoadProgress(phase: .indexing, done: 1, total: 3))
         try await record(summary, loadID: loadID, startedAt: load.startedAt, rejects: scan.rejects, on: connection)
         options.progress?(LoadProgress(phase: .indexing, done: 2, total: 3))

@@ -18,6 +18,8 @@ struct Licence: BatchLoadable {
     static func column<V: WellRowValue>(_ row: WellRow, _ index: Int) -> V { row[index] }
 }
 
+/// A delegate on the main actor, where the controller calls it.
+@MainActor
 final class Recorder: BatchedResultsDelegate {
     var changes: [(Int64, ChangeType)] = []
     func results<E>(_ results: BatchedResults<E>, didChange id: Int64, at indexPath: ResultsIndexPath?,
@@ -98,6 +100,7 @@ struct Client {
         return (pins, wells, rows)
     }
 
+    @MainActor
     func page() throws -> [Licence] {
         let request = WellFetchRequest(sortDescriptors: [WellSortDescriptor(.identifier)])
         let results = try BatchedResults<Licence>(store: store, request: request, batchSize: 10, sectionKey: nil)
@@ -127,10 +130,13 @@ struct Client {
         let results = try BatchedResults<WellPin>(store: store, request: request)
         try results.performFetch()
         let changes: BatchedResultsChanges<WellPin> = results.changes
+        results.startObserving()
         results.startObserving { _ in }
+        // A consumer observes the store by itself; stopping ends its sequence.
+        var consumer = changes.makeAsyncIterator()
         results.stopObserving()
         var seen: [ResultsDiff] = []
-        for await diff in changes { seen.append(diff) }
+        while let diff = await consumer.next() { seen.append(diff) }
         return (pins, seen)
     }
 

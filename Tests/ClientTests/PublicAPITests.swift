@@ -47,7 +47,7 @@ import WellKit
         #expect(offenders.isEmpty, "\(offenders)")
     }
 
-    @Test func theClientRuns() throws {
+    @MainActor @Test func theClientRuns() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("client-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -16,6 +16,14 @@ package struct ScannedFile {
     /// How many wells ``checkPlaces(_:)`` checked against a place, an area of use or Antarctica's
     /// absence: none when the file names no place, or only WGS 84, used worldwide, as every row's datum.
     var placesChecked = 0
+    /// Mapped columns empty in the whole sample (``EmptyColumn``): the summary warns of those that
+    /// stay empty in every row, once the rows are built.
+    var emptyColumns: [EmptyColumn] = []
+
+    /// The warnings for mapped columns that were empty in every row built (`filled`: ``RowBuilder/filled``).
+    package func emptyColumnWarnings(filled: [Int], describe: (LoadRemedy) -> String) -> [String] {
+        EmptyColumn.warnings(emptyColumns, filled: filled, records: records.count, describe: describe)
+    }
 
     /// The record's identifier, as stored.
     func identifier(of record: ScannedRecord) -> String {

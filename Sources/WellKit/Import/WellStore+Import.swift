@@ -46,8 +46,14 @@ extension WellStore {
     ///   ``StoreError/Code/outOfMemory`` before it is read.
     public func load(csvAt path: String, options: LoadOptions = LoadOptions(),
                      rejects handler: ((_ rejects: RejectList) throws -> Void)? = nil) throws -> LoadSummary {
-        if options.dryRun { return try Self.dryRun(csvAt: path, options: options) }
-        let prepared = try Self.prepareLoad(csvAt: path, options: options)
+        try load(csvAt: path, named: nil, options: options, rejects: handler)
+    }
+
+    /// ``load(csvAt:options:rejects:)`` of a file the user knows by another name (a temporary copy).
+    func load(csvAt path: String, named name: String?, options: LoadOptions,
+              rejects handler: ((_ rejects: RejectList) throws -> Void)?) throws -> LoadSummary {
+        if options.dryRun { return try Self.dryRun(csvAt: path, named: name, options: options) }
+        let prepared = try Self.prepareLoad(csvAt: path, options: options, name: name)
         let rejects = handler == nil ? RejectList() : prepared.scan.rejects
         // The records and the mapping go as soon as the write is done; the rejects (few, or one copy of each bad line) stay for `handler`.
         let summary = try engine.write(consume prepared)
@@ -58,10 +64,13 @@ extension WellStore {
     /// Everything a load does before it writes: reads the file, infers and maps its columns,
     /// validates and transforms every record, settles duplicates and suspects, and collects the
     /// rejects. Engine-independent: the store's engine writes the result (``StorageEngine/write(_:)``).
-    static func prepareLoad(csvAt path: String, options: LoadOptions) throws -> PreparedLoad {
+    ///
+    /// - Parameter name: The file as the user knows it, when `path` is a temporary copy.
+    static func prepareLoad(csvAt path: String, options: LoadOptions, name: String? = nil) throws -> PreparedLoad {
         let clock = ContinuousClock.now
         let startedAt = Date()
-        var scan = try scan(csvAt: path, options: options)
+        var scan = try scan(csvAt: path, options: options, name: name)
+        if let name { scan.summary.file = name }
         scan.summary.phases["read"] = (ContinuousClock.now - clock).seconds
         if scan.records.isEmpty, !scan.rejects.isEmpty { throw scan.nothingLoaded() }
         return PreparedLoad(scan: scan, options: options, startedAt: startedAt, clock: clock)
@@ -72,9 +81,15 @@ extension WellStore {
     ///
     /// - Throws: ``ImportError`` when the file cannot be read or has no usable coordinate columns.
     public static func dryRun(csvAt path: String, options: LoadOptions = LoadOptions()) throws -> LoadSummary {
+        try dryRun(csvAt: path, named: nil, options: options)
+    }
+
+    /// ``dryRun(csvAt:options:)`` of a file the user knows by another name (a temporary copy).
+    static func dryRun(csvAt path: String, named name: String?, options: LoadOptions) throws -> LoadSummary {
         let clock = ContinuousClock.now
-        let scan = try scan(csvAt: path, options: options)
+        let scan = try scan(csvAt: path, options: options, name: name)
         var summary = scan.summary
+        if let name { summary.file = name }
         // The rows are built as a load builds them, in file order, so the counts of bad values are the load's.
         let builder = scan.makeBuilder()
         try RowPipeline.run(scan.records, count: scan.records.count, order: { $0 }, builder: builder) { batch in
@@ -83,6 +98,7 @@ extension WellStore {
             }
         }
         summary.count(badValues: builder.badValues)
+        summary.warnings += scan.emptyColumnWarnings(filled: builder.filled, describe: options.describeRemedy)
         summary.inserted = scan.records.count
         summary.seconds = (ContinuousClock.now - clock).seconds
         return summary
@@ -247,6 +263,7 @@ extension WellStore {
         summary.phases["parse"] = (ContinuousClock.now - clock).seconds
         var scan = ScannedFile(summary: summary, file: file, validator: validator, delimiter: reader.delimiter,
                                records: part.records, rejects: part.rejects, mapping: mapping)
+        scan.emptyColumns = EmptyColumn.find(mapping: mapping, sample: inference.sample, today: options.today ?? .now)
         scan.flagScientificIdentifiers()
         try scan.settleDuplicates(rule: options.onDuplicate, identifierIsKey: identifierGiven)
         if let stop = scan.longitudes0To360Stop() {

@@ -7,7 +7,6 @@ extension BatchedResults {
     ///
     /// ```swift
     /// try results.performFetch()
-    /// results.startObserving { _ in }
     /// for await diff in results.changes {
     ///     for change in diff.rows(.insert) { print("inserted", change.id, "at", change.newIndexPath!) }
     /// }
@@ -16,9 +15,11 @@ extension BatchedResults {
     /// Each iteration (each `makeAsyncIterator()`) is a consumer of its own, as with
     /// `NotificationCenter.notifications(named:)`: every consumer gets every non-empty diff found
     /// after it started, in the order the delegate hears them, whoever found it (the observation
-    /// of ``startObserving(interval:onError:onChange:)``, ``refresh()`` or ``checkForChanges()``).
-    /// Iterating does not look for changes by itself: start observing for the store's commits to
-    /// arrive. Diffs wait in the consumer's buffer until it asks for them: none is dropped, since
+    /// of ``startObserving(interval:onError:onChange:)``, ``refresh(isolation:)`` or ``checkForChanges(isolation:)``).
+    /// Iterating observes the store: when no observation runs, the first consumer starts one (as
+    /// ``startObserving(interval:onError:onChange:)`` does, with its default interval) and the last
+    /// consumer's end stops it; an observation started by `startObserving` is left to its caller.
+    /// Diffs wait in the consumer's buffer until it asks for them: none is dropped, since
     /// each one's index paths hold only after the ones before it.
     ///
     /// A consumer's sequence ends when ``stopObserving()`` is called or the controller is
@@ -29,14 +30,21 @@ extension BatchedResults {
     /// ``finishChanges()`` or the consumer's end.
     func subscribe() -> AsyncStream<ResultsDiff> {
         let (stream, continuation) = AsyncStream.makeStream(of: ResultsDiff.self, bufferingPolicy: .unbounded)
-        let key = withLock { state in
+        let (key, start) = withLock { state in
             state.nextConsumer += 1
             state.consumers[state.nextConsumer] = continuation
-            return state.nextConsumer
+            return (state.nextConsumer, state.observation == nil)
         }
         continuation.onTermination = { [weak self] _ in
-            self?.withLock { _ = $0.consumers.removeValue(forKey: key) }
+            // The last consumer's end stops the observation the first one started (outside the lock).
+            self?.withLock { state -> Observation? in
+                state.consumers.removeValue(forKey: key)
+                guard state.consumers.isEmpty, state.observationForConsumers else { return nil }
+                defer { state.observation = nil; state.observationForConsumers = false }
+                return state.observation
+            }?.stop()
         }
+        if start { observe(forConsumers: true) }
         return stream
     }
 

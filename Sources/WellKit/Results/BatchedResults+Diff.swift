@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
 
-/// Receives the changes ``BatchedResults`` finds, like `NSFetchedResultsControllerDelegate`.
+/// Receives the changes ``BatchedResults`` finds, on the main actor, like the delegate of an
+/// `NSFetchedResultsController` on a main-queue context.
 ///
 /// For example:
 ///
 /// ```swift
-/// final class Printer: BatchedResultsDelegate {
+/// @MainActor final class Printer: BatchedResultsDelegate {
 ///     func results<E>(_ results: BatchedResults<E>, didChange id: Int64, at indexPath: ResultsIndexPath?,
 ///                     for type: ChangeType, newIndexPath: ResultsIndexPath?) { print(type, id) }
 /// }
@@ -14,10 +15,15 @@ import GRDB
 /// ```
 ///
 /// Every method has an empty default. Messages come in ``ResultsDiff`` order between
-/// `resultsWillChange` and `resultsDidChange`, only when something changed, on the thread
-/// that called ``BatchedResults/refresh()``; the controller already shows the new results, and
-/// its lock is not held, so the delegate may call back into it.
-public protocol BatchedResultsDelegate: AnyObject {
+/// `resultsWillChange` and `resultsDidChange`, only when something changed, and always on the main
+/// actor, whoever found the change: a ``BatchedResults/refresh(isolation:)`` on the main actor tells the
+/// delegate before it returns; the observation, or a refresh on another thread, finds the change
+/// there and hands it to the main actor, where the controller takes it in and tells the delegate at
+/// once. So the controller shows the results a message describes: the new ones from
+/// `resultsWillChange` on, never a later change's. Its lock is not held, so the delegate may call
+/// back into it.
+@MainActor
+public protocol BatchedResultsDelegate: AnyObject, Sendable {
     /// Changes are about to be reported.
     func resultsWillChange<E>(_ results: BatchedResults<E>)
     /// A row was inserted (`newIndexPath`), deleted (`indexPath`), moved or updated (both).
@@ -29,6 +35,7 @@ public protocol BatchedResultsDelegate: AnyObject {
     func resultsDidChange<E>(_ results: BatchedResults<E>)
 }
 
+@MainActor
 extension BatchedResultsDelegate {
     public func resultsWillChange<E>(_ results: BatchedResults<E>) {}
     public func results<E>(_ results: BatchedResults<E>, didChange id: Int64, at indexPath: ResultsIndexPath?,
@@ -52,49 +59,89 @@ extension BatchedResults {
     /// value did is an update. Rows in no cached batch are not compared, since no view can be
     /// showing them, and load fresh when next touched; a changed row that moved is a move only.
     /// Cached batches are then rebuilt from the reloaded rows where they cover a whole new
-    /// batch, and dropped otherwise. The delegate hears of the changes before this returns, after
-    /// the lock is released; when another call is already delivering changes (another thread, or
-    /// this delegate calling `refresh()` from a callback), that call delivers these next, in order.
+    /// batch, and dropped otherwise.
+    ///
+    /// Called on the main actor, or with no delegate set, the controller shows the new results when
+    /// this returns, and the delegate has heard of them (after the lock is released; when another
+    /// call is already delivering changes, as when the delegate calls `refresh()` from a callback,
+    /// that call delivers these next, in order). Called on another thread while a delegate is set,
+    /// it returns the diff at once, and the controller takes the new results in on the main actor,
+    /// telling the delegate there: what the main actor reads of the controller always matches what
+    /// its delegate has heard.
     ///
     /// - Complexity: O(n) with few changes. Myers' `CollectionDifference` runs on the ids left
     ///   after trimming the common prefix and suffix while they are at most 2,048; beyond that,
     ///   an O(n log n) longest-increasing-subsequence pass finds the same kind of result.
-    public func refresh() throws -> ResultsDiff? {
-        let diff = try withLock { try refresh(locked: &$0) }
-        deliverOutbox()
+    ///
+    /// - Parameter isolation: the caller's actor, which the compiler passes (`#isolation`): a call
+    ///   on the main actor takes the new results in and tells the delegate before it returns.
+    public func refresh(isolation: isolated (any Actor)? = #isolation) throws -> ResultsDiff? {
+        let onMainActor = Self.isMainActor(isolation)
+        let diff = try withLock { try refresh(locked: &$0, onMainActor: onMainActor) }
+        deliverOutbox(onMainActor: onMainActor)
         return diff
     }
 
-    /// ``refresh()`` with the lock held: a non-empty diff goes to the outbox, with `onChange`,
-    /// for ``deliverOutbox()`` to send once the lock is released.
-    func refresh(locked state: inout State, onChange: (@Sendable (ResultsDiff) -> Void)? = nil) throws -> ResultsDiff? {
-        guard let old = state.current else {
+    /// Whether `isolation` is the main actor. Decided by the caller's static isolation, not by the
+    /// thread: on Linux (Swift 6.3) the main actor's jobs need not run on the main thread, nor on
+    /// the main dispatch queue, once the process has handed its main thread to the runtime, as
+    /// `swift test` does.
+    static func isMainActor(_ isolation: (any Actor)?) -> Bool {
+        isolation === MainActor.shared
+    }
+
+    /// ``refresh(isolation:)`` with the lock held: a non-empty diff goes to the outbox, with `onChange`,
+    /// for ``deliverOutbox(onMainActor:)`` to send once the lock is released.
+    ///
+    /// Off the main actor while a delegate is set, or while earlier results wait, the new results
+    /// are not taken in here: they wait in `pending`, diffed against the last pending results, and
+    /// the main actor takes each in as it tells the delegate of it (``deliverOutbox(onMainActor:)``).
+    func refresh(locked state: inout State, onChange: (@Sendable (ResultsDiff) -> Void)? = nil,
+                 onMainActor: Bool) throws -> ResultsDiff? {
+        guard state.current != nil else {
             try performFetch(locked: &state)
             return nil
         }
+        let deferred = !state.pending.isEmpty || (!onMainActor && state.delegate.object != nil)
+        guard let old = state.pending.last?.snapshot ?? state.current else { return nil }
         let baselineVersion = try changeMonitor(&state).version()
         state.baselineVersion = baselineVersion
-        let oldCached = state.cache
-        let cachedIDs = oldCached.values.flatMap(\.ids)
+        let cachedIDs = state.cache.values.flatMap(\.ids)
         state.statementCount += cachedIDs.isEmpty ? 1 : 2
         let (new, reloaded) = try store.engine.snapshot(request, sectionKey: sectionKey, reloading: cachedIDs, as: Element.self)
         var updated = Set<Int64>()
-        for batch in oldCached.values {
-            for (id, object) in zip(batch.ids, batch.objects) where object != nil && reloaded[id].map({ $0 != object }) == true {
+        let reported = state.pending.last?.reloaded ?? [:]
+        for batch in state.cache.values {
+            for (id, cached) in zip(batch.ids, batch.objects) {
+                // Compared with the value last reported: a pending refresh's reload, else the cached row.
+                guard let known = reported[id] ?? cached, let now = reloaded[id], now != known else { continue }
                 updated.insert(id)
             }
         }
         let changes = IDDiff(old: old, new: new, limit: state.collectionDifferenceLimit)
         let diff = changes.resultsDiff(updated: updated)
-        state.current = new
-        state.cache = rebuiltCache(from: oldCached, reloaded: reloaded, new: new)
         if let cacheName, let monitor = state.monitor {
             NamedSnapshots.save(cacheName, store: store.path, request: request, sectionKey: sectionKey,
                                 monitor: monitor.generation, version: baselineVersion, snapshot: new)
         }
+        let delivery = Delivery(diff: diff, onChange: onChange)
+        if deferred {
+            guard !diff.isEmpty else { return nil }
+            state.pending.append(PendingRefresh(snapshot: new, reloaded: reloaded, delivery: delivery))
+            if !onMainActor { hopToTheMainActor() }
+            return diff
+        }
+        state.current = new
+        state.cache = rebuiltCache(from: state.cache, reloaded: reloaded, new: new)
         guard !diff.isEmpty else { return nil }
-        state.outbox.append(Delivery(diff: diff, onChange: onChange))
+        state.outbox.append(delivery)
         return diff
+    }
+
+    /// Has the main actor deliver what waits. Each hop delivers everything waiting, so one hop too
+    /// many costs a lock, and hops may run in any order.
+    func hopToTheMainActor() {
+        Task { @MainActor [weak self] in self?.deliverOutbox(onMainActor: true) }
     }
 
     /// Keeps the new batches that the reloaded rows fully cover, most recently used first.
@@ -116,32 +163,61 @@ extension BatchedResults {
         return cache
     }
 
-    /// Sends the outbox to the delegate, the `onChange` handlers and the consumers of ``changes``,
-    /// oldest diff first, without holding the lock, so that they may call back into the controller.
+    /// Sends the outbox, then the pending results, to the delegate (on the main actor), the
+    /// `onChange` handlers and the consumers of ``changes``, oldest diff first, without holding the
+    /// lock, so that they may call back into the controller.
+    ///
+    /// The outbox holds diffs whose results the controller already shows; pending results, found
+    /// off the main actor while a delegate listens, come after them, and only the main actor takes
+    /// them in: one at a time, each just before its diff is sent, so that the delegate reads the
+    /// results each message describes. Off the main actor, the sending stops at the first pending
+    /// results and hands the rest to the main actor.
     ///
     /// One call at a time sends: a call that finds another sending (on another thread, or the
     /// delegate's own call back into the controller) returns at once, and the sending call
     /// sends its diffs too, in order.
-    func deliverOutbox() {
+    ///
+    /// - Parameter onMainActor: whether the caller is isolated to the main actor, as its static
+    ///   isolation says (``isMainActor(_:)``); the runtime checks it again before the delegate runs.
+    func deliverOutbox(onMainActor: Bool) {
         guard withLock({ state in
-            guard !state.delivering, !state.outbox.isEmpty else { return false }
+            guard !state.delivering, !state.outbox.isEmpty || (onMainActor && !state.pending.isEmpty) else { return false }
             state.delivering = true
             return true
         }) else { return }
+        var handOver = false
         while let (delivery, delegate, consumers) = withLock({ state -> (Delivery, DelegateReference, [AsyncStream<ResultsDiff>.Continuation])? in
-            guard !state.outbox.isEmpty else {
+            let next: Delivery
+            if !state.outbox.isEmpty {
+                next = state.outbox.removeFirst()
+            } else if onMainActor, !state.pending.isEmpty {
+                let pending = state.pending.removeFirst()
+                state.current = pending.snapshot
+                state.cache = rebuiltCache(from: state.cache, reloaded: pending.reloaded, new: pending.snapshot)
+                next = pending.delivery
+            } else {
+                handOver = !state.pending.isEmpty
                 state.delivering = false
                 return nil
             }
-            return (state.outbox.removeFirst(), state.delegate, state.consumers.sorted { $0.key < $1.key }.map(\.value))
+            return (next, state.delegate, state.consumers.sorted { $0.key < $1.key }.map(\.value))
         }) {
-            if let delegate = delegate.object { notify(delegate, of: delivery.diff) }
+            if let delegate = delegate.object {
+                if onMainActor {
+                    MainActor.assumeIsolated { notify(delegate, of: delivery.diff) }
+                } else {
+                    // A change found before the delegate was set, sent after: the main actor hears it next.
+                    Task { @MainActor in self.notify(delegate, of: delivery.diff) }
+                }
+            }
             delivery.onChange?(delivery.diff)
             for consumer in consumers { consumer.yield(delivery.diff) }
         }
+        if handOver { hopToTheMainActor() }
     }
 
     /// Tells the delegate, in ``ResultsDiff`` order.
+    @MainActor
     private func notify(_ delegate: any BatchedResultsDelegate, of diff: ResultsDiff) {
         delegate.resultsWillChange(self)
         for change in diff.sectionChanges {

@@ -20,7 +20,7 @@ extension BatchedResults {
     ///
     /// - Throws: ``QueryError/Code/indexPathOutOfRange`` when the index path is out of range or
     ///   nothing was fetched; ``StoreError/Code/notFound`` when the row was deleted since the
-    ///   last fetch (``refresh()`` then reports it).
+    ///   last fetch (``refresh(isolation:)`` then reports it).
     public func object(at indexPath: ResultsIndexPath) throws -> Element {
         try withLock { state in
             let current = try fetched(state.current)

@@ -20,47 +20,68 @@ extension BatchedResults {
     /// much as another process's `wells load`. An unchanged value costs no query over wells.
     /// (`total_changes()` would miss other processes, and the pool's readers are chosen at
     /// random, so their `data_version` values cannot be compared.)
-    public func checkForChanges() throws -> ResultsDiff? {
-        let diff = try withLock { try checkForChanges(locked: &$0) }
-        deliverOutbox()
+    ///
+    /// - Parameter isolation: where the caller runs, as for ``refresh(isolation:)``.
+    public func checkForChanges(isolation: isolated (any Actor)? = #isolation) throws -> ResultsDiff? {
+        let onMainActor = Self.isMainActor(isolation)
+        let diff = try withLock { try checkForChanges(locked: &$0, onMainActor: onMainActor) }
+        deliverOutbox(onMainActor: onMainActor)
         return diff
     }
 
-    /// ``checkForChanges()`` with the lock held; a diff goes to the outbox, with `onChange`.
-    func checkForChanges(locked state: inout State, onChange: (@Sendable (ResultsDiff) -> Void)? = nil) throws -> ResultsDiff? {
-        guard state.current != nil, let baselineVersion = state.baselineVersion else { return try refresh(locked: &state) }
+    /// ``checkForChanges(isolation:)`` with the lock held; a diff goes to the outbox, with `onChange`.
+    func checkForChanges(locked state: inout State, onChange: (@Sendable (ResultsDiff) -> Void)? = nil,
+                         onMainActor: Bool) throws -> ResultsDiff? {
+        guard state.current != nil, let baselineVersion = state.baselineVersion else {
+            return try refresh(locked: &state, onMainActor: onMainActor)
+        }
         guard try changeMonitor(&state).version() != baselineVersion else { return nil }
-        return try refresh(locked: &state, onChange: onChange)
+        return try refresh(locked: &state, onChange: onChange, onMainActor: onMainActor)
     }
 
-    /// Watches the store and calls `onChange` with each non-empty change, until ``stopObserving()``.
+    /// Watches the store and tells the ``delegate`` (on the main actor), `onChange` and the
+    /// consumers of ``changes`` of each non-empty change, until ``stopObserving()``.
     ///
     /// For example:
     ///
     /// ```swift
+    /// results.delegate = model            // a @MainActor BatchedResultsDelegate
+    /// results.startObserving()
     /// results.startObserving { diff in print(diff.rowChanges.count, "changes") }
     /// ```
     ///
-    /// Every change also reaches the ``delegate`` and the consumers of ``changes``:
-    ///
-    /// ```swift
-    /// results.startObserving { _ in }
-    /// for await diff in results.changes { print(diff.rowChanges.count, "changes") }
-    /// ```
+    /// The consumers of ``changes`` need no call: the first starts an observation when none runs.
     ///
     /// Writes of this process through ``WellStore/pool`` are seen at once: a GRDB
     /// `DatabaseRegionObservation` of `pins` and `details` triggers a check after each commit.
-    /// Other processes' writes are seen by ``checkForChanges()`` every `interval`: SQLite signals no
+    /// Other processes' writes are seen by ``checkForChanges(isolation:)`` every `interval`: SQLite signals no
     /// connection when another process commits (the change monitor's `PRAGMA data_version` can only
     /// be read), and a PostgreSQL hot standby delivers no `NOTIFY`, so the token is polled, by a
     /// dispatch timer that holds no thread between checks. On a PostgreSQL primary the `NOTIFY` of
     /// every connection's commit triggers a check at once, as this process's writes do. The checks run
     /// one at a time on a dispatch queue of the observation's own (never on Swift's cooperative
-    /// pool, since they block on SQLite); `onChange` and the delegate run there after the
-    /// controller's lock is released, so they may call back into the controller.
+    /// pool, nor on the main thread, since they block on SQLite); `onChange` runs there after the
+    /// controller's lock is released, so it may call back into the controller. With a delegate,
+    /// the new results wait for the main actor, which takes them in and tells the delegate, then
+    /// `onChange`.
     public func startObserving(interval: Duration = .milliseconds(250),
                                onError: (@Sendable (any Error) -> Void)? = nil,
                                onChange: @escaping @Sendable (ResultsDiff) -> Void) {
+        observe(interval: interval, onError: onError, onChange: onChange, forConsumers: false)
+    }
+
+    /// Watches the store for the ``delegate`` and the consumers of ``changes``, until
+    /// ``stopObserving()``: ``startObserving(interval:onError:onChange:)`` with no `onChange`.
+    ///
+    /// (A separate method rather than an optional `onChange`: with no required closure left, a
+    /// trailing closure would be taken for `onError`.)
+    public func startObserving(interval: Duration = .milliseconds(250)) {
+        observe(interval: interval, forConsumers: false)
+    }
+
+    /// ``startObserving(interval:onError:onChange:)``, saying whether a consumer of ``changes`` starts it.
+    func observe(interval: Duration = .milliseconds(250), onError: (@Sendable (any Error) -> Void)? = nil,
+                 onChange: (@Sendable (ResultsDiff) -> Void)? = nil, forConsumers: Bool) {
         let token = withLock { state in
             state.observation?.stop()
             state.observation = nil
@@ -72,12 +93,12 @@ extension BatchedResults {
                 try results.withLock { state in
                     // A check queued before stopObserving() or a newer startObserving() delivers nothing.
                     guard state.observation != nil, state.observationGeneration == token else { return }
-                    _ = try results.checkForChanges(locked: &state, onChange: onChange)
+                    _ = try results.checkForChanges(locked: &state, onChange: onChange, onMainActor: false)
                 }
             } catch {
                 onError?(error)
             }
-            results.deliverOutbox()
+            results.deliverOutbox(onMainActor: false)
         }
         let queue = DispatchQueue(label: "WellKit.BatchedResults.observation")
         let timer = DispatchSource.makeTimerSource(queue: queue)
@@ -100,7 +121,10 @@ extension BatchedResults {
             cancel = {}
         }
         let observation = Observation(timer: PollTimer(timer), cancel: cancel)
-        withLock { $0.observation = observation }
+        withLock { state in
+            state.observation = observation
+            state.observationForConsumers = forConsumers
+        }
         timer.resume()
     }
 
@@ -110,6 +134,7 @@ extension BatchedResults {
         withLock { state in
             state.observation?.stop()
             state.observation = nil
+            state.observationForConsumers = false
         }
         finishChanges()
     }

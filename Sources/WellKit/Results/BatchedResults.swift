@@ -18,15 +18,18 @@ import Synchronization
 /// ``performFetch()`` runs one query for `p.id` (and the section key) in sort order and
 /// keeps the ids as `[Int64]` with section boundaries: one `Int64` per well. ``object(at:)``
 /// loads the whole batch holding the row with one query and keeps at most
-/// `maxCachedBatches` batches, least recently used first out. ``refresh()`` and
-/// ``checkForChanges()`` report what changed as a ``ResultsDiff``, to the ``delegate`` and to the
+/// `maxCachedBatches` batches, least recently used first out. ``refresh(isolation:)`` and
+/// ``checkForChanges(isolation:)`` report what changed as a ``ResultsDiff``, to the ``delegate`` and to the
 /// consumers of ``changes``, an `AsyncSequence` of the same diffs.
 ///
 /// Thread safety: the controller's state lives in one `Mutex`, and each method holds it for
 /// its whole duration, its queries included, so that a controller's queries and its state
-/// updates never interleave. Delegate messages and `onChange` are sent after the lock is
-/// released, in the order the changes were found, so a delegate may call back into the
-/// controller; they run on the thread that found the change: hop to your own actor.
+/// updates never interleave. Delegate messages, `onChange` and the diffs of ``changes`` are sent
+/// after the lock is released, in the order the changes were found, so that they may call back
+/// into the controller. The delegate is on the main actor, and hears every change there (see
+/// ``BatchedResultsDelegate``); `onChange` runs where the change is delivered (the thread that
+/// found it, or the main actor while a delegate is set); ``changes`` is consumed wherever its
+/// consumer runs.
 public final class BatchedResults<Element: BatchLoadable>: Sendable {
     /// The store read from.
     public let store: WellStore
@@ -54,6 +57,10 @@ public final class BatchedResults<Element: BatchLoadable>: Sendable {
         var delegate = DelegateReference()
         /// Diffs found but not yet sent to the delegate and `onChange`, oldest first.
         var outbox: [Delivery] = []
+        /// Results found off the main actor while a delegate listens, for the main actor to take in, oldest first.
+        var pending: [PendingRefresh<Element>] = []
+        /// Whether the observation was started by the first consumer of ``changes`` (and stops with the last).
+        var observationForConsumers = false
         /// Whether a call is sending the outbox; it sends what others add meanwhile.
         var delivering = false
         /// The consumers of ``changes``, by the order they started in.
@@ -164,6 +171,8 @@ public final class BatchedResults<Element: BatchLoadable>: Sendable {
         }
         state.baselineVersion = version
         state.cache.removeAll()
+        // Changes found before are part of the new results: no one hears of them.
+        state.pending.removeAll()
     }
 
     /// The last fetched ids and sections, or nil before ``performFetch()``.
@@ -240,13 +249,18 @@ public final class BatchedResults<Element: BatchLoadable>: Sendable {
     }
 }
 
-/// The delegate, held weakly.
-///
-/// `@unchecked Sendable` because the delegate is the caller's object: the controller only
-/// stores it under its lock and calls it outside the lock, on the thread that found the change,
-/// as documented on ``BatchedResultsDelegate``.
-struct DelegateReference: @unchecked Sendable {
+/// The delegate, held weakly. Sendable since the delegate is (it lives on the main actor, where
+/// the controller calls it).
+struct DelegateReference: Sendable {
     weak var object: (any BatchedResultsDelegate)?
+}
+
+/// Results a refresh off the main actor found while a delegate listens: the main actor takes them in.
+struct PendingRefresh<Element: Sendable>: Sendable {
+    var snapshot: ResultsSnapshot
+    /// The cached rows as the refresh read them again.
+    var reloaded: [Int64: Element]
+    var delivery: Delivery
 }
 
 /// A diff waiting to be sent to the delegate, and to the `onChange` handler of the observation that found it.

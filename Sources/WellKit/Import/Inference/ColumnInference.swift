@@ -46,6 +46,7 @@ struct ColumnInference {
     mutating func infer(_ options: LoadOptions) throws -> LoadOptions {
         var options = options
         try chooseIdentifier(&options)
+        if options.infer { try preferFilledColumns(&options) }
         mapPointColumn(&options)
         if options.infer { inferPlaceColumns(&options) }
         guard options.infer, options.coordinates.xColumn == nil, options.coordinates.pointColumn == nil else { return options }

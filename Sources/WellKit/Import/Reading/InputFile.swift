@@ -41,45 +41,83 @@ enum InputFile {
     /// space when that is less (read once, before the copy), and the load with
     /// ``ImportError/Code/tooLarge``; the copy is removed.
     static func withSpool<R>(of path: String, label: String, limit: Int? = nil,
-                             describe: @Sendable (LoadRemedy) -> String = { $0.apiText }, _ body: (String) throws -> R) throws -> R {
+                             describe: @escaping @Sendable (LoadRemedy) -> String = { $0.apiText }, _ body: (String) throws -> R) throws -> R {
+        let input: FileHandle
+        if path == "-" {
+            input = FileHandle.standardInput
+        } else {
+            guard let handle = FileHandle(forReadingAtPath: path) else {
+                throw ImportError(.cannotOpen, "cannot open file: \(String(cString: strerror(errno)))", file: label)
+            }
+            input = handle
+        }
+        defer { if path != "-" { try? input.close() } }
+        return try withSpool(reading: input, label: label, limit: limit, describe: describe, body)
+    }
+
+    /// Copies what `input` holds from its current offset to its end into a temporary file, and calls
+    /// `body` with its path, as ``withSpool(of:label:limit:describe:_:)`` does.
+    static func withSpool<R>(reading input: FileHandle, label: String, limit: Int? = nil,
+                             describe: @escaping @Sendable (LoadRemedy) -> String = { $0.apiText }, _ body: (String) throws -> R) throws -> R {
         try withTemporaryFile(label: label) { spool in
-            let input: FileHandle
-            if path == "-" {
-                input = FileHandle.standardInput
-            } else {
-                guard let handle = FileHandle(forReadingAtPath: path) else {
-                    throw ImportError(.cannotOpen, "cannot open file: \(String(cString: strerror(errno)))", file: label)
-                }
-                input = handle
-            }
-            guard FileManager.default.createFile(atPath: spool, contents: nil), let output = FileHandle(forWritingAtPath: spool) else {
-                throw ImportError(.cannotOpen, "cannot create a temporary copy in \(FileManager.default.temporaryDirectory.path)", file: label)
-            }
-            defer { try? output.close() }
-            let free = CSVSpool.freeBytes(atDirectoryOf: spool)
-            let budget = min(free, limit ?? .max)
-            var written = 0
+            var writer = try Spool(path: spool, label: label, limit: limit, describe: describe)
             do {
-                while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
-                    written += chunk.count
-                    guard written <= budget else {
-                        let megabytes = { (bytes: Int) in "\(bytes / 1_048_576) MiB" }
-                        let bound = budget == free
-                            ? "\(megabytes(budget)), 90% of the free space in \(FileManager.default.temporaryDirectory.path)"
-                              + "; set TMPDIR to a folder with more room, or save the input to a file and load that"
-                            : "its limit of \(megabytes(budget)); raise it (\(describe(.spoolLimit))), or save the input to a file and load that"
-                        throw ImportError(.tooLarge, "the input is copied to a temporary file to be read, and the copy reached \(bound); "
-                                          + "nothing was loaded", file: label)
-                    }
-                    try output.write(contentsOf: chunk)
-                }
+                while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty { try writer.append(chunk) }
             } catch let error as ImportError {
                 throw error
             } catch {
                 throw ImportError(.cannotOpen, "cannot read the input into a temporary copy: \(error.localizedDescription)", file: label)
             }
+            writer.close()
             return try body(spool)
         }
+    }
+
+    /// A temporary copy being written, which stops at its budget: `limit` bytes, or 90% of the
+    /// temporary folder's free space when that is less (read once, when the copy starts).
+    struct Spool: ~Copyable {
+        private let output: FileHandle
+        private let label: String
+        private let budget: Int
+        private let free: Int
+        private let describe: @Sendable (LoadRemedy) -> String
+        private(set) var written = 0
+
+        init(path: String, label: String, limit: Int?, describe: @escaping @Sendable (LoadRemedy) -> String) throws {
+            guard FileManager.default.createFile(atPath: path, contents: nil), let output = FileHandle(forWritingAtPath: path) else {
+                throw ImportError(.cannotOpen, "cannot create a temporary copy in \(FileManager.default.temporaryDirectory.path)", file: label)
+            }
+            self.output = output
+            self.label = label
+            self.describe = describe
+            free = CSVSpool.freeBytes(atDirectoryOf: path)
+            budget = min(free, limit ?? .max)
+        }
+
+        deinit { try? output.close() }
+
+        /// Appends `bytes`, or throws ``ImportError/Code/tooLarge`` when the copy would pass its budget.
+        mutating func append(_ bytes: some DataProtocol) throws {
+            written += bytes.count
+            guard written <= budget else {
+                let megabytes = { (bytes: Int) in "\(bytes / 1_048_576) MiB" }
+                let bound = budget == free
+                    ? "\(megabytes(budget)), 90% of the free space in \(FileManager.default.temporaryDirectory.path)"
+                      + "; set TMPDIR to a folder with more room, or save the input to a file and load that"
+                    : "its limit of \(megabytes(budget)); raise it (\(describe(.spoolLimit))), or save the input to a file and load that"
+                throw ImportError(.tooLarge, "the input is copied to a temporary file to be read, and the copy reached \(bound); "
+                                  + "nothing was loaded", file: label)
+            }
+            do {
+                try output.write(contentsOf: bytes)
+            } catch {
+                throw ImportError(.cannotOpen, "cannot write the input's temporary copy in \(FileManager.default.temporaryDirectory.path): "
+                                  + "\(error.localizedDescription); set TMPDIR to a folder with more room", file: label)
+            }
+        }
+
+        /// Ends the copy and closes its file (each append was written through, so nothing is buffered).
+        consuming func close() {}
     }
 
     /// Calls `body` with the path of a new temporary file, removed afterwards; an ``ImportError``

@@ -21,6 +21,8 @@ package final class RowBuilder: @unchecked Sendable {
     private let lengthFactors: [Double]
     /// Per detail field (as in ``WellField/detailValueFields``), how many values did not parse.
     @exclusivity(unchecked) package private(set) var badValues: [Int]
+    /// Per detail field, how many rows had a value (parsed or not): none says the column was empty.
+    @exclusivity(unchecked) package private(set) var filled: [Int]
 
     init(validator: RecordValidator, file: MappedFile, delimiter: UInt8, compact: CompactDetails? = nil) {
         self.validator = validator
@@ -31,6 +33,7 @@ package final class RowBuilder: @unchecked Sendable {
         self.keys = validator.header.map { Array($0.utf8) }
         self.crsNames = validator.crsNames.map { Array($0.utf8) }
         self.badValues = Array(repeating: 0, count: WellField.detailValueFields.count)
+        self.filled = badValues
         spans.reserveCapacity(keys.count)
     }
 
@@ -62,6 +65,7 @@ package final class RowBuilder: @unchecked Sendable {
                 batch.cells.append(compact?.hasLookup(slot) == true ? .integer(Schema.nullCode) : .null)
                 continue
             }
+            filled[slot] += 1
             var cell: Cell?
             switch field.kind {
             case .real:

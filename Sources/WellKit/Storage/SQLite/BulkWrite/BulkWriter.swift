@@ -19,9 +19,9 @@ struct BulkWriter {
     /// The rows are built on a second thread (``RowPipeline``) while this one binds and steps.
     ///
     /// - Returns: the id of the load's `loads` row (allocated here, filled in by ``record(_:loadID:startedAt:rejects:)``),
-    ///   the counts of inserted and updated wells, and of bad values per detail field.
+    ///   the counts of inserted and updated wells, and of bad values and of values per detail field.
     mutating func write(_ scan: ScannedFile, progress: (@Sendable (LoadProgress) -> Void)? = nil) throws
-        -> (loadID: Int64, inserted: Int, updated: Int, badValues: [Int]) {
+        -> (loadID: Int64, inserted: Int, updated: Int, badValues: [Int], filled: [Int]) {
         let clock = ContinuousClock.now
         let records = scan.records
         try db.execute(sql: "PRAGMA cache_size = \(Self.writeCacheSize)")
@@ -165,7 +165,7 @@ struct BulkWriter {
             try SpatialIndex.repack(db)
         }
         phases["index"] = (ContinuousClock.now - clock).seconds - phases["rows"]! - phases["identifierIndex"]!
-        return (loadID, newOnes.count + strays, updates.count - strays, builder.badValues)
+        return (loadID, newOnes.count + strays, updates.count - strays, builder.badValues, builder.filled)
     }
 
     /// The page cache while rows are written, in KiB (SQLite's negative `cache_size`). The tables

@@ -65,6 +65,7 @@ enum SQLiteBulkWrite {
                 summary.inserted = written.inserted
                 summary.updated = written.updated
                 summary.count(badValues: written.badValues)
+                summary.warnings += scan.emptyColumnWarnings(filled: written.filled, describe: options.describeRemedy)
                 summary.phases.merge(writer.phases) { $1 }
                 summary.seconds = (ContinuousClock.now - clock).seconds
                 try writer.record(summary, loadID: written.loadID, startedAt: load.startedAt, rejects: scan.rejects)
