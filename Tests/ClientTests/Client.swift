@@ -44,6 +44,11 @@ struct Client {
         _ = dayFirst
         var rejects = RejectList()
         let summary = try store.load(csvAt: path, options: options) { rejects = $0 }
+        // The same list from what an app holds: a file URL and bytes in memory (a dry run each).
+        var dry = options
+        dry.dryRun = true
+        _ = try store.load(contentsOf: URL(fileURLWithPath: path), options: dry)
+        _ = try store.load(data: try Data(contentsOf: URL(fileURLWithPath: path)), named: "wells.csv", options: dry)
         let count: Int = rejects.count
         let first: Reject? = rejects.first { $0.line > 1 }
         _ = first
@@ -94,6 +99,9 @@ struct Client {
         let wells = try store.fetchWells(request)
         let details: [WellDetail] = wells.map(\.detail)
         _ = details
+        // Typed fields, and a well through JSON.
+        let typed: [(String?, Date?, Double?)] = wells.map { ($0.status, $0.spudDate, $0.totalDepth) }
+        _ = (typed, try JSONDecoder().decode([Well].self, from: try JSONEncoder().encode(wells)))
         let rows = try store.fetchDictionaries(request, properties: [.identifier, .status])
         let suspects: [SuspectWell] = try store.suspects()
         _ = suspects

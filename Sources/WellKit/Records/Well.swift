@@ -8,6 +8,12 @@ public struct Well: Sendable, Hashable, Identifiable {
 
     public var id: Int64 { pin.id }
 
+    /// Makes a well of a pin and its detail.
+    public init(pin: WellPin, detail: WellDetail) {
+        self.pin = pin
+        self.detail = detail
+    }
+
     /// The columns a full fetch selects: the pin's, then every detail column.
     static let selection = WellPin.selection + WellDetail.columns.map { "d.\($0.quotedDatabaseIdentifier)" }
 }
