@@ -49,6 +49,16 @@ public enum Region: Sendable, Equatable {
     case projectedBox(crs: String, minX: Double, minY: Double, maxX: Double, maxY: Double)
     /// Wells within `meters` (geodesic, WGS 84) of a point.
     case radius(latitude: Double, longitude: Double, meters: Double)
+
+    /// Wells within `meters` (geodesic, WGS 84) of `center`: ``radius(latitude:longitude:meters:)``.
+    public static func radius(around center: Coordinate, meters: Double) -> Region {
+        .radius(latitude: center.latitude, longitude: center.longitude, meters: meters)
+    }
+
+    /// The center of a radius; nil for the other regions.
+    public var center: Coordinate? {
+        if case .radius(let latitude, let longitude, _) = self { Coordinate(latitude: latitude, longitude: longitude) } else { nil }
+    }
 }
 
 /// A sort on one field or unmapped column, such as `detail.spud_date:desc` or `extra.DRILLER`.

@@ -103,8 +103,23 @@ extension WellStore {
     }
 
     /// Fetches pins with their distance from `center`, nearest first unless the request sorts otherwise.
-    public func fetchPinsWithDistance(_ request: WellFetchRequest, from center: Coordinate) throws -> [(pin: WellPin, meters: Double)] {
-        try engine.pins(request, distanceFrom: center)
+    ///
+    /// For example, the wells within 2 km of a point, the point given once:
+    ///
+    /// ```swift
+    /// let request = WellFetchRequest(region: .radius(around: Coordinate(latitude: 36.16, longitude: -85.5), meters: 2_000))
+    /// let near = try store.fetchPinsWithDistance(request)
+    /// ```
+    ///
+    /// - Parameter center: The point the distances are measured from; nil for the center of the
+    ///   request's radius.
+    /// - Throws: ``QueryError`` `invalidValue` with no `center` and a region that is not a radius.
+    public func fetchPinsWithDistance(_ request: WellFetchRequest, from center: Coordinate? = nil) throws -> [(pin: WellPin, meters: Double)] {
+        guard let center = center ?? request.region?.center else {
+            throw QueryError(.invalidValue, "distances from where? the request's region is not a radius: give the point (from:) "
+                             + "or query a radius, Region.radius(around:meters:)", subject: .point)
+        }
+        return try engine.pins(request, distanceFrom: center)
     }
 
     /// The well with a source identifier (`details.uwi`), or nil.
