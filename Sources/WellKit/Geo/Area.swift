@@ -85,8 +85,9 @@ public struct Area: Sendable, Equatable {
     /// Feature, or a bare geometry; in the legacy `crs` member's CRS, if any, else EPSG:4326.
     ///
     /// - Parameters:
+    ///   - data: The GeoJSON text, as UTF-8.
     ///   - source: Names the text in errors, such as its file's path.
-    ///   - crs: The CRS of coordinates when the text has no `crs` member (nil: EPSG:4326).
+    ///   - defaultCRS: The CRS of coordinates when the text has no `crs` member (nil: EPSG:4326).
     /// - Throws: ``QueryError`` (subject `.area`) naming the feature that is not a polygon or cannot be read.
     public static func features(geoJSON data: Data, source: String = "the GeoJSON", crs defaultCRS: String? = nil) throws -> [Area] {
         let object: JSONDocument
@@ -113,7 +114,7 @@ public struct Area: Sendable, Equatable {
         return areas
     }
 
-    /// ``features(geoJSON:source:)`` of the file at `url`.
+    /// ``features(geoJSON:source:crs:)`` of the file at `url`.
     public static func features(geoJSONAt url: URL, crs: String? = nil) throws -> [Area] {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {

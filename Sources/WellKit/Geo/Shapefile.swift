@@ -182,7 +182,9 @@ extension Area {
     /// The areas of an ESRI shapefile (`.shp` with its `.dbf`, `.shx` and, for its CRS, `.prj`),
     /// each Polygon or MultiPolygon record with its attributes, read through SpatiaLite.
     ///
-    /// - Parameter crs: The CRS when the shapefile has no `.prj` (nil: EPSG:4326).
+    /// - Parameters:
+    ///   - url: The `.shp` file; its `.dbf`, `.shx` and `.prj` are beside it, of the same name.
+    ///   - crs: The CRS when the shapefile has no `.prj` (nil: EPSG:4326).
     public static func features(shapefileAt url: URL, crs: String? = nil) throws -> [Area] {
         let base = url.pathExtension.lowercased() == "shp" ? url.deletingPathExtension() : url
         let prj = try? String(contentsOf: base.appendingPathExtension("prj"), encoding: .utf8)

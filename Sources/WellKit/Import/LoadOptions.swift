@@ -1,4 +1,4 @@
-/// How ``WellStore/load(csvAt:options:)`` reads and validates a file.
+/// How ``WellStore/load(csvAt:options:rejects:)`` reads and validates a file.
 public struct LoadOptions: Sendable {
     /// What to do when a file repeats an identifier.
     public enum DuplicateRule: String, Sendable, CaseIterable {

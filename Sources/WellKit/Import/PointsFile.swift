@@ -44,7 +44,9 @@ public struct PointsFile: Sendable {
 
     /// Reads the points of the file at `path`: GeoJSON when it starts with `{` (or is named `.geojson`/`.json`), else delimited text.
     ///
-    /// - Parameter options: How to read a delimited file, as for a load (CRS, x/y columns, mapping); unused for GeoJSON.
+    /// - Parameters:
+    ///   - path: The file to read.
+    ///   - options: How to read a delimited file, as for a load (CRS, x/y columns, mapping); unused for GeoJSON.
     /// - Throws: ``ImportError`` naming the file, and the line or feature, of what cannot be read as a point
     ///   (`cannotOpen` for a file that cannot be opened).
     public static func read(atPath path: String, options: LoadOptions = LoadOptions()) throws -> PointsFile {

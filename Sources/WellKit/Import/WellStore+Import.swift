@@ -31,9 +31,13 @@ extension WellStore {
     /// comment in the body); ``LoadSummary/journal`` says which.
     ///
     /// The file is mapped and read in place: it is located on two cores, then each well's row is
-    /// built on one thread while SQLite writes on another (``PartitionedParse``, ``RowPipeline``).
+    /// built on one thread while SQLite writes on another.
     ///
-    /// - Parameter handler: Called after the commit with every rejected record, in line order: a
+    /// - Parameters:
+    ///   - path: The file: a well list of any kind in Docs/manual.md's "The kinds of input", `-`
+    ///     for standard input, or a pipe.
+    ///   - options: What to map, infer, check and reject; the defaults infer everything.
+    ///   - handler: Called after the commit with every rejected record, in line order: a
     ///   ``RejectList``, read back from the temporary file the load wrote them to as it found them,
     ///   so that ten million rejects cost no more memory than ten; `wells load --rejects` writes
     ///   them to a CSV file with ``Reject/writeCSV(_:toCSVAt:)``.
@@ -41,7 +45,7 @@ extension WellStore {
     ///   `DatabaseError` when SQLite fails, or what `handler` throws.
     /// - Complexity: O(n log n) for n records. Memory holds, besides the mapped file (whose pages
     ///   a big file gives back as it is read), a few dozen bytes per well and SQLite's page cache
-    ///   (``LoadMemory``; a national load's peak is in Benchmarks/README.md's "Scaling"). A file
+    ///   (a national load's peak is in Benchmarks/README.md's "Scaling"). A file
     ///   whose wells would not fit in the memory available is refused with
     ///   ``StoreError/Code/outOfMemory`` before it is read.
     public func load(csvAt path: String, options: LoadOptions = LoadOptions(),

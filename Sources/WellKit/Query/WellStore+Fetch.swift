@@ -21,7 +21,7 @@ extension WellStore {
     }
 
     /// Fetches the chosen properties as one dictionary per row, like Core Data's dictionary results,
-    /// keyed by each attribute's ``WellAttribute/name`` (`uwi`, `extra.DRILLER`).
+    /// keyed by each attribute's ``WellAttribute/name-property`` (`uwi`, `extra.DRILLER`).
     ///
     /// For example:
     ///
@@ -111,8 +111,9 @@ extension WellStore {
     /// let near = try store.fetchPinsWithDistance(request)
     /// ```
     ///
-    /// - Parameter center: The point the distances are measured from; nil for the center of the
-    ///   request's radius.
+    /// - Parameters:
+    ///   - request: The wells, their order and their number.
+    ///   - center: The point the distances are measured from; nil for the center of the request's radius.
     /// - Throws: ``QueryError`` `invalidValue` with no `center` and a region that is not a radius.
     public func fetchPinsWithDistance(_ request: WellFetchRequest, from center: Coordinate? = nil) throws -> [(pin: WellPin, meters: Double)] {
         guard let center = center ?? request.region?.center else {
@@ -136,6 +137,7 @@ extension WellStore {
     /// ```
     ///
     /// - Parameters:
+    ///   - request: The wells, their order and their number.
     ///   - fields: Fields and unmapped columns (`.extra("DRILLER")`, text or null); ``extraColumnNames()`` lists the latter.
     ///   - center: Adds the distance in metres from this point as a last column.
     ///   - body: Receives each row, valid only during the call, its columns in the order of `fields`.

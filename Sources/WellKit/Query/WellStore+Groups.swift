@@ -13,7 +13,7 @@ public enum WellGrouping: Sendable, Equatable {
     /// multiples of `size` from the CRS's origin; a well on a cell's west or south edge is in that
     /// cell, on its east or north edge in the next. The edges are the decimal multiples (51.8 is
     /// on a line of a 0.1° grid, and a well read from 51.8 is in the cell north of it), compared
-    /// exactly (``GridLines``), so both engines agree. Only cells holding wells are returned.
+    /// exactly, so both engines agree. Only cells holding wells are returned.
     case grid(size: Double, crs: String? = nil)
 }
 

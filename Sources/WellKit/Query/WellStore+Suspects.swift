@@ -37,6 +37,7 @@ extension WellStore {
     /// - Parameters:
     ///   - reason: Only wells flagged for this reason.
     ///   - pinID: Only this well (its flag, if it has one).
+    ///   - limit: At most this many wells; nil for all.
     public func suspects(reason: String? = nil, pinID: Int64? = nil, limit: Int? = nil) throws -> [SuspectWell] {
         try engine.suspects(reason: reason, pinID: pinID, limit: limit)
     }

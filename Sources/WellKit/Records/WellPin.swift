@@ -9,7 +9,7 @@ import Foundation
 /// print(pins[0].coordinate, pins[0].geoJSONFeature)
 /// ```
 ///
-/// A typed projection, like GRDB's `PartialPlayer`: its ``selection`` is exactly
+/// A typed projection, like GRDB's `PartialPlayer`: its selection is exactly
 /// `p.id, p.name, p.lat, p.lon`. Unlike a dictionary row it keeps its behaviour: it has a
 /// ``coordinate`` and is a GeoJSON feature.
 public struct WellPin: Sendable, Hashable, Identifiable, Codable {

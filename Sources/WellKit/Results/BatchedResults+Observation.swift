@@ -16,7 +16,7 @@ extension BatchedResults {
     ///
     /// The check reads `PRAGMA data_version` on a connection of its own, opened read-only on the
     /// store file and shared by the controllers of this process. SQLite changes that value
-    /// whenever another connection commits: this process's writer through ``WellStore/pool`` as
+    /// whenever another connection commits: this process's writer (a load, or GRDB through the store's pool) as
     /// much as another process's `wells load`. An unchanged value costs no query over wells.
     /// (`total_changes()` would miss other processes, and the pool's readers are chosen at
     /// random, so their `data_version` values cannot be compared.)
@@ -52,7 +52,7 @@ extension BatchedResults {
     ///
     /// The consumers of ``changes`` need no call: the first starts an observation when none runs.
     ///
-    /// Writes of this process through ``WellStore/pool`` are seen at once: a GRDB
+    /// Writes of this process (a load, or GRDB through the store's pool) are seen at once: a GRDB
     /// `DatabaseRegionObservation` of `pins` and `details` triggers a check after each commit.
     /// Other processes' writes are seen by ``checkForChanges(isolation:)`` every `interval`: SQLite signals no
     /// connection when another process commits (the change monitor's `PRAGMA data_version` can only

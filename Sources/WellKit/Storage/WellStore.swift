@@ -22,7 +22,7 @@ import Synchronization
 ///
 /// Every connection of a read-write store initialises SpatiaLite (``OpenMode/readOnly`` skips it),
 /// and the file uses WAL, so readers never block the writer. The schema is created and upgraded
-/// through ``Schema`` migrations.
+/// through migrations of its own.
 public final class WellStore: Sendable {
     /// How to open a store.
     public enum OpenMode: Sendable {

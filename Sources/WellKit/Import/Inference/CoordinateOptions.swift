@@ -35,7 +35,7 @@ public struct CoordinateOptions: Sendable, Equatable {
     /// The datum of rows whose ``datumColumn`` cell is empty; nil rejects such rows as an unknown datum.
     public var emptyDatum: String?
     /// A column holding both coordinates (`POINT (-97.5 35.4)`, `SRID=4326;POINT(…)`, `(35.4, -97.5)`,
-    /// `37°36'37.8"N 121°2'17.9"W`; ``PointText``), instead of separate latitude and longitude columns.
+    /// `37°36'37.8"N 121°2'17.9"W`), instead of separate latitude and longitude columns.
     /// Inferred from the values, or set by mapping `lat` (and `lon`) to the column.
     public var pointColumn: String?
     /// The coordinates are degrees times this number, as a database that keeps fixed-point degrees

@@ -1,8 +1,8 @@
 import Foundation
 
 /// How the values of one date column are written: decided once per column from its values
-/// (``DateColumns``) or named by the user (`--date-format spud_date=%d/%m/%Y`,
-/// ``LoadOptions/dateFormats``), then applied to every value of the column by ``read(_:today:)``.
+/// or named by the user (`--date-format spud_date=%d/%m/%Y`, ``LoadOptions/dateFormats``), then
+/// applied to every value of the column.
 ///
 /// A column has one order: in a d/m/y column `03/25/1982` does not fit and is kept as text (in
 /// `details.extra`, counted as a bad value), never read as m/d/y. Forms that cannot be read two

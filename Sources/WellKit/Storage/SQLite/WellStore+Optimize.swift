@@ -1,7 +1,7 @@
 import GRDB
 
 extension WellStore {
-    /// What ``optimize()`` did.
+    /// What ``WellStore/optimize(vacuum:)`` did.
     public struct OptimizeSummary: Sendable, Codable {
         /// Pins whose id changed to follow the Hilbert curve.
         public var renumbered: Int
