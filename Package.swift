@@ -54,6 +54,7 @@ let package = Package(
             dependencies: [
                 "CSpatiaLite",
                 "CProj",
+                "CThreadSanitizer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
@@ -107,6 +108,8 @@ let package = Package(
         // only this executable links. No product: `swift run wells-bench` in this package only.
         .target(name: "CMemoryProbe"),
         .target(name: "CAllocationCounter"),
+        // The thread sanitizer's annotations of the locks it cannot see (Swift's Mutex on Linux).
+        .target(name: "CThreadSanitizer"),
         .executableTarget(
             name: "wells-bench",
             dependencies: [

@@ -83,44 +83,30 @@ extension WellStore {
     public func load<Bytes: AsyncSequence>(bytes: Bytes, named name: String, options: LoadOptions = LoadOptions(),
                                            rejects handler: (@Sendable (_ rejects: RejectList) throws -> Void)? = nil)
         async throws -> LoadSummary where Bytes.Element == UInt8 {
-        let spool = FileManager.default.temporaryDirectory.appendingPathComponent("wells-\(UUID().uuidString).csv").path
-        TemporaryFiles.track(spool)
-        defer {
-            try? FileManager.default.removeItem(atPath: spool)
-            TemporaryFiles.untrack(spool)
-        }
-        do {
-            var copy = try InputFile.Spool(path: spool, label: name, limit: options.spoolLimit, describe: options.describeRemedy)
-            var buffer: [UInt8] = []
-            buffer.reserveCapacity(1 << 20)
-            for try await byte in bytes {
-                buffer.append(byte)
-                if buffer.count == 1 << 20 {
-                    try Task.checkCancellation()
-                    try copy.append(buffer)
-                    buffer.removeAll(keepingCapacity: true)
-                }
-            }
-            try Task.checkCancellation()
-            try copy.append(buffer)
-            copy.close()
-        } catch var error as ImportError where error.file == spool {
-            error.file = name
-            throw error
-        } catch let error as ImportError {
-            throw error
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            throw ImportError(.cannotOpen, "cannot read the input into a temporary copy: \(error.localizedDescription)", file: name)
-        }
-        return try await Self.offThePool { [self] in
+        try await InputFile.withTemporaryFile(label: name) { spool in
             do {
-                return try load(csvAt: spool, named: name, options: options, rejects: handler)
-            } catch var error as ImportError where error.file == spool {
-                error.file = name
+                var copy = try InputFile.Spool(path: spool, label: name, limit: options.spoolLimit, describe: options.describeRemedy)
+                var buffer: [UInt8] = []
+                buffer.reserveCapacity(1 << 20)
+                for try await byte in bytes {
+                    buffer.append(byte)
+                    if buffer.count == 1 << 20 {
+                        try Task.checkCancellation()
+                        try copy.append(buffer)
+                        buffer.removeAll(keepingCapacity: true)
+                    }
+                }
+                try Task.checkCancellation()
+                try copy.append(buffer)
+                copy.close()
+            } catch let error as ImportError {
                 throw error
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                throw ImportError(.cannotOpen, "cannot read the input into a temporary copy: \(error.localizedDescription)", file: name)
             }
+            return try await Self.offThePool { [self] in try load(csvAt: spool, named: name, options: options, rejects: handler) }
         }
     }
 

@@ -119,8 +119,13 @@ public final class BatchedResults<Element: BatchLoadable>: Sendable {
     }
 
     /// Runs `body` holding the controller's lock; `body` must not call a method that takes it.
+    ///
+    /// The lock is told to the thread sanitizer (``ThreadSanitizer``): the controller is taken by
+    /// the observation's queue and the main actor in turn.
     func withLock<T: Sendable, E: Error>(_ body: (inout State) throws(E) -> T) throws(E) -> T {
-        try state.withLock { (state: inout State) throws(E) -> T in try body(&state) }
+        try state.withLock { (state: inout State) throws(E) -> T in
+            try ThreadSanitizer.holding(self) { () throws(E) -> T in try body(&state) }
+        }
     }
 
     /// Receives change notifications; held weakly.

@@ -123,17 +123,37 @@ enum InputFile {
     /// Calls `body` with the path of a new temporary file, removed afterwards; an ``ImportError``
     /// that names that file is given `label` instead.
     static func withTemporaryFile<R>(label: String, _ body: (String) throws -> R) throws -> R {
-        let spool = FileManager.default.temporaryDirectory.appendingPathComponent("wells-\(UUID().uuidString).csv").path
-        TemporaryFiles.track(spool)
-        defer {
-            try? FileManager.default.removeItem(atPath: spool)
-            TemporaryFiles.untrack(spool)
-        }
+        let spool = newTemporaryFile()
+        defer { removeTemporaryFile(spool) }
         do {
             return try body(spool)
         } catch var error as ImportError where error.file == spool {
             error.file = label
             throw error
         }
+    }
+
+    /// ``withTemporaryFile(label:_:)`` for an asynchronous `body`.
+    static func withTemporaryFile<R>(label: String, _ body: (String) async throws -> R) async throws -> R {
+        let spool = newTemporaryFile()
+        defer { removeTemporaryFile(spool) }
+        do {
+            return try await body(spool)
+        } catch var error as ImportError where error.file == spool {
+            error.file = label
+            throw error
+        }
+    }
+
+    /// The path of a new temporary file, tracked so that SIGINT removes it (``TemporaryFiles``).
+    private static func newTemporaryFile() -> String {
+        let spool = FileManager.default.temporaryDirectory.appendingPathComponent("wells-\(UUID().uuidString).csv").path
+        TemporaryFiles.track(spool)
+        return spool
+    }
+
+    private static func removeTemporaryFile(_ spool: String) {
+        try? FileManager.default.removeItem(atPath: spool)
+        TemporaryFiles.untrack(spool)
     }
 }

@@ -1,0 +1,2 @@
+// The annotations are inline functions of the header (include/CThreadSanitizer.h).
+#include "CThreadSanitizer.h"
