@@ -78,8 +78,9 @@ extension WellStore {
     /// The bytes are copied to a temporary file as they arrive, up to ``LoadOptions/spoolLimit``
     /// (or 90% of the temporary folder's free space); the load then runs on a thread of its own,
     /// outside Swift's cooperative pool, while the task waits. Cancelling the task while the bytes
-    /// arrive stops the copy and throws `CancellationError`, with nothing loaded; once the load
-    /// has started, it runs to its end (or its failure) in its one transaction.
+    /// arrive stops the copy and throws `CancellationError`, with nothing loaded (a sequence that
+    /// waits for its next byte must end that wait on cancellation, as `URLSession`'s bytes do); once
+    /// the load has started, it runs to its end (or its failure) in its one transaction.
     public func load<Bytes: AsyncSequence>(bytes: Bytes, named name: String, options: LoadOptions = LoadOptions(),
                                            rejects handler: (@Sendable (_ rejects: RejectList) throws -> Void)? = nil)
         async throws -> LoadSummary where Bytes.Element == UInt8 {

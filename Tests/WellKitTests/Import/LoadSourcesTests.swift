@@ -114,19 +114,37 @@ import WellsTestSupport
         try Self.expectSame(store, summary, collected.withLock { $0 }, as: reference, name: "co.csv")
     }
 
+    /// Bytes that stop coming: the header, then a wait as long as an hour (a server that stalls),
+    /// which the task's cancellation ends. `waiting` is told when the wait begins.
+    struct StalledBytes: AsyncSequence, Sendable {
+        typealias Element = UInt8
+        let header = Array("uwi,name,latitude,longitude\n".utf8)
+        let waiting: AsyncStream<Void>.Continuation
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            let source: StalledBytes
+            var offset = 0
+            mutating func next() async throws -> UInt8? {
+                if offset < source.header.count {
+                    offset += 1
+                    return source.header[offset - 1]
+                }
+                source.waiting.yield()
+                try await Task.sleep(for: .seconds(3_600))
+                return nil
+            }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(source: self) }
+    }
+
     /// A task cancelled while its bytes arrive loads nothing.
     @Test(.timeLimit(.minutes(1))) func cancellingWhileBytesArriveLoadsNothing() async throws {
         let store = try Fixtures.makeStore()
-        let (started, signal) = AsyncStream.makeStream(of: Void.self)
-        let endless = AsyncStream<UInt8> { continuation in
-            let header = Array("uwi,name,latitude,longitude\n".utf8)
-            for byte in header { continuation.yield(byte) }
-            signal.yield()
-            // Nothing more, and no end: a server that stalls.
-        }
-        let load = Task { try await store.load(bytes: endless, named: "stalled.csv") }
-        var ready = started.makeAsyncIterator()
-        await ready.next()
+        let (waiting, signal) = AsyncStream.makeStream(of: Void.self)
+        let load = Task { try await store.load(bytes: StalledBytes(waiting: signal), named: "stalled.csv") }
+        var started = waiting.makeAsyncIterator()
+        await started.next()  // the load has read the header and waits for more
         load.cancel()
         await #expect(throws: CancellationError.self) { try await load.value }
         #expect(try store.fetchCount(WellFetchRequest()) == 0)
