@@ -74,7 +74,6 @@ extension WellStore {
         let clock = ContinuousClock.now
         let startedAt = Date()
         var scan = try scan(csvAt: path, options: options, name: name)
-        if let name { scan.summary.file = name }
         scan.summary.phases["read"] = (ContinuousClock.now - clock).seconds
         if scan.records.isEmpty, !scan.rejects.isEmpty { throw scan.nothingLoaded() }
         return PreparedLoad(scan: scan, options: options, startedAt: startedAt, clock: clock)
@@ -93,7 +92,6 @@ extension WellStore {
         let clock = ContinuousClock.now
         let scan = try scan(csvAt: path, options: options, name: name)
         var summary = scan.summary
-        if let name { summary.file = name }
         // The rows are built as a load builds them, in file order, so the counts of bad values are the load's.
         let builder = scan.makeBuilder()
         try RowPipeline.run(scan.records, count: scan.records.count, order: { $0 }, builder: builder) { batch in
@@ -145,9 +143,7 @@ extension WellStore {
             let label = name ?? path
             return try InputFile.withTemporaryFile(label: label) { spool in
                 try TextEncoding.transcodeUTF16(file, bigEndian: bigEndian, to: spool)
-                var result = try Self.scan(csvAt: spool, options: options, name: label)
-                result.summary.file = label
-                return result
+                return try Self.scan(csvAt: spool, options: options, name: label)
             }
         }
         // The header through the streaming reader, which skips a byte order mark and `#` comment
@@ -217,7 +213,8 @@ extension WellStore {
         var dates = try DateColumns(mapping: mapping, sample: inference.sample, given: options.dateFormats,
                                     today: options.today ?? .now, file: path)
         let lengths = LengthUnits(mapping: mapping, options: options)
-        var summary = LoadSummary(file: path, sha256: "")
+        // The file as the user named it, when `path` is a temporary copy.
+        var summary = LoadSummary(file: name ?? path, sha256: "")
         summary.units = lengths.summary
         summary.mapping = Dictionary(uniqueKeysWithValues: mapping.fieldColumns.map { ($0.field, $0.column) })
         summary.extraColumns = mapping.unmappedIndices.map { mapping.header[$0] }.filter { !options.coordinates.generatedColumns.contains($0) }

@@ -102,8 +102,8 @@ extension WellStore {
                 copy.close()
             } catch let error as ImportError {
                 throw error
-            } catch is CancellationError {
-                throw CancellationError()
+            } catch let error as CancellationError {
+                throw error
             } catch {
                 throw ImportError(.cannotOpen, "cannot read the input into a temporary copy: \(error.localizedDescription)", file: name)
             }

@@ -40,7 +40,7 @@ extension ColumnInference {
     }
 
     func isEmptyInSample(_ index: Int) -> Bool {
-        sample.allSatisfy { $0[index].trimmingCharacters(in: .whitespaces).isEmpty }
+        EmptyColumn.isEmpty(index, in: sample)
     }
 }
 
@@ -54,14 +54,14 @@ struct EmptyColumn: Sendable {
     var candidates: [(column: String, evidence: String)]
 
     /// The mapped columns empty in the sample, among the detail fields, each with its candidates.
-    static func find(mapping: ColumnMapping, sample: [[String]], today: DateFormat.Today) -> [EmptyColumn] {
-        let rows = sample.filter { $0.count == mapping.header.count }
+    ///
+    /// - Parameter rows: ``ColumnInference/sample``, each row as wide as the header.
+    static func find(mapping: ColumnMapping, sample rows: [[String]], today: DateFormat.Today) -> [EmptyColumn] {
         guard !rows.isEmpty else { return [] }
-        let empty = { (k: Int) in rows.allSatisfy { $0[k].trimmingCharacters(in: .whitespaces).isEmpty } }
-        let unmapped = mapping.unmappedIndices.filter { !empty($0) }
+        let unmapped = mapping.unmappedIndices.filter { !isEmpty($0, in: rows) }
         let lastSerial = DateShapes.excelSerial(year: today.year, month: today.month, day: today.day)
         return WellField.detailValueFields.compactMap { field in
-            guard let index = mapping.indices[field], empty(index) else { return nil }
+            guard let index = mapping.indices[field], isEmpty(index, in: rows) else { return nil }
             let candidates: [(column: String, evidence: String, score: Int)] = unmapped.compactMap { k in
                 let values = rows.map { $0[k].trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
                 let name = mapping.header[k]
@@ -88,6 +88,11 @@ struct EmptyColumn: Sendable {
             let best = candidates.sorted { $0.score > $1.score }.prefix(3).map { (column: $0.column, evidence: $0.evidence) }
             return EmptyColumn(field: field, column: mapping.header[index], candidates: Array(best))
         }
+    }
+
+    /// Whether column `index` holds only blanks in `rows`.
+    static func isEmpty(_ index: Int, in rows: [[String]]) -> Bool {
+        rows.allSatisfy { $0[index].trimmingCharacters(in: .whitespaces).isEmpty }
     }
 
     /// Whether `name` and the field's name or synonyms have a word in common (`well_depth` and `total_depth`).

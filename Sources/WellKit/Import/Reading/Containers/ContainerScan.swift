@@ -54,9 +54,7 @@ extension WellStore {
             case .gzip:
                 let inner = temps.make()
                 try Gzip.decompress(path, to: inner, label: label)
-                var result = try scan(csvAt: inner, options: options, name: label)
-                result.summary.file = label
-                return result
+                return try scan(csvAt: inner, options: options, name: label)
             case .zip:
                 let archive = try ZipMembers.open(path, label: label)
                 let units = archive["xl/workbook.xml"] != nil
@@ -194,7 +192,6 @@ extension WellStore {
             }
             throw error
         }
-        result.summary.file = label
         var sources = map.units.enumerated().map { k, unit in
             var source = LoadSource(kind: unit.kind, name: unit.name, member: unit.within)
             source.merged = k < merged.count ? merged[k] : 0
