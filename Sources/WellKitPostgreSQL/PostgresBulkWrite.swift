@@ -69,6 +69,13 @@ struct PostgresBulkWrite {
             SELECT NOT EXISTS (SELECT 1 FROM pins), coalesce((SELECT max(id) FROM pins), 0), coalesce((SELECT max(id) FROM loads), 0)
             """, logger: .wellKitPostgres).collect()[0].decode((Bool, Int64, Int64).self)
         let loadID = maxLoad + 1
+        // The wells an edit deletes, found before anything is written: a missing one fails it at once.
+        var deletions: [Int64] = []
+        for identifier in load.edit?.deletes ?? [] {
+            let found = try await engine.all("SELECT pin_id FROM details WHERE uwi = \(identifier)", on: connection) { try $0.int64() }
+            guard let id = found.first else { throw EditPlan.notStoredForDelete(identifier) }
+            deletions.append(id)
+        }
         try await sql("""
             INSERT INTO loads(id, file, sha256, started_at, seconds, records, inserted, updated, rejected, bad_values,
               duplicates, generated_ids, mapping, crs) VALUES (\(loadID), '', '', '', 0, 0, 0, 0, 0, 0, 0, 0, '{}', 'EPSG:4326')
@@ -83,6 +90,9 @@ struct PostgresBulkWrite {
         let builder = scan.makeBuilder()
         let rowsClock = ContinuousClock.now
         if empty {
+            if let edit = load.edit {
+                for record in records { try edit.check(scan.identifier(of: record), stored: false) }
+            }
             for statement in PostgresSchema.firstLoadDrops { try await sql(statement) }
             let pins = UncheckedBox(ByteBuffer())
             try await copy(into: "details", on: connection, records: records, order: order, builder: builder, progress: options.progress) { rows, k, position, out in
@@ -128,6 +138,11 @@ struct PostgresBulkWrite {
                          d.pin_id IS NOT NULL AS stored, i.*
                   FROM wellkit_incoming i LEFT JOIN details d ON d.uwi = i.uwi
                 """)
+            if let edit = load.edit {
+                // Inside the transaction, after the advisory lock: no other write comes between this check and the upsert.
+                let found = try await engine.all("SELECT uwi, stored FROM wellkit_rows", on: connection) { (try $0.requiredString(), try $0.bool()) }
+                for (identifier, stored) in found { try edit.check(identifier, stored: stored) }
+            }
             try await sql("""
                 INSERT INTO pins(id, name, lat, lon) SELECT id, name, lat, lon FROM wellkit_rows ORDER BY id
                   ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, lat = EXCLUDED.lat, lon = EXCLUDED.lon
@@ -143,6 +158,10 @@ struct PostgresBulkWrite {
             summary.updated = stored
             summary.phases["upsert"] = (ContinuousClock.now - upsertClock).seconds
         }
+        // A pin's detail and flag go with it (ON DELETE CASCADE), its GiST entry with its row.
+        for id in deletions { try await engine.rows("DELETE FROM pins WHERE id = \(id)", on: connection) { _ in } }
+        summary.deleted = deletions.count
+        if let edit = load.edit { summary.inferences.append(edit.record(inserted: summary.inserted, updated: summary.updated)) }
         summary.count(badValues: builder.badValues)
         summary.warnings += scan.emptyColumnWarnings(filled: builder.filled, describe: options.describeRemedy)
         options.progress?(LoadProgress(phase: .indexing, done: 1, total: 3))

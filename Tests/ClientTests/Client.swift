@@ -33,6 +33,15 @@ final class Recorder: BatchedResultsDelegate {
 struct Client {
     let store: WellStore
 
+    /// A well edited as an app edits one: fetched, changed, written back; then a batch of edits.
+    func edit(_ identifier: String) throws -> LoadSummary? {
+        guard var well = try store.well(identifier: identifier) else { return nil }
+        well.status = "Plugged"
+        try store.update(well)
+        let edits: [WellEdit] = [.update(well)]
+        return try store.apply(edits)
+    }
+
     func load(_ path: String) throws -> LoadSummary {
         var options = LoadOptions()
         options.coordinates = CoordinateOptions()
@@ -163,6 +172,7 @@ struct Client {
         switch error {
         case let error as StoreError: "store: \(error.code)"
         case let error as ImportError: "import: \(error.code)"
+        case let error as WellEditError: "edit: \(error.code)"
         case let error as QueryError: "query: \(error.code)"
         case let error as CRSError: "crs: \(error.code)"
         default: "\(error)"

@@ -10,6 +10,8 @@ public struct LoadSummary: Sendable, Codable {
     public var inserted = 0
     /// Wells already in the store, updated from this file.
     public var updated = 0
+    /// Wells deleted: by ``WellStore/delete(identifier:)-6qggd`` and the other edits; a load deletes none.
+    public var deleted = 0
     /// Records that did not load; each is in `rejects`.
     public var rejected = 0
     /// Detail values kept as raw text because they did not parse (such as "NA" for a depth).

@@ -22,4 +22,7 @@ package struct PreparedLoad {
     package let startedAt: Date
     /// When the load began, for `LoadSummary.seconds` and the phases.
     package let clock: ContinuousClock.Instant
+    /// For a write of wells (``WellStore/apply(_:)-68xod``): what each identifier must find stored, and
+    /// the wells to delete, which the engine checks and deletes inside the write's transaction.
+    package var edit: EditPlan?
 }

@@ -26,7 +26,7 @@ package struct ScannedFile {
     }
 
     /// The record's identifier, as stored.
-    func identifier(of record: ScannedRecord) -> String {
+    package func identifier(of record: ScannedRecord) -> String {
         guard let span = record.identifier else { return validator.generatedIdentifier(line: record.line) }
         return fieldText(file.bytes, span)
     }

@@ -20,13 +20,28 @@ struct BulkWriter {
     ///
     /// - Returns: the id of the load's `loads` row (allocated here, filled in by ``record(_:loadID:startedAt:rejects:)``),
     ///   the counts of inserted and updated wells, and of bad values and of values per detail field.
-    mutating func write(_ scan: ScannedFile, progress: (@Sendable (LoadProgress) -> Void)? = nil) throws
-        -> (loadID: Int64, inserted: Int, updated: Int, badValues: [Int], filled: [Int]) {
+    mutating func write(_ scan: ScannedFile, edit: EditPlan? = nil, progress: (@Sendable (LoadProgress) -> Void)? = nil) throws
+        -> (loadID: Int64, inserted: Int, updated: Int, deleted: Int, badValues: [Int], filled: [Int]) {
         let clock = ContinuousClock.now
         let records = scan.records
         try db.execute(sql: "PRAGMA cache_size = \(Self.writeCacheSize)")
         defer { try? db.execute(sql: "PRAGMA cache_size = \(Self.defaultCacheSize)") }
-        let existing = try StoredIdentifiers(db)
+        // A few wells into a store that has some (an edit, a small reload): each identifier is looked
+        // up in its index and the R*Tree kept by the pins' triggers, rather than every stored
+        // identifier read and the whole tree packed again, which cost a one-well write time in
+        // proportion to the store (Benchmarks/README.md's "Writes of single wells").
+        let few = try records.count <= Self.fewWells && Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pins)")!
+        let existing = few ? IdentifierLookup.indexed(try db.makeStatement(sql: "SELECT pin_id FROM details WHERE uwi = ?"))
+                           : .all(try StoredIdentifiers(db))
+        // The wells to delete, found before anything is written: a missing one fails the edit at once.
+        var deletions: [Int64] = []
+        if let edit, !edit.deletes.isEmpty {
+            let find = try db.makeStatement(sql: "SELECT pin_id FROM details WHERE uwi = ?")
+            for identifier in edit.deletes {
+                guard let id = try Int64.fetchOne(find, arguments: [identifier]) else { throw EditPlan.notStoredForDelete(identifier) }
+                deletions.append(id)
+            }
+        }
         // New wells take ids in Hilbert order, after the largest id in use (``SpatialIndex/orderKey(index:longitude:latitude:)``).
         var newOnes: [UInt64] = []
         var updates: [(id: Int64, index: Int)] = []
@@ -37,10 +52,15 @@ struct BulkWriter {
             if !existing.isEmpty {
                 let record = records[index]
                 release.done(before: record.range.lowerBound)
-                if let id = existing.id(of: scan.identifier(of: record)) {
+                let identifier = scan.identifier(of: record)
+                let id = try existing.id(of: identifier)
+                try edit?.check(identifier, stored: id != nil)
+                if let id {
                     updates.append((id, index))
                     continue
                 }
+            } else if let edit {
+                try edit.check(scan.identifier(of: records[index]), stored: false)
             }
             let point = records.coordinates(index)
             newOnes.append(SpatialIndex.orderKey(index: index, longitude: point.lon, latitude: point.lat))
@@ -50,7 +70,8 @@ struct BulkWriter {
         updates.sort { $0.id < $1.id }
         let firstNewID = (try Int64.fetchOne(db, sql: "SELECT max(id) FROM pins") ?? 0) + 1
 
-        let triggers = try SpatialIndex.suspendTriggers(db)
+        // The pins' triggers keep the R*Tree in step with a few wells; many are packed after their rows.
+        let triggers = few ? [] : try SpatialIndex.suspendTriggers(db)
         // A big batch of new wells is faster to index after the insert: CREATE INDEX sorts once.
         let rebuildIdentifierIndex = newOnes.count > 10_000 && newOnes.count > existing.count
         if rebuildIdentifierIndex { try db.execute(sql: "DROP INDEX details_uwi") }
@@ -161,11 +182,53 @@ struct BulkWriter {
         progress?(LoadProgress(phase: .indexing, done: 1, total: 3))
         if let tree {
             try tree.finish()
-        } else {
+        } else if !few {
             try SpatialIndex.repack(db)
         }
+        // Last, with the triggers back: each pin's trigger takes its entry out of the R*Tree. The
+        // store's foreign keys are off for the load (see SQLiteBulkWrite), so the detail and the
+        // flag go by hand, before their pin.
+        if !deletions.isEmpty {
+            let statements = try ["DELETE FROM suspects WHERE pin_id = ?", "DELETE FROM details WHERE pin_id = ?", "DELETE FROM pins WHERE id = ?"]
+                .map { try db.makeStatement(sql: $0) }
+            for id in deletions {
+                for statement in statements { try statement.execute(arguments: [id]) }
+            }
+        }
         phases["index"] = (ContinuousClock.now - clock).seconds - phases["rows"]! - phases["identifierIndex"]!
-        return (loadID, newOnes.count + strays, updates.count - strays, builder.badValues, builder.filled)
+        return (loadID, newOnes.count + strays, updates.count - strays, deletions.count, builder.badValues, builder.filled)
+    }
+
+    /// The most wells a write into a store with wells matches one by one in the identifier index,
+    /// its R*Tree kept by the triggers (``write(_:edit:progress:)``): a few hundred lookups and
+    /// tree inserts cost less than reading every stored identifier and packing the tree anew in
+    /// any store of more than a few thousand wells.
+    static let fewWells = 256
+
+    /// How a write finds the stored wells of its identifiers.
+    private enum IdentifierLookup {
+        /// One query of the identifier index per well.
+        case indexed(Statement)
+        /// Every stored identifier read once (``StoredIdentifiers``).
+        case all(StoredIdentifiers)
+
+        var isEmpty: Bool {
+            if case .all(let stored) = self { return stored.isEmpty }
+            return false
+        }
+
+        /// How many wells the store holds, or 1 for a store whose count was not read (it has wells).
+        var count: Int {
+            if case .all(let stored) = self { return stored.count }
+            return 1
+        }
+
+        func id(of identifier: String) throws -> Int64? {
+            switch self {
+            case .indexed(let statement): try Int64.fetchOne(statement, arguments: [identifier])
+            case .all(let stored): stored.id(of: identifier)
+            }
+        }
     }
 
     /// The page cache while rows are written, in KiB (SQLite's negative `cache_size`). The tables

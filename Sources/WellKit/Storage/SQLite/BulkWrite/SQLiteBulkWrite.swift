@@ -61,9 +61,11 @@ enum SQLiteBulkWrite {
                 // unless the load commits (``SQLiteEngine``'s `upgradePending`).
                 try Schema.upgrade(db)
                 var writer = BulkWriter(db)
-                let written = try writer.write(scan, progress: options.progress)
+                let written = try writer.write(scan, edit: load.edit, progress: options.progress)
                 summary.inserted = written.inserted
                 summary.updated = written.updated
+                summary.deleted = written.deleted
+                if let edit = load.edit { summary.inferences.append(edit.record(inserted: written.inserted, updated: written.updated)) }
                 summary.count(badValues: written.badValues)
                 summary.warnings += scan.emptyColumnWarnings(filled: written.filled, describe: options.describeRemedy)
                 summary.phases.merge(writer.phases) { $1 }
