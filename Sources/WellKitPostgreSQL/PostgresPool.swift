@@ -148,7 +148,8 @@ final class PostgresPool: Sendable {
                     guard call.attach(connection) else { throw CancellationError() }
                     // A connection whose close an earlier call saw, lent before the pool saw it
                     // too: a query sent on it while it closes was never answered (postgres-nio).
-                    if connection.isClosed || self.closed.withLock({ $0.contains(connection.id) }) { throw self.closedError }
+                    // Nothing was sent on it, so another is leased (a failed load's, closed to roll it back, came back so).
+                    if connection.isClosed || self.closed.withLock({ $0.contains(connection.id) }) { throw StaleConnection() }
                     self.sessions.withLock { $0.leased += 1 }
                     defer { self.sessions.withLock { $0.leased -= 1 } }
                     try await self.prepare(connection)
@@ -165,7 +166,12 @@ final class PostgresPool: Sendable {
                         throw error
                     }
                 }
-                let operation: () async throws -> UncheckedBox<T> = { try await self.client.withConnection { try await lent($0) } }
+                let operation: () async throws -> UncheckedBox<T> = {
+                    for _ in 0..<Self.staleLeases {
+                        do { return try await self.client.withConnection { try await lent($0) } } catch is StaleConnection { continue }
+                    }
+                    throw self.closedError
+                }
                 return try await withTaskCancellationHandler(operation: operation, onCancel: { call.stop(interrupted: false) }).value
             }
         } catch {
@@ -175,6 +181,13 @@ final class PostgresPool: Sendable {
             throw error
         }
     }
+
+    /// A leased connection found closed before anything was sent on it.
+    private struct StaleConnection: Error {}
+
+    /// How many closed connections a call takes from the pool, one after another, before it fails:
+    /// each failed call closes at most its own.
+    static let staleLeases = 4
 
     /// Whether `error` says that the server closed the connection or that it broke: a lost
     /// connection's errors (``PostgresEngine/translate(_:_:connecting:during:)``), not a query's.
