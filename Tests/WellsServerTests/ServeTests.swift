@@ -175,6 +175,33 @@ import WellsTestSupport
         #expect(try await Self.clusteredCount(HTTP.get(s.url + tile).body) == 2_500)
     }
 
+    /// An app's writes of single wells (insert, update, delete) reach the server's cached pages
+    /// as a load does: each page after a write is made anew and shows it.
+    @Test func writesOfSingleWellsReachTheCachedPages() async throws {
+        let s = try await ServedStore.make(count: 300, seed: 23)
+        let page = "collections/wells/items?limit=1000"
+        func names() async throws -> [String] {
+            _ = try await HTTP.get(s.url + page)  // the second answer comes from the cache
+            return try Self.features(try await HTTP.get(s.url + page).body).map(\.name)
+        }
+        let before = try await names()
+        let writer = try WellStore(path: s.path, mode: .existing)
+        var well = try #require(try writer.fetchWells(WellFetchRequest(sortDescriptors: [WellSortDescriptor(.identifier)], limit: 1)).first)
+        var new = well
+        new.detail.identifier += "-new"
+        new.name = "Inserted by an app"
+        try await writer.insert(new)
+        #expect(try await names().count == before.count + 1)
+        #expect(try await names().contains("Inserted by an app"))
+        well.name = "Renamed by an app"
+        try await writer.update(well)
+        #expect(try await names().contains("Renamed by an app"))
+        try await writer.delete(identifier: new.identifier)
+        let after = try await names()
+        #expect(after.count == before.count && !after.contains("Inserted by an app"))
+        try writer.close()
+    }
+
     /// A store replaced by an atomic `mv` (a new store built beside it, renamed over it): the next
     /// conditional request gets the new wells with a 200 and a new ETag, not a 304 for the old file's.
     @Test func aStoreReplacedByMvIsServedWithNewETags() async throws {
