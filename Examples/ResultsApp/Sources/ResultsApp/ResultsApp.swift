@@ -6,8 +6,9 @@ import WellKit
 /// `ResultsApp` makes a store of 30 wells in two statuses, shows it through ``WellListModel``, then
 /// starts itself again as a second process (`ResultsApp load STORE CSV`) that loads 10 more wells
 /// in a third status. The model hears the load on the main actor (each callback asserts it), while
-/// the main actor keeps reading the model, as a screen does. Exit 0 when the model shows all 40
-/// wells in three sections, 1 otherwise.
+/// the main actor keeps reading the model, as a screen does. Then the app inserts, updates and
+/// deletes a well itself, and the model hears each. Exit 0 when the model shows all 40 wells in
+/// three sections and heard every write, 1 otherwise.
 @main
 struct ResultsApp {
     static func main() async throws {
@@ -46,13 +47,33 @@ struct ResultsApp {
             try await Task.sleep(for: .milliseconds(10))
         }
         loader.waitUntilExit()
+
+        // The app's own writes, each seen by the model on the main actor: insert, update, delete.
+        func waitFor(_ done: () -> Bool) async throws {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !done(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        var added = Well(pin: WellPin(id: 0, name: "Well 41", latitude: 50.41, longitude: -114.41), detail: WellDetail(identifier: "W1041"))
+        added.status = "Active"
+        try await store.insert(added)
+        try await waitFor { model.rowCount == 41 }
+        _ = try model.visibleNames()  // the rows on screen: the controller reports updates of those
+        if var first = try store.well(identifier: "W1001") {
+            first.name = "Well 1, renamed"
+            try await store.update(first)
+            try await waitFor { model.updated >= 1 }
+        }
+        try await store.delete(identifier: "W1041")
+        try await waitFor { model.rowCount == 40 }
         model.results.stopObserving()
         print("after:", model.sections.map { "\($0.name) \($0.count)" }.joined(separator: ", "))
-        print("heard on the main actor: \(model.inserted) inserted, \(model.sectionsInserted) section inserted, \(model.callbacks) callbacks; \(reads) reads of the model meanwhile")
+        print("heard on the main actor: \(model.inserted) inserted, \(model.updated) updated, \(model.deleted) deleted, \(model.sectionsInserted) section inserted, "
+              + "\(model.callbacks) callbacks; \(reads) reads of the model meanwhile")
         print("first row of each section:", try model.visibleNames().joined(separator: ", "))
         guard loader.terminationStatus == 0, model.rowCount == 40, model.sections.count == 3,
-              model.inserted == 10, model.sectionsInserted == 1, model.results.fetchedCount == 40 else {
-            print("ResultsApp: the model did not receive the second process's load")
+              model.inserted == 11, model.updated >= 1, model.deleted == 1, model.sectionsInserted == 1, model.results.fetchedCount == 40,
+              try model.visibleNames().contains("Well 1, renamed") else {
+            print("ResultsApp: the model did not receive the second process's load and the app's own writes")
             exit(1)
         }
     }
