@@ -24,7 +24,8 @@ extension WellStore {
     ///
     /// Wells are matched on their identifier (`details.uwi`): loading the same file twice
     /// updates the wells the first load inserted. New pins get ids in Hilbert order, so that
-    /// nearby wells share pages; the R*Tree is packed afterwards. Every rejected record goes to
+    /// nearby wells share pages; the R*Tree is packed afterwards (a file of up to 256 wells into a
+    /// store that has wells is written in place, its tree kept as it goes). Every rejected record goes to
     /// the `rejects` table with its line, column, reason and raw text. If the load fails or the
     /// process dies part-way, the transaction rolls back and the store is left as it was. The
     /// first load into an empty store commits through a rollback journal rather than WAL (see the

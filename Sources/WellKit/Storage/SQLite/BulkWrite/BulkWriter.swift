@@ -200,9 +200,9 @@ struct BulkWriter {
     }
 
     /// The most wells a write into a store with wells matches one by one in the identifier index,
-    /// its R*Tree kept by the triggers (``write(_:edit:progress:)``): a few hundred lookups and
-    /// tree inserts cost less than reading every stored identifier and packing the tree anew in
-    /// any store of more than a few thousand wells.
+    /// its R*Tree kept by the triggers (``write(_:edit:progress:)``): k lookups and tree inserts
+    /// rather than reading all n stored identifiers and packing n points. Measured at one well into
+    /// 244,292 (Benchmarks/README.md's "Writes of single wells"); the bound itself is not tuned.
     static let fewWells = 256
 
     /// How a write finds the stored wells of its identifiers.
