@@ -179,7 +179,7 @@ final class PostgresEngine: StorageEngine {
             try await execute("COMMIT", on: connection)
             return result
         } catch {
-            connection.closeNow()
+            pool.close(connection)
             throw error
         }
     }

@@ -149,7 +149,11 @@ final class PostgresPool: Sendable {
                     // A connection whose close an earlier call saw, lent before the pool saw it
                     // too: a query sent on it while it closes was never answered (postgres-nio).
                     // Nothing was sent on it, so another is leased (a failed load's, closed to roll it back, came back so).
-                    if connection.isClosed || self.closed.withLock({ $0.contains(connection.id) }) { throw StaleConnection() }
+                    // Its close is awaited first: the pool, lent it back at once, would lend it again.
+                    if connection.isClosed || self.closed.withLock({ $0.contains(connection.id) }) {
+                        try? await connection.close()
+                        throw StaleConnection()
+                    }
                     self.sessions.withLock { $0.leased += 1 }
                     defer { self.sessions.withLock { $0.leased -= 1 } }
                     try await self.prepare(connection)
@@ -180,6 +184,14 @@ final class PostgresPool: Sendable {
             if cancelled { throw CancellationError() }
             throw error
         }
+    }
+
+    /// Closes `connection` without waiting and has the pool lend it no more: a call that gets it
+    /// back from the pool before its channel has closed takes another (a failed transaction's,
+    /// closed to roll it back: ``PostgresEngine/inTransaction(_:on:_:)``).
+    func close(_ connection: PostgresConnection) {
+        closed.withLock { _ = $0.insert(connection.id) }
+        connection.closeNow()
     }
 
     /// A leased connection found closed before anything was sent on it.
