@@ -189,6 +189,14 @@ extension BatchedResults {
         while let (delivery, delegate, consumers) = withLock({ state -> (Delivery, DelegateReference, [AsyncStream<ResultsDiff>.Continuation])? in
             let next: Delivery
             if !state.outbox.isEmpty {
+                // With a delegate, every diff goes out on the main actor, to the delegate and the
+                // consumers together: one told off it, and the other later by a hop, heard them in
+                // different orders when the main actor delivered a later diff meanwhile.
+                if !onMainActor, state.delegate.object != nil {
+                    handOver = true
+                    state.delivering = false
+                    return nil
+                }
                 next = state.outbox.removeFirst()
             } else if onMainActor, !state.pending.isEmpty {
                 let pending = state.pending.removeFirst()
@@ -202,13 +210,9 @@ extension BatchedResults {
             }
             return (next, state.delegate, state.consumers.sorted { $0.key < $1.key }.map(\.value))
         }) {
-            if let delegate = delegate.object {
-                if onMainActor {
-                    MainActor.assumeIsolated { notify(delegate, of: delivery.diff) }
-                } else {
-                    // A change found before the delegate was set, sent after: the main actor hears it next.
-                    Task { @MainActor in self.notify(delegate, of: delivery.diff) }
-                }
+            // Off the main actor there is no delegate (see above).
+            if onMainActor, let delegate = delegate.object {
+                MainActor.assumeIsolated { notify(delegate, of: delivery.diff) }
             }
             delivery.onChange?(delivery.diff)
             for consumer in consumers { consumer.yield(delivery.diff) }
