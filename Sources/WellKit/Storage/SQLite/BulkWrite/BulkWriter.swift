@@ -31,16 +31,18 @@ struct BulkWriter {
         // identifier read and the whole tree packed again, which cost a one-well write time in
         // proportion to the store (Benchmarks/README.md's "Writes of single wells").
         let few = try records.count <= Self.fewWells && Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pins)")!
-        let existing = few ? IdentifierLookup.indexed(try db.makeStatement(sql: "SELECT pin_id FROM details WHERE uwi = ?"))
-                           : .all(try StoredIdentifiers(db))
+        let existing = few ? nil : try StoredIdentifiers(db)
+        let lookup = try db.makeStatement(sql: "SELECT pin_id FROM details WHERE uwi = ?")
+        /// The pin id of the stored well of `identifier`: from the identifiers read, or from the index.
+        func storedID(_ identifier: String) throws -> Int64? {
+            if let existing { return existing.id(of: identifier) }
+            return try Int64.fetchOne(lookup, arguments: [identifier])
+        }
+        let storeIsEmpty = existing?.isEmpty ?? false
         // The wells to delete, found before anything is written: a missing one fails the edit at once.
-        var deletions: [Int64] = []
-        if let edit, !edit.deletes.isEmpty {
-            let find = try db.makeStatement(sql: "SELECT pin_id FROM details WHERE uwi = ?")
-            for identifier in edit.deletes {
-                guard let id = try Int64.fetchOne(find, arguments: [identifier]) else { throw EditPlan.notStoredForDelete(identifier) }
-                deletions.append(id)
-            }
+        let deletions = try (edit?.deletes ?? []).map { identifier in
+            guard let id = try Int64.fetchOne(lookup, arguments: [identifier]) else { throw EditPlan.notStoredForDelete(identifier) }
+            return id
         }
         // New wells take ids in Hilbert order, after the largest id in use (``SpatialIndex/orderKey(index:longitude:latitude:)``).
         var newOnes: [UInt64] = []
@@ -49,11 +51,11 @@ struct BulkWriter {
         // Matching reads each identifier from the file, in file order: a big file's pages are given back behind it.
         var release = MappedFile.ReleaseBehind(scan.file, from: 0)
         for index in records.indices {
-            if !existing.isEmpty {
+            if !storeIsEmpty {
                 let record = records[index]
                 release.done(before: record.range.lowerBound)
                 let identifier = scan.identifier(of: record)
-                let id = try existing.id(of: identifier)
+                let id = try storedID(identifier)
                 try edit?.check(identifier, stored: id != nil)
                 if let id {
                     updates.append((id, index))
@@ -73,7 +75,7 @@ struct BulkWriter {
         // The pins' triggers keep the R*Tree in step with a few wells; many are packed after their rows.
         let triggers = few ? [] : try SpatialIndex.suspendTriggers(db)
         // A big batch of new wells is faster to index after the insert: CREATE INDEX sorts once.
-        let rebuildIdentifierIndex = newOnes.count > 10_000 && newOnes.count > existing.count
+        let rebuildIdentifierIndex = newOnes.count > 10_000 && newOnes.count > existing?.count ?? 0
         if rebuildIdentifierIndex { try db.execute(sql: "DROP INDEX details_uwi") }
         let pinColumns = ["id", "name", "lat", "lon"], columns = ["pin_id"] + DetailColumn.all.map(\.name)
         let chunk = Self.rowsPerInsert
@@ -104,7 +106,7 @@ struct BulkWriter {
         var strays = 0
         // A first load: the new pins are every pin, in Hilbert order, their ids ascending; the writer
         // puts each in the R*Tree as it inserts it, rather than reading the points back afterwards.
-        let firstLoad = existing.isEmpty && firstNewID == 1
+        let firstLoad = storeIsEmpty && firstNewID == 1
         let tree = firstLoad ? try PackedRTree(count: newOnes.count, idsAscend: true, rowidsAsAppended: true, into: SpatialIndex.rtree, db) : nil
         try RowPipeline.run(records, count: written, order: { [newOnes, updates] in
             $0 < newOnes.count ? SpatialIndex.index(ofOrderKey: newOnes[$0]) : updates[$0 - newOnes.count].index
@@ -204,32 +206,6 @@ struct BulkWriter {
     /// rather than reading all n stored identifiers and packing n points. Measured at one well into
     /// 244,292 (Benchmarks/README.md's "Writes of single wells"); the bound itself is not tuned.
     static let fewWells = 256
-
-    /// How a write finds the stored wells of its identifiers.
-    private enum IdentifierLookup {
-        /// One query of the identifier index per well.
-        case indexed(Statement)
-        /// Every stored identifier read once (``StoredIdentifiers``).
-        case all(StoredIdentifiers)
-
-        var isEmpty: Bool {
-            if case .all(let stored) = self { return stored.isEmpty }
-            return false
-        }
-
-        /// How many wells the store holds, or 1 for a store whose count was not read (it has wells).
-        var count: Int {
-            if case .all(let stored) = self { return stored.count }
-            return 1
-        }
-
-        func id(of identifier: String) throws -> Int64? {
-            switch self {
-            case .indexed(let statement): try Int64.fetchOne(statement, arguments: [identifier])
-            case .all(let stored): stored.id(of: identifier)
-            }
-        }
-    }
 
     /// The page cache while rows are written, in KiB (SQLite's negative `cache_size`). The tables
     /// grow at their right edge, so a cache that holds the pages being filled and the B-trees'
