@@ -32,6 +32,9 @@ struct PostgresBulkWrite {
     }
 
     private func write(_ load: PreparedLoad) async throws -> LoadSummary {
+        if load.options.release != nil {
+            throw ReleaseError(.unsupported, "a PostgreSQL store keeps no releases yet: load releases into a SQLite store (wells load FILE --release --db FILE.sqlite), or load without --release")
+        }
         var summary = load.scan.summary
         summary.journal = "postgresql"
         let file = summary.file

@@ -17,7 +17,7 @@ package struct Wells: AsyncParsableCommand {
             postgresql://user@host/db (TLS, passwords and timeouts as libpq reads them; see Docs/operations.md).
             """,
         version: wellKitVersion,
-        subcommands: [Demo.self, Load.self, Bbox.self, Near.self, Show.self, Find.self, List.self, Count.self, Index.self, Suspects.self, Serve.self, CRS.self, Optimize.self, Check.self, Generate.self]
+        subcommands: [Demo.self, Load.self, Bbox.self, Near.self, Show.self, Find.self, List.self, Count.self, Index.self, Suspects.self, Changes.self, Serve.self, CRS.self, Optimize.self, Check.self, Generate.self]
     )
 
     package init() {}

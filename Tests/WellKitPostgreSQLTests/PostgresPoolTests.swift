@@ -213,11 +213,19 @@ import WellsTestSupport
         _ = try await runBlocking { try WellStore(path: url).load(csvAt: try Fixtures.file("uwi,lat,lon\nA,50,-114\n")) }
         let store = try await runBlocking { try WellStore(path: url, mode: .readOnly) }
         let engine = try #require(store.engine as? PostgresEngine)
+        // Each call keeps its connection until all four hold one, so four connections are open
+        // at once however slowly the pool connects (under load a 0.3 s sleep alone ended before
+        // the second connection was made, and one connection served all four calls in turn).
+        final class Holding: Sendable { let count = Mutex(0) }
+        let holding = Holding()
         let held = try await withThrowingTaskGroup(of: ObjectIdentifier.self) { group in
             for _ in 0..<4 {
                 group.addTask {
                     try await engine.withConnection { connection in
-                        try await connection.query("SELECT pg_sleep(0.3)", logger: .wellKitPostgres)
+                        holding.count.withLock { $0 += 1 }
+                        while holding.count.withLock({ $0 }) < 4 {
+                            try await connection.query("SELECT pg_sleep(0.05)", logger: .wellKitPostgres)
+                        }
                         return ObjectIdentifier(connection.eventLoop)
                     }
                 }

@@ -75,6 +75,10 @@ public struct LoadOptions: Sendable {
     /// (whichever is less), the load stops with ``ImportError/Code/tooLarge`` and removes the copy.
     /// Nil: the free space alone.
     public var spoolLimit: Int?
+    /// Load the file as a release of its source: the complete current list, whose absent wells are
+    /// gone, each change recorded (``WellStore/changes(_:)``). Nil: a plain load, which updates the
+    /// wells it lists and leaves the others as they are.
+    public var release: ReleaseOptions?
     /// Validate and report without writing anything.
     public var dryRun = false
     /// How many parsed records a dry run shows.

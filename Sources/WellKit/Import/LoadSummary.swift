@@ -65,6 +65,8 @@ public struct LoadSummary: Sendable, Codable {
     public var scientificIdentifiers = 0
     /// Set when the identifier column turned out not to be a key for this file.
     public var identifierNotKey: IdentifierReport?
+    /// For a release (``LoadOptions/release``): its source, its number and what changed in it.
+    public var release: LoadedRelease?
     /// Wells whose coordinates look wrong: loaded and flagged, or rejected with `rejectSuspects`.
     public var suspects: [Suspect] = []
     /// Where the wells landed, most first: the US state (`Tennessee, US`) or the country holding
@@ -153,4 +155,11 @@ public struct Transformation: Sendable, Codable, CustomStringConvertible {
             + (grids.isEmpty ? "" : " with grid \(grids.joined(separator: ", "))")
             + " (" + (accuracyMeters.map { "stated accuracy \($0) m" } ?? "accuracy unknown") + ")"
     }
+}
+
+/// The release a load was (``LoadSummary/release``).
+public struct LoadedRelease: Sendable, Codable, Equatable {
+    public var source: String
+    public var number: Int
+    public var summary: ReleaseSummary
 }

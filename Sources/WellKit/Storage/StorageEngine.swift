@@ -24,6 +24,15 @@ package protocol StorageEngine: Sendable {
     /// The load arrives whole from ``WellStore/prepareLoad(csvAt:options:)``; the engine allocates the load id.
     func write(_ load: consuming PreparedLoad) throws -> LoadSummary
 
+    // MARK: Releases
+
+    /// The releases of `source` (nil: of every source), by source and number (``ReleaseWriter`` writes them).
+    func releases(source: String?) throws -> [WellRelease]
+    /// The changes of a source between two of its releases.
+    func changes(_ query: ChangeQuery) throws -> ReleaseChanges
+    /// Each release's values of the well `identifier`, in release order.
+    func history(of identifier: String) throws -> [WellHistoryEntry]
+
     // MARK: Queries
 
     func pins(_ request: WellFetchRequest) throws -> [WellPin]
@@ -185,4 +194,15 @@ package enum StoreEngines {
         }
         return components.string ?? "…"
     }
+}
+
+extension StorageEngine {
+    /// An engine that keeps no releases lists none and answers no change query.
+    package func releases(source: String?) throws -> [WellRelease] { [] }
+
+    package func changes(_ query: ChangeQuery) throws -> ReleaseChanges {
+        throw ReleaseError(.unsupported, "this store keeps no releases: releases are kept by SQLite stores (wells load --release --db FILE.sqlite)")
+    }
+
+    package func history(of identifier: String) throws -> [WellHistoryEntry] { [] }
 }

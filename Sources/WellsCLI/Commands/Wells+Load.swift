@@ -51,6 +51,7 @@ extension Wells {
                   wells load damaged-api.csv --id none
                   wells load fl-orphan-wells.xlsx --sheet Sheet1
                   wells load wells.zip --member wells-2024.csv
+                  wells load co-orphans-2026-06.csv --release
                 """)
 
         @Argument(help: "The well list to load, or - for standard input.")
@@ -159,6 +160,15 @@ extension Wells {
         @Flag(help: "Replace an existing --rejects file even when it is not a rejects file WellKit wrote.")
         var force = false
 
+        @Flag(help: "Load the file as a release of its source: the complete current list, whose wells absent from it are gone (kept in their history, left out of queries); every change is recorded for wells changes.")
+        var release = false
+
+        @Option(help: ArgumentHelp("With --release, the source's name (default: the file's name without its extensions and any date in it: co-orphans-2026-05.csv is a release of co-orphans).", valueName: "name"))
+        var source: String?
+
+        @Flag(name: .customLong("confirm-gone"), help: "With --release, mark the wells gone even when most of the source's wells are missing from the file (otherwise the load stops, as a truncated download would make it).")
+        var confirmGone = false
+
         @Flag(help: "Print the column mapping and the first records as they would be stored, and write nothing.")
         var dryRun = false
 
@@ -234,6 +244,9 @@ extension Wells {
             }
             if file != "-" && !dryRun { try OutputPaths.refuse(store.path, option: "--db", protected: [(file, "the input file")]) }
             if id == "" { throw ValidationError("--id needs a column name, or none") }
+            if !release && (source != nil || confirmGone) { throw ValidationError("--source and --confirm-gone are options of --release") }
+            if release && file == "-" && source == nil { throw ValidationError("a release from standard input needs --source NAME: there is no file name to take it from") }
+            if let source, source.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--source needs a name") }
         }
 
         func run() throws {
@@ -263,6 +276,7 @@ extension Wells {
             options.sheet = sheet
             options.member = member
             options.dryRun = dryRun
+            if release { options.release = ReleaseOptions(source: source, confirmGone: confirmGone) }
             options.spoolLimit = spoolLimit?.bytes
             let bar = !quiet && Terminal.stderrIsTerminal ? ProgressBar() : nil
             options.progress = { progress in

@@ -44,6 +44,18 @@ struct LoadReport {
         lines.append(dryRun ? "  would load             \(grouped(summary.inserted))" : "  inserted               \(grouped(summary.inserted))")
         if !dryRun { lines.append("  updated                \(grouped(summary.updated))") }
         lines.append("  rejected               \(grouped(summary.rejected))")
+        if let release = summary.release {
+            let r = release.summary
+            if r.reloaded {
+                lines.append("  release                \(release.number) of \(release.source), loaded again: no change")
+            } else if release.number == 1 {
+                lines.append("  release                1 of \(release.source): \(grouped(r.wells)) wells")
+            } else {
+                lines.append("  release                \(release.number) of \(release.source): \(grouped(r.wells)) wells; new \(grouped(r.new)), gone \(grouped(r.gone)), "
+                             + "back \(grouped(r.back)), changed \(grouped(r.changed)), moved \(grouped(r.moved)) (wells changes lists them)")
+            }
+            for note in r.notes { lines.append("    \(note)") }
+        }
         for (reason, n) in summary.rejectReasons.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) {
             lines.append("    \(reason.padding(toLength: 28, withPad: " ", startingAt: 0)) \(grouped(n))")
         }

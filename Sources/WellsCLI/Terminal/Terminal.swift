@@ -91,6 +91,12 @@ package enum Terminal {
             default: ExitCode(65)
             }
         case is CRSError, is QueryError: ExitCode(64)
+        case let error as ReleaseError:
+            switch error.code {
+            case .mostGone: ExitCode(65)
+            case .unknownSource, .unknownRelease: ExitCode(66)
+            case .unsupported: ExitCode(64)
+            }
         case let error as AreaInputError: ExitCode(error.exitCode)
         default: ExitCode(70)
         }

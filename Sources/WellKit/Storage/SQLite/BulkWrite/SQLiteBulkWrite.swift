@@ -60,6 +60,8 @@ enum SQLiteBulkWrite {
                 // A store made by an earlier build is upgraded here, so that it stays as it was
                 // unless the load commits (``SQLiteEngine``'s `upgradePending`).
                 try Schema.upgrade(db)
+                // A release copies its source's wells aside before the write, to compare them after it.
+                let release = try options.release.map { try ReleaseWriter(db, options: $0, file: summary.file) }
                 var writer = BulkWriter(db)
                 let written = try writer.write(scan, edit: load.edit, progress: options.progress)
                 summary.inserted = written.inserted
@@ -69,6 +71,10 @@ enum SQLiteBulkWrite {
                 summary.count(badValues: written.badValues)
                 summary.warnings += scan.emptyColumnWarnings(filled: written.filled, describe: options.describeRemedy)
                 summary.phases.merge(writer.phases) { $1 }
+                if let release {
+                    let recorded = try release.record(loadID: written.loadID, summary: summary)
+                    summary.release = LoadedRelease(source: release.source, number: recorded.release, summary: recorded.summary)
+                }
                 summary.seconds = (ContinuousClock.now - clock).seconds
                 try writer.record(summary, loadID: written.loadID, startedAt: load.startedAt, rejects: scan.rejects)
                 summary.loadID = written.loadID

@@ -63,8 +63,11 @@ package struct DetailColumn: Sendable, Equatable {
     /// The columns a SQLite store's full fetch selects, each read back as version 2 stored it:
     /// looked-up names and dates as text (``WellField/sqliteValue(_:)``), the extra values as a
     /// JSON object of their names (no object when the row has none).
-    static let sqliteSelection: [String] = all.map { column in
-        let qualified = "d." + column.name.quotedDatabaseIdentifier
+    static let sqliteSelection: [String] = selection(from: "d")
+
+    /// ``sqliteSelection`` over a table of detail rows named `alias` (a release's copy of the rows before it).
+    static func selection(from alias: String) -> [String] { all.map { column in
+        let qualified = alias + "." + column.name.quotedDatabaseIdentifier
         switch column.content {
         case .value(let field): return field.sqliteValue(qualified)
         case .extra:
@@ -74,7 +77,7 @@ package struct DetailColumn: Sendable, Equatable {
                 """
         default: return qualified
         }
-    }
+    } }
 
     /// `CREATE TABLE details(…);` as the v1 migration has always written it. Only the layout is
     /// kept here (which names are quoted, where lines break); the columns come from ``all``.

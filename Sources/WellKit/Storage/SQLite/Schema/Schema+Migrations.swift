@@ -48,6 +48,11 @@ extension Schema {
     /// nothing else; `pin_points` (a SpatiaLite blob for each pin, a large share of the store:
     /// Benchmarks/README.md's "The store file") is gone. The R*Tree `idx_pins_geom` is keyed by pin id and kept in step by
     /// three triggers on `pins` (``SpatialIndex``); the layer `wells` takes its geometry from `pins.geom`.
+    ///
+    /// Version 6 (migration "v6-releases"): `releases(id, source, number, load_id, wells, summary)`, the
+    /// releases of each source's list (``ReleaseWriter``); `release_loads(load_id, release_id)`, the
+    /// loads that brought each; `changes(release_id, kind, uwi, field, old, new, meters, lat, lon)`,
+    /// what changed in each release, well by well.
     static let migrations: [Migration] = [
         Migration("v1") { db in
             try db.execute(sql: "SELECT InitSpatialMetadata(0, 'WGS84_ONLY')")
@@ -98,6 +103,11 @@ extension Schema {
             try computePointsInPins(db)
             try WellsLayer.create(db)
             try db.execute(sql: "PRAGMA user_version = 5")
+        },
+        // Version 6: releases of each source's list and their changes.
+        Migration("v6-releases") { db in
+            try db.execute(sql: createReleases)
+            try db.execute(sql: "PRAGMA user_version = 6")
         },
     ]
 

@@ -10,6 +10,7 @@ import GRDB
 ///   compact form of ``CompactDetails`` (``DetailColumn`` defines the columns);
 /// - `lookup_FIELD`, `extra_keys`, `extra_values`: the names and values the compact rows refer to;
 /// - `loads`, `rejects`, `suspects`: each load's provenance, the rows it rejected, the wells it flagged;
+/// - `releases`, `release_loads`, `changes`: the releases of each source's list and what changed in each (``ReleaseWriter``);
 /// - the view `wells` (``WellsLayer``): one point layer with every field, for GDAL, QGIS and SpatiaLite.
 ///
 /// A new store gets it whole (``create(_:)``); an older one reaches it through the migrations
@@ -18,7 +19,7 @@ enum Schema {
     /// `PRAGMA application_id` of a WellKit store: "WELL" in ASCII.
     static let applicationID: Int32 = 0x5745_4C4C
     /// The schema version this build writes, kept in `PRAGMA user_version`.
-    static let version: Int32 = 5
+    static let version: Int32 = 6
     /// The code of a lookup table's row without a value: a detail row's code when the field has none.
     static let nullCode: Int64 = 0
 
@@ -47,6 +48,7 @@ enum Schema {
             \(createSuspects)
             \(createExtraKeys);
             \(createExtraValues);
+            \(createReleases)
             """)
         for table in WellField.detailValueFields.compactMap(\.lookupTable) {
             try db.execute(sql: createLookup(table))
@@ -134,6 +136,34 @@ enum Schema {
           line INTEGER NOT NULL,
           reason TEXT NOT NULL,
           detail TEXT NOT NULL);
+        """
+
+    /// Version 6's releases of each source's list (``ReleaseWriter``): each release and the load
+    /// that brought it, the loads of each release (a release loaded again is the same release),
+    /// and every change of a well in a release.
+    static let createReleases = """
+        CREATE TABLE releases(
+          id INTEGER PRIMARY KEY,
+          source TEXT NOT NULL,
+          number INTEGER NOT NULL,
+          load_id INTEGER NOT NULL REFERENCES loads(id),
+          wells INTEGER NOT NULL,
+          summary TEXT NOT NULL,
+          UNIQUE(source, number));
+        CREATE TABLE release_loads(load_id INTEGER PRIMARY KEY REFERENCES loads(id), release_id INTEGER NOT NULL REFERENCES releases(id));
+        CREATE TABLE changes(
+          id INTEGER PRIMARY KEY,
+          release_id INTEGER NOT NULL REFERENCES releases(id),
+          kind TEXT NOT NULL,
+          uwi TEXT NOT NULL,
+          field TEXT,
+          old TEXT,
+          new TEXT,
+          meters REAL,
+          lat REAL NOT NULL,
+          lon REAL NOT NULL);
+        CREATE INDEX changes_release ON changes(release_id);
+        CREATE INDEX changes_uwi ON changes(uwi);
         """
 
     /// The pins' point, as SpatiaLite reads it: the expression of the virtual column `pins.geom`.
