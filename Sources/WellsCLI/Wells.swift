@@ -153,6 +153,9 @@ package struct Wells: AsyncParsableCommand {
         "--quick",  // check
         "--skip-empty",  // count
         "--vacuum",  // optimize
+        "--release", "--confirm-gone",  // load
+        "--list",  // changes
+        "--history",  // show
         "--pairs",  // near --from
         "--exit-with-stdin",  // serve (hidden)
         "--keep-stores",  // wells-bench scale

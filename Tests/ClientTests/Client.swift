@@ -42,6 +42,23 @@ struct Client {
         return try store.apply(edits)
     }
 
+    /// A release of a list loaded, and what changed since the one before, as a client reads it.
+    func release(_ path: String, source: String) throws -> [WellChange] {
+        var options = LoadOptions()
+        options.release = ReleaseOptions(source: source, confirmGone: false)
+        let summary = try store.load(csvAt: path, options: options)
+        let loaded: LoadedRelease? = summary.release
+        let counts: ReleaseSummary? = loaded?.summary
+        _ = counts?.transitions.first.map { (transition: ReleaseSummary.Transition) in transition.count }
+        let releases: [WellRelease] = try store.releases(of: source)
+        var query = ChangeQuery(source: source)
+        query.kinds = [.changed, .moved]
+        let changes: ReleaseChanges = try store.changes(query)
+        let history: [WellHistoryEntry] = try changes.changes.first.map { try store.history(of: $0.identifier) } ?? []
+        _ = (releases.count, history.count)
+        return changes.changes
+    }
+
     func load(_ path: String) throws -> LoadSummary {
         var options = LoadOptions()
         options.coordinates = CoordinateOptions()
@@ -173,6 +190,7 @@ struct Client {
         case let error as StoreError: "store: \(error.code)"
         case let error as ImportError: "import: \(error.code)"
         case let error as WellEditError: "edit: \(error.code)"
+        case let error as ReleaseError: "release: \(error.code)"
         case let error as QueryError: "query: \(error.code)"
         case let error as CRSError: "crs: \(error.code)"
         default: "\(error)"

@@ -222,7 +222,7 @@ extension Wells.Find: QuickReadable {
 
 extension Wells.Show: QuickReadable {
     static let quickOptions = StoreOptions.quickOptions + ["format"]
-    static let quickFlags = StoreOptions.quickFlags
+    static let quickFlags = StoreOptions.quickFlags + ["history"]
 
     init(quick words: QuickWords) throws {
         self.init()
@@ -230,6 +230,7 @@ extension Wells.Show: QuickReadable {
         identifier = try words.positional() ?? { throw QuickWords.NotQuick() }()
         try words.finish()
         format = try words.value("format") ?? .table
+        history = words.flag("history")
         store = try StoreOptions(quick: words)
         try validate()
     }
