@@ -149,7 +149,7 @@ public struct WellChange: Sendable, Codable, Equatable {
     }
 }
 
-/// What ``WellStore/changes(_:)-…`` lists: a source's changes between two of its releases.
+/// What `WellStore.changes(_:)` lists: a source's changes between two of its releases.
 public struct ChangeQuery: Sendable, Equatable {
     /// The source; nil for the store's only source (more than one is an error that names them).
     public var source: String?
@@ -191,7 +191,7 @@ public struct ReleaseChanges: Sendable, Equatable {
     public var changes: [WellChange]
 }
 
-/// One release's values of one well (``WellStore/history(of:)-…``).
+/// One release's values of one well (`WellStore.history(of:)`).
 public struct WellHistoryEntry: Sendable, Equatable {
     public var source: String
     public var release: Int

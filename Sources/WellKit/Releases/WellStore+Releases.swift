@@ -17,7 +17,7 @@ import Foundation
 /// ```
 ///
 /// A release's wells absent from the next are gone: they leave the live tables, so queries no
-/// longer find them, and their last values stay with the change (``history(of:)-…``). A well that
+/// longer find them, and their last values stay with the change (`history(of:)`). A well that
 /// comes back is `back`. Releases are kept by SQLite stores; a PostgreSQL store refuses
 /// ``LoadOptions/release`` with ``ReleaseError/Code/unsupported``.
 extension WellStore {

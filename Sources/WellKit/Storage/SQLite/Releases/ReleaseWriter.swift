@@ -2,9 +2,10 @@ import Foundation
 import GRDB
 
 /// A load taken as a release of its source (``LoadOptions/release``), inside the load's
-/// transaction: the source's wells are copied aside before the write (``init(_:options:file:)``),
-/// and compared with what the write left after it (``record(loadID:summary:)``), which records
-/// the release and its changes and takes the wells that are gone out of the live tables.
+/// transaction: the source's wells are noted before the write, and the old rows of those the write
+/// changes kept by temporary triggers (``init(_:options:file:)``); after it (``record(loadID:summary:)``)
+/// they are compared with the new rows, the release and its changes recorded, and the wells that
+/// are gone taken out of the live tables.
 ///
 /// The store keeps the current list and the changes, not a copy per release: a changed field is a
 /// row of `changes` with its old and new text, a gone well one row with its last values (JSON),
@@ -19,9 +20,6 @@ struct ReleaseWriter {
     private let prior: (id: Int64, number: Int, sha256: String, summary: ReleaseSummary)?
     /// The source's wells before the write (the rows copied aside).
     private let priorCount: Int
-
-    /// The copy of the source's wells before the write: their detail rows and their pins' fields.
-    static let priorTable = "temp.release_prior"
 
     /// The detail columns a release compares, each with the name its changes give the field; the
     /// identifier is the key, the source coordinates are the position (compared as a move), and
@@ -45,18 +43,42 @@ struct ReleaseWriter {
         } else {
             prior = nil
         }
-        try db.execute(sql: "DROP TABLE IF EXISTS \(Self.priorTable)")
+        try Self.dropScratch(db)
+        guard prior != nil else { priorCount = 0; return }
+        // The source's wells, by pin id; and, as the write updates them, the old rows of those whose
+        // values change (temporary triggers on the update): a release that changes 2% of a list
+        // copies 2% of its rows, where a copy of every row cost more than the reload itself.
+        try db.execute(sql: """
+            CREATE TEMP TABLE release_members(pin_id INTEGER PRIMARY KEY);
+            INSERT INTO temp.release_members
+              SELECT pin_id FROM details WHERE load_id IN (SELECT rl.load_id FROM release_loads rl JOIN releases r ON r.id = rl.release_id WHERE r.source = ?);
+            """, arguments: [source])
         let columns = DetailColumn.all.map(\.name.quotedDatabaseIdentifier)
-        try db.execute(sql: "CREATE TABLE \(Self.priorTable)(pin_id INTEGER PRIMARY KEY, p_name, p_lat, p_lon, \(columns.joined(separator: ", ")))")
-        if prior != nil {
-            try db.execute(sql: """
-                INSERT INTO \(Self.priorTable)
-                SELECT d.pin_id, p.name, p.lat, p.lon, \(columns.map { "d." + $0 }.joined(separator: ", "))
-                FROM details d JOIN pins p ON p.id = d.pin_id
-                WHERE d.load_id IN (SELECT rl.load_id FROM release_loads rl JOIN releases r ON r.id = rl.release_id WHERE r.source = ?)
-                """, arguments: [source])
-        }
-        priorCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(Self.priorTable)") ?? 0
+        let compared = Self.comparedColumns.map(\.column.name.quotedDatabaseIdentifier)
+        try db.execute(sql: """
+            CREATE TEMP TABLE \(Self.priorTable)(pin_id INTEGER PRIMARY KEY, \(columns.joined(separator: ", ")));
+            CREATE TEMP TABLE \(Self.priorPinsTable)(id INTEGER PRIMARY KEY, name, lat, lon);
+            CREATE TEMP TRIGGER release_details BEFORE UPDATE ON main.details
+              WHEN \(compared.map { "old.\($0) IS NOT new.\($0)" }.joined(separator: " OR "))
+              BEGIN INSERT OR IGNORE INTO release_prior VALUES (old.pin_id, \(columns.map { "old." + $0 }.joined(separator: ", "))); END;
+            CREATE TEMP TRIGGER release_pins BEFORE UPDATE ON main.pins
+              WHEN old.name IS NOT new.name OR old.lat IS NOT new.lat OR old.lon IS NOT new.lon
+              BEGIN INSERT OR IGNORE INTO release_prior_pins VALUES (old.id, old.name, old.lat, old.lon); END;
+            """)
+        priorCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM temp.release_members") ?? 0
+    }
+
+    /// The old rows of the source's wells whose values the write changes: details, and pins.
+    static let priorTable = "temp.release_prior"
+    static let priorPinsTable = "temp.release_prior_pins"
+
+    /// Removes the release's temporary tables and triggers (a failed load's go with its rollback).
+    static func dropScratch(_ db: Database) throws {
+        try db.execute(sql: """
+            DROP TRIGGER IF EXISTS temp.release_details; DROP TRIGGER IF EXISTS temp.release_pins;
+            DROP TABLE IF EXISTS \(priorTable); DROP TABLE IF EXISTS \(priorPinsTable); DROP TABLE IF EXISTS temp.release_members;
+            DROP TABLE IF EXISTS temp.release_respelled;
+            """)
     }
 
     /// A change found, before it is written.
@@ -85,7 +107,7 @@ struct ReleaseWriter {
     /// - Throws: ``ReleaseError`` (`mostGone`) when most of the source's wells are missing and the
     ///   options do not confirm it; the caller's transaction then rolls everything back.
     func record(loadID: Int64, summary load: LoadSummary) throws -> (release: Int, summary: ReleaseSummary) {
-        defer { try? db.execute(sql: "DROP TABLE IF EXISTS \(Self.priorTable)") }
+        defer { try? Self.dropScratch(db) }
         var summary = ReleaseSummary()
         summary.columns = load.mapping.filter { $0.key != WellField.latitude.rawValue && $0.key != WellField.longitude.rawValue }
         summary.extraColumns = load.extraColumns
@@ -130,16 +152,19 @@ struct ReleaseWriter {
         }
 
         // The wells listed before and now, under the same identifier: the write updated their rows in place.
-        try compare(from: "\(Self.priorTable) o JOIN details n ON n.pin_id = o.pin_id JOIN pins p ON p.id = n.pin_id",
-                    where: "n.load_id = \(loadID)", into: &found, pairs: &pairs)
+        try db.execute(sql: "DROP TRIGGER temp.release_details; DROP TRIGGER temp.release_pins")
+        try compareDetails(from: "\(Self.priorTable) o JOIN temp.release_members USING (pin_id) JOIN details n ON n.pin_id = o.pin_id JOIN pins p ON p.id = n.pin_id",
+                           into: &found)
+        try comparePins(from: "\(Self.priorPinsTable) o JOIN temp.release_members m ON m.pin_id = o.id JOIN pins p ON p.id = o.id JOIN details n ON n.pin_id = o.id",
+                        old: "o", into: &found, pairs: &pairs)
 
         // The wells listed before and not rewritten by this load: gone, or listed under a re-spelled identifier.
         var missing = try Row.fetchAll(db, sql: """
-            SELECT o.pin_id, o.uwi FROM \(Self.priorTable) o JOIN details d ON d.pin_id = o.pin_id WHERE d.load_id IS NOT ?
+            SELECT d.pin_id, d.uwi FROM temp.release_members m JOIN details d ON d.pin_id = m.pin_id WHERE d.load_id IS NOT ?
             """, arguments: [loadID]).map { (id: $0[0] as Int64, identifier: $0[1] as String) }
         var added = try Row.fetchAll(db, sql: """
             SELECT d.pin_id, d.uwi, p.lat, p.lon FROM details d JOIN pins p ON p.id = d.pin_id
-            WHERE d.load_id = ? AND d.pin_id NOT IN (SELECT pin_id FROM \(Self.priorTable))
+            WHERE d.load_id = ? AND d.pin_id NOT IN (SELECT pin_id FROM temp.release_members)
             """, arguments: [loadID]).map { (id: $0[0] as Int64, identifier: $0[1] as String, lat: $0[2] as Double, lon: $0[3] as Double) }
 
         // Re-spelled identifiers: a missing well and a new one whose identifiers are the same once
@@ -157,11 +182,13 @@ struct ReleaseWriter {
             missing.removeAll { olds.contains($0.id) }
             added.removeAll { news.contains($0.id) }
             try db.execute(sql: "CREATE TEMP TABLE release_respelled(old INTEGER PRIMARY KEY, new INTEGER NOT NULL)")
-            defer { try? db.execute(sql: "DROP TABLE temp.release_respelled") }
             let insert = try db.makeStatement(sql: "INSERT INTO temp.release_respelled(old, new) VALUES (?, ?)")
             for pair in respelled { try insert.execute(arguments: [pair.old, pair.new]) }
-            try compare(from: "temp.release_respelled x JOIN \(Self.priorTable) o ON o.pin_id = x.old JOIN details n ON n.pin_id = x.new JOIN pins p ON p.id = x.new",
-                        where: "1", into: &found, pairs: &pairs)
+            // The old wells' rows are still there (the write did not list them): compared with the new ones'.
+            try compareDetails(from: "temp.release_respelled x JOIN details o ON o.pin_id = x.old JOIN details n ON n.pin_id = x.new JOIN pins p ON p.id = x.new",
+                               into: &found)
+            try comparePins(from: "temp.release_respelled x JOIN pins o ON o.id = x.old JOIN details n ON n.pin_id = x.new JOIN pins p ON p.id = x.new",
+                            old: "o", into: &found, pairs: &pairs)
             let position = try db.makeStatement(sql: "SELECT lat, lon FROM pins WHERE id = ?")
             for pair in respelled {
                 let row = try Row.fetchOne(position, arguments: [pair.new])!
@@ -257,28 +284,24 @@ struct ReleaseWriter {
         return (number, summary)
     }
 
-    /// Finds the changed fields of the wells `from` pairs (`o` the copy, `n` and `p` the rows now),
-    /// decoding only the rows with a difference, and appends each well's positions to `pairs` when they differ.
-    private func compare(from: String, where condition: String, into found: inout [Found], pairs: inout [Pair]) throws {
+    /// Finds the changed fields of the wells `from` pairs (`o` the old detail row, `n` and `p` the
+    /// rows now), decoding only the rows with a difference.
+    private func compareDetails(from: String, into found: inout [Found]) throws {
         let columns = Self.comparedColumns
-        let differs = (["o.p_name IS NOT p.name", "o.p_lat IS NOT p.lat", "o.p_lon IS NOT p.lon"]
-            + columns.map { "o.\($0.column.name.quotedDatabaseIdentifier) IS NOT n.\($0.column.name.quotedDatabaseIdentifier)" }).joined(separator: " OR ")
+        let differs = columns.map { "o.\($0.column.name.quotedDatabaseIdentifier) IS NOT n.\($0.column.name.quotedDatabaseIdentifier)" }.joined(separator: " OR ")
         let old = DetailColumn.selection(from: "o"), new = DetailColumn.selection(from: "n")
         let rows = try Row.fetchCursor(db, sql: """
-            SELECT n.uwi, o.p_name, p.name, o.p_lat, o.p_lon, p.lat, p.lon, \(columns.map { "\(old[$0.index]), \(new[$0.index])" }.joined(separator: ", "))
-            FROM \(from) WHERE (\(condition)) AND (\(differs))
+            SELECT n.uwi, p.lat, p.lon, \(columns.map { "\(old[$0.index]), \(new[$0.index])" }.joined(separator: ", "))
+            FROM \(from) WHERE \(differs)
             """)
         while let row = try rows.next() {
             let identifier: String = row[0]
-            let position = (lat: row[5] as Double, lon: row[6] as Double)
+            let position = (lat: row[1] as Double, lon: row[2] as Double)
             func change(_ field: String, _ was: String?, _ now: String?) {
                 if was != now { found.append(Found(kind: .changed, identifier: identifier, field: field, old: was, new: now, latitude: position.lat, longitude: position.lon)) }
             }
-            change(WellField.name.rawValue, row[1], row[2])
-            let was = (lat: row[3] as Double, lon: row[4] as Double)
-            if was != position { pairs.append(Pair(identifier: identifier, old: was, new: position)) }
             for (k, (column, _)) in columns.enumerated() {
-                let before = row[7 + 2 * k] as DatabaseValue, after = row[8 + 2 * k] as DatabaseValue
+                let before = row[3 + 2 * k] as DatabaseValue, after = row[4 + 2 * k] as DatabaseValue
                 if case .value(let field) = column.content {
                     change(field.rawValue, Self.text(before), Self.text(after))
                 } else {
@@ -287,6 +310,23 @@ struct ReleaseWriter {
                     for name in Set(was.keys).union(now.keys).sorted() { change("extra." + name, was[name], now[name]) }
                 }
             }
+        }
+    }
+
+    /// Finds the changed names and positions of the wells `from` pairs (`old` the old pin's alias,
+    /// `p` the pin now, `n` its detail), and appends the positions that differ to `pairs`.
+    private func comparePins(from: String, old o: String, into found: inout [Found], pairs: inout [Pair]) throws {
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT n.uwi, \(o).name, p.name, \(o).lat, \(o).lon, p.lat, p.lon FROM \(from)
+            WHERE \(o).name IS NOT p.name OR \(o).lat IS NOT p.lat OR \(o).lon IS NOT p.lon
+            """)
+        while let row = try rows.next() {
+            let identifier: String = row[0]
+            let was = (lat: row[3] as Double, lon: row[4] as Double), now = (lat: row[5] as Double, lon: row[6] as Double)
+            if (row[1] as String?) != (row[2] as String?) {
+                found.append(Found(kind: .changed, identifier: identifier, field: WellField.name.rawValue, old: row[1], new: row[2], latitude: now.lat, longitude: now.lon))
+            }
+            if was != now { pairs.append(Pair(identifier: identifier, old: was, new: now)) }
         }
     }
 
