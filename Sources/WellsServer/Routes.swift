@@ -9,7 +9,7 @@ import WellKit
 /// `OGCAPITests.theAPIDocumentDescribesEveryRouteOfTheRouter` compares Hummingbird's list of the
 /// router's routes with this table, so that the document and the server cannot drift apart.
 enum Route: String, CaseIterable, Sendable {
-    case landing, conformance, api, collections, collection, queryables, items, item, ids, tile, mapAsset, basemap, favicon, health, ready, metrics
+    case landing, conformance, api, collections, collection, queryables, items, item, ids, changes, tile, mapAsset, basemap, favicon, health, ready, metrics
 
     /// The path as Hummingbird's router reads it, `:name` for a path parameter.
     var path: String {
@@ -23,6 +23,7 @@ enum Route: String, CaseIterable, Sendable {
         case .items: "/collections/:collectionId/items"
         case .item: "/collections/:collectionId/items/:featureId"
         case .ids: "/collections/:collectionId/ids"
+        case .changes: "/collections/:collectionId/changes"
         case .tile: "/tiles/:z/:x/:y"
         case .mapAsset: "/assets/map/:name"
         case .basemap: "/basemap/:layer"
@@ -92,6 +93,22 @@ enum Route: String, CaseIterable, Sendable {
                          parameters: [collection] + P.selecting(configuration, tiles: false) + [P.sortby],
                          responses: ["200": .init("The ids", ["application/json": OpenAPI.Schemas.ids]),
                                      "304": .notModified, "400": .problem(.badRequest), "404": .problem(.notFound), "503": .problem(.unavailable)])
+        case .changes:
+            let integer = JSONSchema(type: "integer", minimum: 0)
+            return .init(rawValue, "What changed between two releases of a source's list (wells load --release): new, gone, back, changed (per field) and moved wells, a page at a time, as GeoJSON (a move is a line from its old place to its new one)", tag: "Data",
+                         parameters: [collection,
+                                      P.query("source", JSONSchema(type: "string"), "The source (default: the store's only one)"),
+                                      P.query("from", integer, "The release compared from (default: the one before to; 0 is before the first)"),
+                                      P.query("to", JSONSchema(type: "integer", minimum: 1), "The release compared to (default: the last)"),
+                                      P.query("since", JSONSchema(type: "string"), "Instead of from: the last release loaded before this date (2026-05-01) or RFC 3339 moment"),
+                                      P.query("kind", JSONSchema(type: "string", pattern: "^(new|gone|back|changed|moved)(,(new|gone|back|changed|moved))*$"), "Only these kinds, comma-separated"),
+                                      P.query("field", JSONSchema(type: "string"), "Only changes of these fields, comma-separated (status, extra.Permit; uwi for re-spelled identifiers)"),
+                                      P.query("moved-over", JSONSchema(type: "number", minimum: 0), "List a move only over this many metres (default 1)"),
+                                      P.query("bbox", JSONSchema(type: "string"), "Only wells in this box, minLon,minLat,maxLon,maxLat (their new place, or a gone well's last)"),
+                                      P.query("limit", JSONSchema(type: "integer", minimum: 1, maximum: Double(configuration.maximumLimit)), "The most changes in the page (default 1000)"),
+                                      P.query("offset", JSONSchema(type: "integer", minimum: 0, maximum: Double(configuration.maximumOffset)), "The changes to skip first")],
+                         responses: ["200": .init("The changes", [FeaturesAPI.geoJSON: .object([:])]),
+                                     "304": .notModified, "400": .problem(.badRequest), "404": .problem(.notFound, "No such collection, source or release"), "503": .problem(.unavailable)])
         case .tile:
             let zooms = configuration.maximumZoom
             return .init(rawValue, "A vector tile of the wells (XYZ, Web Mercator), clustered at low zooms", tag: "Tiles",

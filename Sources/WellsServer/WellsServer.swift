@@ -171,6 +171,13 @@ package struct WellsServer: Sendable {
             let parameters = try FeaturesAPI.parameters(request)
             return try await respondReading(request, contentType: "application/json") { _, lease in Array(try api.ids(parameters, lease: lease).utf8) }
         }
+        router.get(.init(Route.changes.path)) { request, context in
+            try Self.checkCollection(context)
+            let parameters = try FeaturesAPI.parameters(request)
+            return try await respondReading(request, contentType: FeaturesAPI.geoJSON, cachedAs: Self.cacheKey(request)) { _, lease in
+                try api.changes(request, parameters: parameters, lease: lease)
+            }
+        }
         router.get(.init(Route.tile.path)) { request, context in
             let (tile, format, options) = try tiles.parse(
                 z: context.parameters.get("z") ?? "", x: context.parameters.get("x") ?? "", name: context.parameters.get("y") ?? "",

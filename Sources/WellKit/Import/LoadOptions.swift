@@ -76,7 +76,7 @@ public struct LoadOptions: Sendable {
     /// Nil: the free space alone.
     public var spoolLimit: Int?
     /// Load the file as a release of its source: the complete current list, whose absent wells are
-    /// gone, each change recorded (``WellStore/changes(_:)``). Nil: a plain load, which updates the
+    /// gone, each change recorded (``WellStore/changes(_:)-7jk4o``). Nil: a plain load, which updates the
     /// wells it lists and leaves the others as they are.
     public var release: ReleaseOptions?
     /// Validate and report without writing anything.

@@ -61,7 +61,9 @@ enum SQLiteBulkWrite {
                 // unless the load commits (``SQLiteEngine``'s `upgradePending`).
                 try Schema.upgrade(db)
                 // A release copies its source's wells aside before the write, to compare them after it.
+                let releaseStart = ContinuousClock.now
                 let release = try options.release.map { try ReleaseWriter(db, options: $0, file: summary.file) }
+                if release != nil { summary.phases["release"] = (ContinuousClock.now - releaseStart).seconds }
                 var writer = BulkWriter(db)
                 let written = try writer.write(scan, edit: load.edit, progress: options.progress)
                 summary.inserted = written.inserted
@@ -72,7 +74,9 @@ enum SQLiteBulkWrite {
                 summary.warnings += scan.emptyColumnWarnings(filled: written.filled, describe: options.describeRemedy)
                 summary.phases.merge(writer.phases) { $1 }
                 if let release {
+                    let recordStart = ContinuousClock.now
                     let recorded = try release.record(loadID: written.loadID, summary: summary)
+                    summary.phases["release", default: 0] += (ContinuousClock.now - recordStart).seconds
                     summary.release = LoadedRelease(source: release.source, number: recorded.release, summary: recorded.summary)
                 }
                 summary.seconds = (ContinuousClock.now - clock).seconds

@@ -46,8 +46,9 @@ struct ReleaseWriter {
         try Self.dropScratch(db)
         guard prior != nil else { priorCount = 0; return }
         // The source's wells, by pin id; and, as the write updates them, the old rows of those whose
-        // values change (temporary triggers on the update): a release that changes 2% of a list
-        // copies 2% of its rows, where a copy of every row cost more than the reload itself.
+        // values change (temporary triggers after the update: before it, SQLite seeks each row
+        // again, 0.26 s more for 244,292 rows where after costs 0.17 s): a release that changes 2%
+        // of a list copies 2% of its rows.
         try db.execute(sql: """
             CREATE TEMP TABLE release_members(pin_id INTEGER PRIMARY KEY);
             INSERT INTO temp.release_members
@@ -58,10 +59,10 @@ struct ReleaseWriter {
         try db.execute(sql: """
             CREATE TEMP TABLE \(Self.priorTable)(pin_id INTEGER PRIMARY KEY, \(columns.joined(separator: ", ")));
             CREATE TEMP TABLE \(Self.priorPinsTable)(id INTEGER PRIMARY KEY, name, lat, lon);
-            CREATE TEMP TRIGGER release_details BEFORE UPDATE ON main.details
+            CREATE TEMP TRIGGER release_details AFTER UPDATE ON main.details
               WHEN \(compared.map { "old.\($0) IS NOT new.\($0)" }.joined(separator: " OR "))
               BEGIN INSERT OR IGNORE INTO release_prior VALUES (old.pin_id, \(columns.map { "old." + $0 }.joined(separator: ", "))); END;
-            CREATE TEMP TRIGGER release_pins BEFORE UPDATE ON main.pins
+            CREATE TEMP TRIGGER release_pins AFTER UPDATE ON main.pins
               WHEN old.name IS NOT new.name OR old.lat IS NOT new.lat OR old.lon IS NOT new.lon
               BEGIN INSERT OR IGNORE INTO release_prior_pins VALUES (old.id, old.name, old.lat, old.lon); END;
             """)
