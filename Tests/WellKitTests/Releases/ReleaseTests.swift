@@ -168,6 +168,19 @@ import WellsTestSupport
         #expect(WellRelease.normalizedIdentifier("05-001-20345-01") != "0500120345")
     }
 
+    /// Wells a plain load wrote join the source when a release lists them, unchanged or not; the
+    /// next release that leaves them out marks them gone.
+    @Test func wellsOfAPlainLoadJoinTheSourceThatListsThem() throws {
+        let store = try Fixtures.makeStore()
+        _ = try store.load(csvAt: try Fixtures.file("uwi,lat,lon,status\nA,36.1,-85.1,Active\nB,36.2,-85.2,Active\n"))
+        _ = try store.load(csvAt: try Fixtures.file("uwi,lat,lon,status\nA,36.1,-85.1,Active\nB,36.2,-85.2,Active\nC,36.3,-85.3,Active\nD,36.4,-85.4,Active\n"),
+                           options: Self.options(source: "j"))
+        let second = try #require(try store.load(csvAt: try Fixtures.file("uwi,lat,lon,status\nC,36.3,-85.3,Active\nD,36.4,-85.4,Plugged\n"),
+                                                 options: Self.options(source: "j", confirmGone: true)).release)
+        #expect(second.summary.gone == 2 && second.summary.changed == 1)
+        #expect(Set(try store.changes(ChangeQuery(source: "j")).changes.filter { $0.kind == .gone }.map(\.identifier)) == ["A", "B"])
+    }
+
     @Test func aPlainLoadKeepsNoRelease() throws {
         let store = try Fixtures.makeStore()
         let summary = try store.load(csvAt: try Fixtures.file("uwi,lat,lon\nA,36.1,-85.1\n"))

@@ -11,6 +11,8 @@ struct BulkWriter {
     private let db: Database
     /// Seconds spent writing rows and packing the index.
     private(set) var phases: [String: Double] = [:]
+    /// The stored wells the last ``write(_:edit:skipUnchanged:progress:)`` with `skipUnchanged` matched, by pin id.
+    private(set) var matched: [Int64] = []
 
     init(_ db: Database) { self.db = db }
 
@@ -20,7 +22,11 @@ struct BulkWriter {
     ///
     /// - Returns: the id of the load's `loads` row (allocated here, filled in by ``record(_:loadID:startedAt:rejects:)``),
     ///   the counts of inserted and updated wells, and of bad values and of values per detail field.
-    mutating func write(_ scan: ScannedFile, edit: EditPlan? = nil, progress: (@Sendable (LoadProgress) -> Void)? = nil) throws
+    ///
+    /// With `skipUnchanged` (a release: ``ReleaseWriter``), a stored well whose values are those of
+    /// its record is not written again (it keeps the load that last wrote it), and ``matched`` lists
+    /// the pin ids of the stored wells the file listed.
+    mutating func write(_ scan: ScannedFile, edit: EditPlan? = nil, skipUnchanged: Bool = false, progress: (@Sendable (LoadProgress) -> Void)? = nil) throws
         -> (loadID: Int64, inserted: Int, updated: Int, deleted: Int, badValues: [Int], filled: [Int]) {
         let clock = ContinuousClock.now
         let records = scan.records
@@ -83,18 +89,27 @@ struct BulkWriter {
         let insertDetailStatement = try db.makeStatement(sql: Self.insertSQL(into: "details", columns, rows: 1))
         let pinsChunkStatement = try db.makeStatement(sql: Self.insertSQL(into: "pins", pinColumns, rows: chunk))
         let detailsChunkStatement = try db.makeStatement(sql: Self.insertSQL(into: "details", columns, rows: chunk))
-        let updatePinStatement = try db.makeStatement(sql: "UPDATE pins SET name = ?2, lat = ?3, lon = ?4 WHERE id = ?1")
+        // Unchanged rows left as they are: the UPDATE's condition compares every value but the load's id.
+        let loadIDColumn = 1 + DetailColumn.index(of: .loadID)
+        let unchangedPin = skipUnchanged ? " AND (name IS NOT ?2 OR lat IS NOT ?3 OR lon IS NOT ?4)" : ""
+        let unchangedDetail = skipUnchanged
+            ? " AND (" + columns.indices.dropFirst(2).filter { $0 != loadIDColumn }.map { "\(columns[$0].quotedDatabaseIdentifier) IS NOT ?\($0 + 1)" }.joined(separator: " OR ") + ")" : ""
+        let updatePinStatement = try db.makeStatement(sql: "UPDATE pins SET name = ?2, lat = ?3, lon = ?4 WHERE id = ?1" + unchangedPin)
         // The identifier matched, so it stays: its index entry is left alone (REPLACE would delete and re-insert it).
         let updateDetailStatement = try db.makeStatement(sql: """
             UPDATE details SET \(columns.indices.dropFirst(2).map { "\(columns[$0].quotedDatabaseIdentifier) = ?\($0 + 1)" }.joined(separator: ", "))
-            WHERE pin_id = ?1 AND uwi = ?2
+            WHERE pin_id = ?1 AND uwi = ?2\(unchangedDetail)
             """)
+        // With unchanged rows skipped, a row the update left alone is the record's well, or one matched by its hashes alone.
+        let verifyStatement = try db.makeStatement(sql: "SELECT 1 FROM details WHERE pin_id = ?1 AND uwi = ?2")
         let loadID = try nextLoadID()
         let builder = scan.makeBuilder(compact: try CompactDetails(db, header: scan.validator.header, extraColumns: scan.extraColumns))
         let (insertPin, insertDetail, updatePin, updateDetail) = (insertPinStatement.sqliteStatement, insertDetailStatement.sqliteStatement,
                                                                   updatePinStatement.sqliteStatement, updateDetailStatement.sqliteStatement)
         let (insertPins, insertDetails) = (pinsChunkStatement.sqliteStatement, detailsChunkStatement.sqliteStatement)
-        let statements = [insertPin, insertDetail, updatePin, updateDetail, insertPins, insertDetails]
+        let verify = verifyStatement.sqliteStatement
+        let statements = [insertPin, insertDetail, updatePin, updateDetail, insertPins, insertDetails, verify]
+        matched.removeAll()
         // Text is bound in place (SQLITE_STATIC): no statement may point into the batches once they are gone.
         defer { for statement in statements { sqlite3_clear_bindings(statement) } }
         let loadIDParameter = Int32(1 + DetailColumn.index(of: .loadID) + 1)
@@ -125,6 +140,17 @@ struct BulkWriter {
                     bind(statement, id: id, row: k, pin: pin)
                     try stepToDone(statement)
                 }
+                /// Whether pin `id` holds row `k`'s identifier.
+                func isStored(_ id: Int64, row k: Int) throws -> Bool {
+                    sqlite3_bind_int64(verify, 1, id)
+                    rows.bind(row: k, values..<(values + 1), to: verify, from: 2)
+                    let code = sqlite3_step(verify)
+                    sqlite3_reset(verify)
+                    guard code == SQLITE_ROW || code == SQLITE_DONE else {
+                        throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                    }
+                    return code == SQLITE_ROW
+                }
                 func index(row k: Int, id: Int64) throws {
                     guard let tree else { return }
                     let point = rows.coordinates(row: k)
@@ -152,8 +178,9 @@ struct BulkWriter {
                         // The update matches the identifier too, so a well matched by its hashes alone is never
                         // changed: such a record (odds about 1 in 10^19 per pair) is a new well, appended.
                         try step(updateDetail, id: id, row: k, pin: false)
-                        if sqlite3_changes(db.sqliteConnection) == 1 {
+                        if try sqlite3_changes(db.sqliteConnection) == 1 || (skipUnchanged && isStored(id, row: k)) {
                             try step(updatePin, id: id, row: k, pin: true)
+                            if skipUnchanged { matched.append(id) }
                             continue
                         }
                         strays += 1

@@ -65,7 +65,7 @@ enum SQLiteBulkWrite {
                 let release = try options.release.map { try ReleaseWriter(db, options: $0, file: summary.file) }
                 if release != nil { summary.phases["release"] = (ContinuousClock.now - releaseStart).seconds }
                 var writer = BulkWriter(db)
-                let written = try writer.write(scan, edit: load.edit, progress: options.progress)
+                let written = try writer.write(scan, edit: load.edit, skipUnchanged: release != nil, progress: options.progress)
                 summary.inserted = written.inserted
                 summary.updated = written.updated
                 summary.deleted = written.deleted
@@ -75,7 +75,7 @@ enum SQLiteBulkWrite {
                 summary.phases.merge(writer.phases) { $1 }
                 if let release {
                     let recordStart = ContinuousClock.now
-                    let recorded = try release.record(loadID: written.loadID, summary: summary)
+                    let recorded = try release.record(loadID: written.loadID, matched: writer.matched, summary: summary)
                     summary.phases["release", default: 0] += (ContinuousClock.now - recordStart).seconds
                     summary.release = LoadedRelease(source: release.source, number: recorded.release, summary: recorded.summary)
                 }

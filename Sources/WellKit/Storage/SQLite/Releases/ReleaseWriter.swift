@@ -46,24 +46,21 @@ struct ReleaseWriter {
         try Self.dropScratch(db)
         guard prior != nil else { priorCount = 0; return }
         // The source's wells, by pin id; and, as the write updates them, the old rows of those whose
-        // values change (temporary triggers after the update: before it, SQLite seeks each row
-        // again, 0.26 s more for 244,292 rows where after costs 0.17 s): a release that changes 2%
-        // of a list copies 2% of its rows.
+        // values change (temporary triggers after the update; the write leaves unchanged rows alone,
+        // so they fire for those alone): a release that changes 2% of a list copies 2% of its rows.
+        // A copy of every row before the write, or triggers on every row's update, cost the load as much again.
         try db.execute(sql: """
             CREATE TEMP TABLE release_members(pin_id INTEGER PRIMARY KEY);
             INSERT INTO temp.release_members
               SELECT pin_id FROM details WHERE load_id IN (SELECT rl.load_id FROM release_loads rl JOIN releases r ON r.id = rl.release_id WHERE r.source = ?);
             """, arguments: [source])
         let columns = DetailColumn.all.map(\.name.quotedDatabaseIdentifier)
-        let compared = Self.comparedColumns.map(\.column.name.quotedDatabaseIdentifier)
         try db.execute(sql: """
             CREATE TEMP TABLE \(Self.priorTable)(pin_id INTEGER PRIMARY KEY, \(columns.joined(separator: ", ")));
             CREATE TEMP TABLE \(Self.priorPinsTable)(id INTEGER PRIMARY KEY, name, lat, lon);
             CREATE TEMP TRIGGER release_details AFTER UPDATE ON main.details
-              WHEN \(compared.map { "old.\($0) IS NOT new.\($0)" }.joined(separator: " OR "))
               BEGIN INSERT OR IGNORE INTO release_prior VALUES (old.pin_id, \(columns.map { "old." + $0 }.joined(separator: ", "))); END;
             CREATE TEMP TRIGGER release_pins AFTER UPDATE ON main.pins
-              WHEN old.name IS NOT new.name OR old.lat IS NOT new.lat OR old.lon IS NOT new.lon
               BEGIN INSERT OR IGNORE INTO release_prior_pins VALUES (old.id, old.name, old.lat, old.lon); END;
             """)
         priorCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM temp.release_members") ?? 0
@@ -107,13 +104,26 @@ struct ReleaseWriter {
     ///
     /// - Throws: ``ReleaseError`` (`mostGone`) when most of the source's wells are missing and the
     ///   options do not confirm it; the caller's transaction then rolls everything back.
-    func record(loadID: Int64, summary load: LoadSummary) throws -> (release: Int, summary: ReleaseSummary) {
+    ///
+    /// The write left the wells it listed unchanged as they were (`skipUnchanged`); `matched` are
+    /// the stored wells it listed, by pin id.
+    func record(loadID: Int64, matched: [Int64], summary load: LoadSummary) throws -> (release: Int, summary: ReleaseSummary) {
         defer { try? Self.dropScratch(db) }
         var summary = ReleaseSummary()
         summary.columns = load.mapping.filter { $0.key != WellField.latitude.rawValue && $0.key != WellField.longitude.rawValue }
         summary.extraColumns = load.extraColumns
         summary.crs = load.crs
-        summary.wells = try Int.fetchOne(db, sql: "SELECT count(*) FROM details WHERE load_id = ?", arguments: [loadID]) ?? 0
+        summary.wells = load.loaded
+        // Listed, and stored, but not one of the source's (a plain load's, an edit's, unchanged so
+        // not written): new to it, and its from now on.
+        if prior != nil { try db.execute(sql: "DROP TRIGGER temp.release_details; DROP TRIGGER temp.release_pins") }
+        let members = prior == nil ? [] : Set(try Int64.fetchAll(db, sql: "SELECT pin_id FROM temp.release_members"))
+        let listed = Set(matched)
+        let joining = listed.subtracting(members)
+        if !joining.isEmpty {
+            let statement = try db.makeStatement(sql: "UPDATE details SET load_id = ? WHERE pin_id = ? AND load_id IS NOT ?")
+            for id in joining { try statement.execute(arguments: [loadID, id, loadID]) }
+        }
         guard let prior else {
             // The first release: every well is new, and none is recorded one by one (its values are the store's).
             summary.new = summary.wells
@@ -153,16 +163,14 @@ struct ReleaseWriter {
         }
 
         // The wells listed before and now, under the same identifier: the write updated their rows in place.
-        try db.execute(sql: "DROP TRIGGER temp.release_details; DROP TRIGGER temp.release_pins")
         try compareDetails(from: "\(Self.priorTable) o JOIN temp.release_members USING (pin_id) JOIN details n ON n.pin_id = o.pin_id JOIN pins p ON p.id = n.pin_id",
                            into: &found)
         try comparePins(from: "\(Self.priorPinsTable) o JOIN temp.release_members m ON m.pin_id = o.id JOIN pins p ON p.id = o.id JOIN details n ON n.pin_id = o.id",
                         old: "o", into: &found, pairs: &pairs)
 
-        // The wells listed before and not rewritten by this load: gone, or listed under a re-spelled identifier.
-        var missing = try Row.fetchAll(db, sql: """
-            SELECT d.pin_id, d.uwi FROM temp.release_members m JOIN details d ON d.pin_id = m.pin_id WHERE d.load_id IS NOT ?
-            """, arguments: [loadID]).map { (id: $0[0] as Int64, identifier: $0[1] as String) }
+        // The wells listed before and not listed by this load: gone, or listed under a re-spelled identifier.
+        let uwi = try db.makeStatement(sql: "SELECT uwi FROM details WHERE pin_id = ?")
+        var missing = try members.subtracting(listed).sorted().map { id in (id: id, identifier: try String.fetchOne(uwi, arguments: [id])!) }
         var added = try Row.fetchAll(db, sql: """
             SELECT d.pin_id, d.uwi, p.lat, p.lon FROM details d JOIN pins p ON p.id = d.pin_id
             WHERE d.load_id = ? AND d.pin_id NOT IN (SELECT pin_id FROM temp.release_members)
