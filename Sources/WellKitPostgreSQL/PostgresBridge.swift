@@ -163,7 +163,7 @@ extension PostgresEngine {
     /// A ``StoreError`` for a PostgreSQL failure: the server's message and SQLSTATE, or the
     /// network's cause, with what to do.
     static func translate(_ error: any Error, _ location: PostgresLocation, connecting: Bool = false, during: String? = nil) -> any Error {
-        if error is StoreError || error is QueryError || error is WellEditError || error is CancellationError { return error }
+        if error is StoreError || error is QueryError || error is WellEditError || error is ReleaseError || error is CancellationError { return error }
         if let transaction = error as? PostgresTransactionError, let cause = transaction.cause {
             return translate(cause, location, connecting: connecting, during: during)
         }

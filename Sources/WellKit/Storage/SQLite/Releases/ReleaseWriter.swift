@@ -20,6 +20,10 @@ struct ReleaseWriter {
     private let prior: (id: Int64, number: Int, sha256: String, summary: ReleaseSummary)?
     /// The source's wells before the write (the rows copied aside).
     private let priorCount: Int
+    /// The source's wells before the write, by pin id.
+    private let members: Set<Int64>
+    /// The id the write's first new pin gets: every pin from it on is new.
+    private let firstNewID: Int64
 
     /// The detail columns a release compares, each with the name its changes give the field; the
     /// identifier is the key, the source coordinates are the position (compared as a move), and
@@ -44,16 +48,15 @@ struct ReleaseWriter {
             prior = nil
         }
         try Self.dropScratch(db)
-        guard prior != nil else { priorCount = 0; return }
+        firstNewID = (try Int64.fetchOne(db, sql: "SELECT max(id) FROM pins") ?? 0) + 1
+        guard prior != nil else { priorCount = 0; members = []; return }
         // The source's wells, by pin id; and, as the write updates them, the old rows of those whose
         // values change (temporary triggers after the update; the write leaves unchanged rows alone,
         // so they fire for those alone): a release that changes 2% of a list copies 2% of its rows.
         // A copy of every row before the write, or triggers on every row's update, cost the load as much again.
-        try db.execute(sql: """
-            CREATE TEMP TABLE release_members(pin_id INTEGER PRIMARY KEY);
-            INSERT INTO temp.release_members
-              SELECT pin_id FROM details WHERE load_id IN (SELECT rl.load_id FROM release_loads rl JOIN releases r ON r.id = rl.release_id WHERE r.source = ?);
-            """, arguments: [source])
+        members = Set(try Int64.fetchAll(db, sql: """
+            SELECT pin_id FROM details WHERE load_id IN (SELECT rl.load_id FROM release_loads rl JOIN releases r ON r.id = rl.release_id WHERE r.source = ?)
+            """, arguments: [source]))
         let columns = DetailColumn.all.map(\.name.quotedDatabaseIdentifier)
         try db.execute(sql: """
             CREATE TEMP TABLE \(Self.priorTable)(pin_id INTEGER PRIMARY KEY, \(columns.joined(separator: ", ")));
@@ -63,7 +66,7 @@ struct ReleaseWriter {
             CREATE TEMP TRIGGER release_pins AFTER UPDATE ON main.pins
               BEGIN INSERT OR IGNORE INTO release_prior_pins VALUES (old.id, old.name, old.lat, old.lon); END;
             """)
-        priorCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM temp.release_members") ?? 0
+        priorCount = members.count
     }
 
     /// The old rows of the source's wells whose values the write changes: details, and pins.
@@ -74,7 +77,7 @@ struct ReleaseWriter {
     static func dropScratch(_ db: Database) throws {
         try db.execute(sql: """
             DROP TRIGGER IF EXISTS temp.release_details; DROP TRIGGER IF EXISTS temp.release_pins;
-            DROP TABLE IF EXISTS \(priorTable); DROP TABLE IF EXISTS \(priorPinsTable); DROP TABLE IF EXISTS temp.release_members;
+            DROP TABLE IF EXISTS \(priorTable); DROP TABLE IF EXISTS \(priorPinsTable);
             DROP TABLE IF EXISTS temp.release_respelled;
             """)
     }
@@ -117,7 +120,6 @@ struct ReleaseWriter {
         // Listed, and stored, but not one of the source's (a plain load's, an edit's, unchanged so
         // not written): new to it, and its from now on.
         if prior != nil { try db.execute(sql: "DROP TRIGGER temp.release_details; DROP TRIGGER temp.release_pins") }
-        let members = prior == nil ? [] : Set(try Int64.fetchAll(db, sql: "SELECT pin_id FROM temp.release_members"))
         let listed = Set(matched)
         let joining = listed.subtracting(members)
         if !joining.isEmpty {
@@ -163,18 +165,17 @@ struct ReleaseWriter {
         }
 
         // The wells listed before and now, under the same identifier: the write updated their rows in place.
-        try compareDetails(from: "\(Self.priorTable) o JOIN temp.release_members USING (pin_id) JOIN details n ON n.pin_id = o.pin_id JOIN pins p ON p.id = n.pin_id",
-                           into: &found)
-        try comparePins(from: "\(Self.priorPinsTable) o JOIN temp.release_members m ON m.pin_id = o.id JOIN pins p ON p.id = o.id JOIN details n ON n.pin_id = o.id",
-                        old: "o", into: &found, pairs: &pairs)
+        try compareDetails(from: "\(Self.priorTable) o JOIN details n ON n.pin_id = o.pin_id JOIN pins p ON p.id = n.pin_id", members: members, into: &found)
+        try comparePins(from: "\(Self.priorPinsTable) o JOIN pins p ON p.id = o.id JOIN details n ON n.pin_id = o.id", old: "o", members: members, into: &found, pairs: &pairs)
 
         // The wells listed before and not listed by this load: gone, or listed under a re-spelled identifier.
         let uwi = try db.makeStatement(sql: "SELECT uwi FROM details WHERE pin_id = ?")
         var missing = try members.subtracting(listed).sorted().map { id in (id: id, identifier: try String.fetchOne(uwi, arguments: [id])!) }
-        var added = try Row.fetchAll(db, sql: """
-            SELECT d.pin_id, d.uwi, p.lat, p.lon FROM details d JOIN pins p ON p.id = d.pin_id
-            WHERE d.load_id = ? AND d.pin_id NOT IN (SELECT pin_id FROM temp.release_members)
-            """, arguments: [loadID]).map { (id: $0[0] as Int64, identifier: $0[1] as String, lat: $0[2] as Double, lon: $0[3] as Double) }
+        let newRow = try db.makeStatement(sql: "SELECT d.pin_id, d.uwi, p.lat, p.lon FROM details d JOIN pins p ON p.id = d.pin_id WHERE d.pin_id = ?")
+        var added = try (Int64.fetchAll(db, sql: "SELECT id FROM pins WHERE id >= ?", arguments: [firstNewID]) + joining.sorted()).map { id in
+            let row = try Row.fetchOne(newRow, arguments: [id])!
+            return (id: row[0] as Int64, identifier: row[1] as String, lat: row[2] as Double, lon: row[3] as Double)
+        }
 
         // Re-spelled identifiers: a missing well and a new one whose identifiers are the same once
         // normalised, each the only one so, are one well. The new row stays; the old one goes.
@@ -195,9 +196,9 @@ struct ReleaseWriter {
             for pair in respelled { try insert.execute(arguments: [pair.old, pair.new]) }
             // The old wells' rows are still there (the write did not list them): compared with the new ones'.
             try compareDetails(from: "temp.release_respelled x JOIN details o ON o.pin_id = x.old JOIN details n ON n.pin_id = x.new JOIN pins p ON p.id = x.new",
-                               into: &found)
+                               members: nil, into: &found)
             try comparePins(from: "temp.release_respelled x JOIN pins o ON o.id = x.old JOIN details n ON n.pin_id = x.new JOIN pins p ON p.id = x.new",
-                            old: "o", into: &found, pairs: &pairs)
+                            old: "o", members: nil, into: &found, pairs: &pairs)
             let position = try db.makeStatement(sql: "SELECT lat, lon FROM pins WHERE id = ?")
             for pair in respelled {
                 let row = try Row.fetchOne(position, arguments: [pair.new])!
@@ -294,16 +295,17 @@ struct ReleaseWriter {
     }
 
     /// Finds the changed fields of the wells `from` pairs (`o` the old detail row, `n` and `p` the
-    /// rows now), decoding only the rows with a difference.
-    private func compareDetails(from: String, into found: inout [Found]) throws {
+    /// rows now; only the `members`' when given), decoding only the rows with a difference.
+    private func compareDetails(from: String, members: Set<Int64>?, into found: inout [Found]) throws {
         let columns = Self.comparedColumns
         let differs = columns.map { "o.\($0.column.name.quotedDatabaseIdentifier) IS NOT n.\($0.column.name.quotedDatabaseIdentifier)" }.joined(separator: " OR ")
         let old = DetailColumn.selection(from: "o"), new = DetailColumn.selection(from: "n")
         let rows = try Row.fetchCursor(db, sql: """
-            SELECT n.uwi, p.lat, p.lon, \(columns.map { "\(old[$0.index]), \(new[$0.index])" }.joined(separator: ", "))
+            SELECT n.uwi, p.lat, p.lon, \(columns.map { "\(old[$0.index]), \(new[$0.index])" }.joined(separator: ", ")), o.pin_id
             FROM \(from) WHERE \(differs)
             """)
         while let row = try rows.next() {
+            if let members, !members.contains(row[3 + 2 * columns.count]) { continue }
             let identifier: String = row[0]
             let position = (lat: row[1] as Double, lon: row[2] as Double)
             func change(_ field: String, _ was: String?, _ now: String?) {
@@ -324,12 +326,13 @@ struct ReleaseWriter {
 
     /// Finds the changed names and positions of the wells `from` pairs (`old` the old pin's alias,
     /// `p` the pin now, `n` its detail), and appends the positions that differ to `pairs`.
-    private func comparePins(from: String, old o: String, into found: inout [Found], pairs: inout [Pair]) throws {
+    private func comparePins(from: String, old o: String, members: Set<Int64>?, into found: inout [Found], pairs: inout [Pair]) throws {
         let rows = try Row.fetchCursor(db, sql: """
-            SELECT n.uwi, \(o).name, p.name, \(o).lat, \(o).lon, p.lat, p.lon FROM \(from)
+            SELECT n.uwi, \(o).name, p.name, \(o).lat, \(o).lon, p.lat, p.lon, \(o).id FROM \(from)
             WHERE \(o).name IS NOT p.name OR \(o).lat IS NOT p.lat OR \(o).lon IS NOT p.lon
             """)
         while let row = try rows.next() {
+            if let members, !members.contains(row[7]) { continue }
             let identifier: String = row[0]
             let was = (lat: row[3] as Double, lon: row[4] as Double), now = (lat: row[5] as Double, lon: row[6] as Double)
             if (row[1] as String?) != (row[2] as String?) {
