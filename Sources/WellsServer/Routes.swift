@@ -94,17 +94,18 @@ enum Route: String, CaseIterable, Sendable {
                          responses: ["200": .init("The ids", ["application/json": OpenAPI.Schemas.ids]),
                                      "304": .notModified, "400": .problem(.badRequest), "404": .problem(.notFound), "503": .problem(.unavailable)])
         case .changes:
-            let integer = JSONSchema(type: "integer", minimum: 0)
+            let integer = JSONSchema(type: "integer", minimum: 0, maximum: Double(Int32.max))
+            let moment = #"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?$"#
             return .init(rawValue, "What changed between two releases of a source's list (wells load --release): new, gone, back, changed (per field) and moved wells, a page at a time, as GeoJSON (a move is a line from its old place to its new one)", tag: "Data",
                          parameters: [collection,
                                       P.query("source", JSONSchema(type: "string"), "The source (default: the store's only one)"),
                                       P.query("from", integer, "The release compared from (default: the one before to; 0 is before the first)"),
-                                      P.query("to", JSONSchema(type: "integer", minimum: 1), "The release compared to (default: the last)"),
-                                      P.query("since", JSONSchema(type: "string"), "Instead of from: the last release loaded before this date (2026-05-01) or RFC 3339 moment"),
+                                      P.query("to", JSONSchema(type: "integer", minimum: 1, maximum: Double(Int32.max)), "The release compared to (default: the last)"),
+                                      P.query("since", JSONSchema(type: "string", pattern: moment), "The last release loaded before this date (2026-05-01) or RFC 3339 moment (2026-05-01T12:00:00Z); with from, the later of the two"),
                                       P.query("kind", JSONSchema(type: "string", pattern: "^(new|gone|back|changed|moved)(,(new|gone|back|changed|moved))*$"), "Only these kinds, comma-separated"),
                                       P.query("field", JSONSchema(type: "string"), "Only changes of these fields, comma-separated (status, extra.Permit; uwi for re-spelled identifiers)"),
-                                      P.query("moved-over", JSONSchema(type: "number", minimum: 0), "List a move only over this many metres (default 1)"),
-                                      P.query("bbox", JSONSchema(type: "string"), "Only wells in this box, minLon,minLat,maxLon,maxLat (their new place, or a gone well's last)"),
+                                      P.query("moved-over", JSONSchema(type: "number", minimum: 0, maximum: 40_075_017), "List a move only over this many metres (default 1)"),
+                                      P.query("bbox", JSONSchema(type: "string", format: "bbox", pattern: "^\(P.number),\(P.number),\(P.number),\(P.number)$"), "Only wells in this box, minLon,minLat,maxLon,maxLat (their new place, or a gone well's last)"),
                                       P.query("limit", JSONSchema(type: "integer", minimum: 1, maximum: Double(configuration.maximumLimit)), "The most changes in the page (default 1000)"),
                                       P.query("offset", JSONSchema(type: "integer", minimum: 0, maximum: Double(configuration.maximumOffset)), "The changes to skip first")],
                          responses: ["200": .init("The changes", [FeaturesAPI.geoJSON: .object([:])]),
@@ -254,7 +255,7 @@ enum OpenAPI {
         }
 
         /// A decimal number as `bbox` takes it.
-        private static let number = #"-?[0-9]+(\.[0-9]+)?"#
+        static let number = #"-?[0-9]+(\.[0-9]+)?"#
         /// A field's name, or `extra.` and a source column's name.
         private static let attributeNames = (WellField.allCases.map(\.rawValue) + ["wellkit_id"]).joined(separator: "|") + #"|extra\.[^,]+"#
         private static let sortTerm = "[+-]?(\(attributeNames))"

@@ -64,6 +64,13 @@ import WellsTestSupport
 
         let kinds = try await HTTP.get(url + "?from=1&to=3&kind=gone,back")
         #expect(try kinds.status == 200 && Self.features(kinds.body).features.isEmpty, "gone in 2 and back in 3 is neither, from 1 to 3")
+        // What /api's pattern for since allows is answered: a day past its month's end, a moment with an offset, with from too.
+        for since in ["2026-02-31", "2026-05-01T00:00:00%2B02:00", "2999-01-01T00:00:00Z"] {
+            #expect(try await HTTP.get(url + "?since=" + since + "&from=1").status == 200, "\(since)")
+        }
+        for bad in ["May", "", "0", "2026-13-01", "2026-05-01T", "2026-05-01T25:00:00Z", "T"] {
+            #expect(try await HTTP.get(url + "?since=" + bad).status == 400, "since=\(bad)")
+        }
         #expect(try await HTTP.get(url + "?kind=lost").status == 400)
         #expect(try await HTTP.get(url + "?from=5").status == 404)
         #expect(try await HTTP.get(url + "?source=nope").status == 404)

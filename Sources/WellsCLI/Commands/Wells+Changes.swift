@@ -131,6 +131,9 @@ extension Wells {
             lines.append("  " + WellChange.Kind.allCases.map { "\($0.rawValue) \(grouped(counts[$0]?.count ?? 0))" }.joined(separator: ", ")
                          + (counts[.changed].map { _ in " (changed: wells with a changed field; \(grouped(result.changes.count { $0.kind == .changed })) field changes)" } ?? ""))
             for release in result.releases {
+                if release.number == 1 {
+                    lines.append("  release 1: the first, whose \(grouped(release.summary.new)) wells are all new (not listed one by one; wells list lists them)")
+                }
                 for note in release.summary.notes { lines.append("  release \(release.number): \(note)") }
             }
             var transitions: [String: [String: Int]] = [:]

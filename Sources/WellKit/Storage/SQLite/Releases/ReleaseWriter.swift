@@ -3,22 +3,22 @@ import GRDB
 
 /// A load taken as a release of its source (``LoadOptions/release``), inside the load's
 /// transaction: the source's wells are noted before the write, and the old rows of those the write
-/// changes kept by temporary triggers (``init(_:options:file:)``); after it (``record(loadID:summary:)``)
+/// changes kept by temporary triggers (``init(_:options:file:)``); after it (``record(loadID:matched:summary:)``)
 /// they are compared with the new rows, the release and its changes recorded, and the wells that
 /// are gone taken out of the live tables.
 ///
 /// The store keeps the current list and the changes, not a copy per release: a changed field is a
 /// row of `changes` with its old and new text, a gone well one row with its last values (JSON),
 /// whence ``SQLiteEngine/history(of:)`` rebuilds each release's values. The source's wells are the
-/// wells its releases' loads wrote last (`release_loads`). The comparison runs on the compact rows
-/// (codes, day numbers) and decodes only the rows that differ.
+/// wells its releases' loads wrote last (`release_loads`). The write leaves unchanged rows alone
+/// (`BulkWriter`'s `skipUnchanged`), and only the rows that differ are decoded.
 struct ReleaseWriter {
     private let db: Database
     let source: String
     private let options: ReleaseOptions
     /// The source's last release, if it has one.
     private let prior: (id: Int64, number: Int, sha256: String, summary: ReleaseSummary)?
-    /// The source's wells before the write (the rows copied aside).
+    /// How many wells the source had before the write.
     private let priorCount: Int
     /// The source's wells before the write, by pin id.
     private let members: Set<Int64>
@@ -102,7 +102,7 @@ struct ReleaseWriter {
         var new: (lat: Double, lon: Double)
     }
 
-    /// Compares the source's wells after the write of load `loadID` with the copy, records the
+    /// Compares the source's wells after the write of load `loadID` with their old rows, records the
     /// release and its changes, and deletes the gone wells; returns the release's summary.
     ///
     /// - Throws: ``ReleaseError`` (`mostGone`) when most of the source's wells are missing and the
