@@ -79,4 +79,39 @@ import WellsTestSupport
         #expect(String(decoding: api.body, as: UTF8.self).contains("/collections/{collectionId}/changes"))
         try writer.close()
     }
+
+    /// The feed on Tennessee's three releases (Data/releases) reports their answer key, as the library does.
+    @Test func theFeedReportsTennesseesAnswerKey() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-changes-tn-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/wells.sqlite", root = RepositoryData.root
+        let writer = try WellStore(path: path)
+        var options = LoadOptions()
+        options.release = ReleaseOptions(source: "tn")
+        for file in [RepositoryData.realList("tn-oilgas-wells.csv"), root.appendingPathComponent("Data/releases/tn-release-2.csv.gz").path,
+                     root.appendingPathComponent("Data/releases/tn-release-3.csv.gz").path] {
+            _ = try writer.load(csvAt: file, options: options)
+        }
+        try writer.close()
+        let keys = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("Data/releases/tn-releases-key.json"))) as? [String: [String: Any]])
+        let server = try await ServedWells(arguments: ["serve", "--db", path, "--port", "0", "--exit-with-stdin"])
+        for release in [2, 3] {
+            let key = try #require(keys[String(release)])
+            var properties: [[String: Any]] = [], next: String? = server.url + "collections/wells/changes?to=\(release)&limit=1000"
+            while let link = next {
+                let page = try Self.features(try await HTTP.get(link).body)
+                properties += page.features.compactMap { $0["properties"] as? [String: Any] }
+                next = (page.collection["links"] as? [[String: Any]])?.first { $0["rel"] as? String == "next" }?["href"] as? String
+            }
+            func identifiers(_ kind: String) -> Set<String> { Set(properties.filter { $0["kind"] as? String == kind }.compactMap { $0["uwi"] as? String }) }
+            for kind in ["new", "gone", "back"] {
+                #expect(identifiers(kind) == Set(key[kind] as? [String] ?? []), "release \(release): \(kind)")
+            }
+            let changed = Set(properties.filter { $0["kind"] as? String == "changed" }.map { "\($0["uwi"] ?? "") \($0["field"] ?? "") \($0["old"] as? String ?? "-") \($0["new"] as? String ?? "-")" })
+            let expected = Set((key["changed"] as? [[Any]] ?? []).map { "\($0[0]) \($0[1]) \($0[2] as? String ?? "-") \($0[3] as? String ?? "-")" })
+            #expect(changed == expected, "release \(release): changed")
+            #expect(identifiers("moved") == Set((key["moved"] as? [[Any]] ?? []).compactMap { $0[0] as? String }), "release \(release): moved")
+        }
+    }
 }
