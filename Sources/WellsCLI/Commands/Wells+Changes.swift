@@ -90,17 +90,9 @@ extension Wells {
                 query.box = try within?.box()
                 let result = try wellStore.changes(query)
                 Terminal.error(Self.summary(result))
-                let writer = ResultWriter(terminal: format, columns: ["kind", "uwi", "release", "field", "old", "new", "meters", "lat", "lon"]) {
-                    print($0, terminator: "")
-                }
+                let writer = ResultWriter(terminal: format, columns: WellChange.columns) { print($0, terminator: "") }
                 for change in result.changes {
-                    var geometry: String?
-                    if format == .geojson, let was = change.previousPosition {
-                        geometry = #"{"type":"LineString","coordinates":[[\#(ResultWriter.number(was.longitude)),\#(ResultWriter.number(was.latitude))],[\#(ResultWriter.number(change.longitude)),\#(ResultWriter.number(change.latitude))]]}"#
-                    }
-                    writer.write([.text(change.kind.rawValue), .text(change.identifier), .integer(Int64(change.release)), WellValue(change.field),
-                                  WellValue(change.old), WellValue(change.new), change.meters.map { .real(($0 * 100).rounded() / 100) } ?? .null,
-                                  .real(change.latitude), .real(change.longitude)], geometry: geometry)
+                    writer.write(change.row, geometry: format == .geojson ? change.geoJSONGeometry : nil)
                 }
                 writer.finish()
             } catch {

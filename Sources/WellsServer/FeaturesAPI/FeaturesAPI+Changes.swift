@@ -69,19 +69,11 @@ extension FeaturesAPI {
             throw Problem(error.code == .unsupported ? .notImplemented : .notFound, error.message)
         }
         let page = result.changes.dropFirst(offset).prefix(limit)
-        let writer = ResultWriter(format: .geojson, columns: ["kind", "uwi", "release", "field", "old", "new", "meters", "lat", "lon"], featureID: "") { _ in }
+        let writer = ResultWriter(format: .geojson, columns: WellChange.columns, featureID: "") { _ in }
         var out = Array(#"{"type":"FeatureCollection","source":"#.utf8) + Array(ResultWriter.json(.text(result.source)).utf8)
         out += Array(#","from":\#(result.from),"to":\#(result.to),"numberMatched":\#(result.changes.count),"numberReturned":\#(page.count),"features":["#.utf8)
-        for change in page {
-            var geometry: String?
-            if let was = change.previousPosition {
-                geometry = #"{"type":"LineString","coordinates":[[\#(ResultWriter.number(was.longitude)),\#(ResultWriter.number(was.latitude))],[\#(ResultWriter.number(change.longitude)),\#(ResultWriter.number(change.latitude))]]}"#
-            }
-            writer.write([.text(change.kind.rawValue), .text(change.identifier), .integer(Int64(change.release)), WellValue(change.field),
-                          WellValue(change.old), WellValue(change.new), change.meters.map { .real(($0 * 100).rounded() / 100) } ?? .null,
-                          .real(change.latitude), .real(change.longitude)], geometry: geometry, appendingTo: &out)
-        }
-        out += Array("\n],\"links\":[".utf8) + Array(changesLinks(request, parameters, limit: limit, offset: offset, returned: page.count, matched: result.changes.count).utf8)
+        for change in page { writer.write(change.row, geometry: change.geoJSONGeometry, appendingTo: &out) }
+        out += Array("\n],\"links\":[".utf8) + Array(pageLinks(request, parameters, limit: limit, offset: offset, returned: page.count, matched: result.changes.count).utf8)
         out += Array("]}\n".utf8)
         return out
     }
@@ -114,17 +106,5 @@ extension FeaturesAPI {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         return calendar.date(from: components).map { $0.addingTimeInterval(TimeInterval(-offset)) }
-    }
-
-    private func changesLinks(_ request: Request, _ parameters: [(name: String, value: String)], limit: Int, offset: Int, returned: Int, matched: Int) -> String {
-        let base = Self.base(request) + request.uri.path
-        let kept = parameters.filter { $0.name != "offset" && $0.name != "limit" } + [("limit", String(limit))]
-        func url(offset: Int) -> String {
-            base + "?" + (kept + (offset > 0 ? [("offset", String(offset))] : [])).map { "\(Self.encoded($0.0))=\(Self.encoded($0.1))" }.joined(separator: "&")
-        }
-        var links = [Self.link(url(offset: offset), "self", Self.geoJSON, "This page")]
-        if offset + returned < matched && returned > 0 { links.append(Self.link(url(offset: offset + limit), "next", Self.geoJSON, "The next page")) }
-        if offset > 0 { links.append(Self.link(url(offset: max(0, offset - limit)), "prev", Self.geoJSON, "The previous page")) }
-        return links.joined(separator: ",")
     }
 }

@@ -143,7 +143,8 @@ struct FeaturesAPI: Sendable {
                     counting.offset = nil
                     matched = try store.fetchCount(counting)
                 }
-                let links = itemsLinks(request, parameters, limit: limit, offset: offset, returned: returned, matched: matched)
+                let links = pageLinks(request, parameters, limit: limit, offset: offset, returned: returned, matched: matched)
+                    + "," + Self.link(Self.base(request) + "/collections/" + Self.collectionID, "collection", "application/json", "The wells")
                 writer.finish(geoJSONMembers: #""numberMatched":\#(matched),"numberReturned":\#(returned),"links":[\#(links)]"#)
             } catch let error as QueryError {
                 throw Problem(error)
@@ -164,7 +165,8 @@ struct FeaturesAPI: Sendable {
         attribute == .id ? "wellkit_id" : attribute.name
     }
 
-    private func itemsLinks(_ request: Request, _ parameters: [(name: String, value: String)], limit: Int, offset: Int, returned: Int, matched: Int) -> String {
+    /// A page's `self`, `next` and `prev` links: the request's parameters with `limit` and `offset` set (items, changes).
+    func pageLinks(_ request: Request, _ parameters: [(name: String, value: String)], limit: Int, offset: Int, returned: Int, matched: Int) -> String {
         let base = Self.base(request) + request.uri.path
         var kept = parameters.filter { $0.name != "offset" && $0.name != "limit" }
         kept.append(("limit", String(limit)))
@@ -179,7 +181,6 @@ struct FeaturesAPI: Sendable {
         if offset > 0 {
             links.append(Self.link(url(offset: max(0, offset - limit)), "prev", Self.geoJSON, "The previous page"))
         }
-        links.append(Self.link(Self.base(request) + "/collections/" + Self.collectionID, "collection", "application/json", "The wells"))
         return links.joined(separator: ",")
     }
 
