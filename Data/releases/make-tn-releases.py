@@ -9,13 +9,15 @@ position converted from NAD83 to NAD27 (the file says nothing of it), 40 of rele
 back, 50 gone, 30 new, 100 statuses changed, 30 positions corrected by 20 to 400 m.
 
 Run from the repository's root, once: it needs PROJ's cs2cs and NOAA's NADCON grid
-(us_noaa_conus.tif, in ../shared/grids), which the tests do not:
-    python3 Data/releases/make-tn-releases.py ../shared/grids
+(us_noaa_conus.tif, from PROJ-data's us_noaa/), which the tests do not; give the folder holding it:
+    python3 Data/releases/make-tn-releases.py GRID_FOLDER
 It writes Data/releases/tn-release-2.csv.gz, tn-release-3.csv.gz and tn-releases-key.json.
 """
 import csv, gzip, io, json, math, os, random, subprocess, sys
 
-grids = sys.argv[1] if len(sys.argv) > 1 else "../shared/grids"
+if len(sys.argv) != 2:
+    sys.exit("usage: make-tn-releases.py GRID_FOLDER (the folder holding us_noaa_conus.tif)")
+grids = sys.argv[1]
 here = os.path.dirname(os.path.abspath(__file__))
 source = os.path.join(here, "..", "real", "tn-oilgas-wells.csv")
 with open(source, newline="", encoding="utf-8") as f:

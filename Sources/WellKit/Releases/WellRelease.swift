@@ -157,7 +157,7 @@ public struct ChangeQuery: Sendable, Equatable {
     /// nil `from` the one before `to`.
     public var from: Int?
     public var to: Int?
-    /// Instead of `from`: the last release loaded before this moment.
+    /// The last release loaded before this moment; with `from`, the later of the two.
     public var since: Date?
     /// Only these kinds; empty for all.
     public var kinds: Set<WellChange.Kind> = []

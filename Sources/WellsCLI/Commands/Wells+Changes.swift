@@ -70,11 +70,7 @@ extension Wells {
 
         func sinceDate() throws -> Date? {
             guard let since else { return nil }
-            let full = ISO8601DateFormatter()
-            if let date = full.date(from: since) { return date }
-            let day = ISO8601DateFormatter()
-            day.formatOptions = [.withFullDate]
-            if let date = day.date(from: since) { return date }
+            if let date = ChangeQuery.moment(since) { return date }
             throw ValidationError("--since \(since): expected a date as YYYY-MM-DD or an ISO 8601 moment such as 2026-05-01T12:00:00Z")
         }
 

@@ -373,14 +373,9 @@ struct ReleaseWriter {
         String(decoding: try JSONEncoder.sorted.encode(values), as: UTF8.self)
     }
 
+    /// A stored value as text, as `wells show` writes it; nil for none.
     private static func text(_ value: DatabaseValue) -> String? {
-        switch value.storage {
-        case .null: nil
-        case .string(let text): text
-        case .int64(let n): String(n)
-        case .double(let x): ResultWriter.text(.real(x))
-        case .blob(let data): String(decoding: data, as: UTF8.self)
-        }
+        value.isNull ? nil : ResultWriter.text(WellValue(value))
     }
 
     private static func object(_ value: DatabaseValue) -> [String: String] {
@@ -521,10 +516,10 @@ struct ReleaseWriter {
     /// The commonest changes of the looked-up fields (status, operator, …), five of each.
     private static func transitions(_ found: [Found]) -> [ReleaseSummary.Transition] {
         let lookups = Set(WellField.detailValueFields.filter { $0.lookupTable != nil }.map(\.rawValue))
-        var counts: [String: [Pair2: Int]] = [:]
+        var counts: [String: [TransitionKey: Int]] = [:]
         for change in found where change.kind == .changed {
             guard let field = change.field, lookups.contains(field) else { continue }
-            counts[field, default: [:]][Pair2(old: change.old, new: change.new), default: 0] += 1
+            counts[field, default: [:]][TransitionKey(old: change.old, new: change.new), default: 0] += 1
         }
         return counts.sorted { $0.key < $1.key }.flatMap { field, pairs in
             pairs.sorted { $0.value != $1.value ? $0.value > $1.value : ($0.key.old ?? "", $0.key.new ?? "") < ($1.key.old ?? "", $1.key.new ?? "") }.prefix(5)
@@ -532,5 +527,5 @@ struct ReleaseWriter {
         }
     }
 
-    private struct Pair2: Hashable { var old: String?; var new: String? }
+    private struct TransitionKey: Hashable { var old: String?; var new: String? }
 }

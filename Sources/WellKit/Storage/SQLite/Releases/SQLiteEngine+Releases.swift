@@ -52,7 +52,8 @@ extension SQLiteEngine {
             var from = query.from ?? max(0, to - 1)
             if let since = query.since {
                 let formatter = ISO8601DateFormatter()
-                from = releases.last { ($0.number <= to) && (formatter.date(from: $0.loadedAt).map { $0 <= since } ?? false) }?.number ?? 0
+                let dated = releases.last { ($0.number <= to) && (formatter.date(from: $0.loadedAt).map { $0 <= since } ?? false) }?.number ?? 0
+                from = max(query.from ?? 0, dated)
             }
             guard from >= 0, from <= to, from == 0 || releases.contains(where: { $0.number == from }) else {
                 throw ReleaseError(.unknownRelease, "\(source) has no release \(from) before release \(to); its releases are 1 to \(last)")
